@@ -1,0 +1,31 @@
+# The two commands of the README's Quickstart. Both create .venv when it is missing.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint typecheck unit bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test,jax]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/shapecheck check examples/ ; status=$$?; [ $$status -le 1 ] || exit $$status
+
+lint: $(STAMP)
+	$(BIN)/ruff check shapecheck plugin rules tests benchmarks
+	$(BIN)/python tools/typecheck.py
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/lint.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,321 @@
+"""xmap's axis mappings (`{pos: name}`, `['a', 'b', ...]`, containers) applied to argument and result types."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+from shapecheck.algebra.outcome import Problem
+from shapecheck.dims import Dim, certainly_differ, format_dim, unify
+from shapecheck.literal import Kind, Lit
+from shapecheck.types import ArrayType, named_shape
+
+
+@dataclass(frozen=True, slots=True)
+class AxisMapping:
+    """One positional-to-named mapping; `rank` is the exact rank a list without `...` asserts."""
+
+    entries: tuple[tuple[int, str], ...]
+    rank: int | None = None
+    text: str = ""
+    origin: object = field(default=None, compare=False, hash=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for _, name in self.entries)
+
+
+@dataclass(frozen=True, slots=True)
+class SpecContainer:
+    """A tuple, list or dict of specs matching a container of arguments or results."""
+
+    items: tuple[SpecTree, ...]
+    keys: tuple[str, ...] | None = None  # dict containers
+    origin: object = field(default=None, compare=False, hash=False)
+
+
+SpecTree: TypeAlias = AxisMapping | SpecContainer
+
+ValueTree: TypeAlias = "ArrayType | tuple[ValueTree, ...] | dict[str, ValueTree] | None"
+"""Argument or result values: arrays, containers of them, or None where nothing is known."""
+
+
+def parse_axis_spec(node: Lit, what: str) -> tuple[SpecTree | None, list[Problem]]:
+    """Parse an in_axes/out_axes literal; malformed parts are SC002 problems at their node."""
+    problems: list[Problem] = []
+    tree = _parse(node, what, problems)
+    return tree, problems
+
+
+def _is_mapping_list(node: Lit) -> bool:
+    return all(item.kind in (Kind.STR, Kind.NONE, Kind.ELLIPSIS) for item in node.items)
+
+
+def _parse(node: Lit, what: str, problems: list[Problem]) -> SpecTree | None:
+    if node.kind is Kind.DICT:
+        pairs = node.pairs
+        if all(key.kind is Kind.INT for key, _ in pairs):
+            return _dict_mapping(node, what, problems)
+        if all(key.kind is Kind.STR for key, _ in pairs):
+            keys = tuple(str(key.value) for key, _ in pairs)
+            items = tuple(_parse(value, f"{what}[{key.value!r}]", problems) for key, value in pairs)
+            if any(item is None for item in items):
+                return None
+            return SpecContainer(tuple(i for i in items if i is not None), keys, node.origin)
+        problems.append(Problem(
+            "SC002", f"{what}: a mapping's keys must be non-negative int positions, e.g. {{0: 'batch'}}",
+            origin=node.origin))
+        return None
+    if node.kind in (Kind.LIST, Kind.TUPLE):
+        if _is_mapping_list(node):
+            return _list_mapping(node, what, problems)
+        items = tuple(_parse(item, f"{what}[{i}]", problems) for i, item in enumerate(node.items))
+        if any(item is None for item in items):
+            return None
+        return SpecContainer(tuple(i for i in items if i is not None), None, node.origin)
+    if node.kind is Kind.STR:
+        problems.append(Problem(
+            "SC002", f"{what}: a bare name {node.describe()} is not an axis mapping; write "
+            f"[{node.describe()}, ...] (leading dim) or {{0: {node.describe()}}}", origin=node.origin))
+        return None
+    if node.kind in (Kind.NAME, Kind.OTHER):
+        return None  # not a literal: nothing certain to say
+    problems.append(Problem(
+        "SC002", f"{what}: `{node.describe()}` is not an axis mapping (a dict {{pos: name}} or a "
+        "list of names)", origin=node.origin))
+    return None
+
+
+def _dict_mapping(node: Lit, what: str, problems: list[Problem]) -> AxisMapping | None:
+    entries: list[tuple[int, str]] = []
+    ok = True
+    for key, value in node.pairs:
+        position = key.value
+        assert isinstance(position, int)
+        if position < 0:
+            problems.append(Problem(
+                "SC002", f"{what}: position {position} is negative; xmap positions count from 0",
+                origin=key.origin))
+            ok = False
+        if value.kind is not Kind.STR:
+            if value.kind not in (Kind.NAME, Kind.OTHER):
+                problems.append(Problem(
+                    "SC002", f"{what}: axis name `{value.describe()}` must be a string", origin=value.origin))
+            ok = False
+            continue
+        entries.append((position, str(value.value)))
+    if not ok or not _unique(entries, what, node, problems):
+        return None
+    return AxisMapping(tuple(sorted(entries)), None, node.describe(), node.origin)
+
+
+def _list_mapping(node: Lit, what: str, problems: list[Problem]) -> AxisMapping | None:
+    items = node.items
+    ends_open = bool(items) and items[-1].kind is Kind.ELLIPSIS
+    body = items[:-1] if ends_open else items
+    for item in body:
+        if item.kind is Kind.ELLIPSIS:
+            problems.append(Problem(
+                "SC002", f"{what}: `...` may only end an axis list, as in ['batch', ...]",
+                origin=item.origin))
+            return None
+    entries = [(i, str(item.value)) for i, item in enumerate(body) if item.kind is Kind.STR]
+    if not _unique(entries, what, node, problems):
+        return None
+    return AxisMapping(tuple(entries), None if ends_open else len(body), node.describe(), node.origin)
+
+
+def _unique(entries: list[tuple[int, str]], what: str, node: Lit, problems: list[Problem]) -> bool:
+    seen: set[str] = set()
+    for _, name in entries:
+        if name in seen:
+            problems.append(Problem(
+                "SC002", f"{what}: axis name {name!r} is used twice in one mapping", axes=(name,),
+                origin=node.origin))
+            return False
+        seen.add(name)
+    return True
+
+
+def spec_names(tree: SpecTree | None) -> Iterator[tuple[str, AxisMapping]]:
+    """Every axis name a spec mentions, with the mapping it appears in."""
+    if isinstance(tree, AxisMapping):
+        for name in tree.names:
+            yield name, tree
+    elif isinstance(tree, SpecContainer):
+        for item in tree.items:
+            yield from spec_names(item)
+
+
+@dataclass(slots=True)
+class AxisSizes:
+    """Sizes of the axes an xmap defines, with where each was first seen."""
+
+    sizes: dict[str, Dim] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, name: str, size: Dim, source: str, operand: int | None = None) -> None:
+        if name in self.sizes and certainly_differ(self.sizes[name], size):
+            self.problems.append(Problem(
+                "SC102", f"named axis {name!r} has size {format_dim(size)} in {source} but "
+                f"{format_dim(self.sizes[name])} in {self.sources[name]}",
+                axes=(name,), sizes=(size, self.sizes[name]),
+                operands=() if operand is None else (operand,)))
+            return
+        if name not in self.sizes or not isinstance(self.sizes[name], int):
+            self.sources[name] = source
+        self.sizes[name] = unify(self.sizes.get(name), size)
+
+
+def apply_in_axes(
+    spec: SpecTree, args: Sequence[ValueTree], axis_sizes: Mapping[str, Dim] | None = None,
+    arg_word: str = "argument", call: str = "xmap",
+) -> tuple[list[ValueTree], AxisSizes]:
+    """Turn the call's positional argument types into the named types the body sees."""
+    sizes = AxisSizes()
+    problems = sizes.problems
+    if isinstance(spec, SpecContainer) and spec.keys is None:
+        if len(spec.items) != len(args):
+            problems.append(Problem(
+                "SC002", f"in_axes has {len(spec.items)} entries but {call} is called with "
+                f"{len(args)} argument{'s' if len(args) != 1 else ''}", origin=spec.origin))
+            return [_erase(a) for a in args], sizes
+        out = [
+            _map_in(item, arg, f"{arg_word} {i + 1} of {call} (in_axes[{i}]", sizes, i)
+            for i, (item, arg) in enumerate(zip(spec.items, args, strict=True))
+        ]
+    else:
+        out = [_map_in(spec, arg, f"{arg_word} {i + 1} of {call} (in_axes", sizes, i)
+               for i, arg in enumerate(args)]
+    for name, size in (axis_sizes or {}).items():
+        sizes.add(name, size, f"axis_sizes[{name!r}]")
+    return out, sizes
+
+
+def _erase(value: ValueTree) -> ValueTree:
+    return None
+
+
+def _map_in(spec: SpecTree, value: ValueTree, where: str, sizes: AxisSizes, operand: int) -> ValueTree:
+    if value is None:
+        if isinstance(spec, AxisMapping):
+            for _, name in spec.entries:
+                sizes.add(name, None, where + ")", operand)
+        return None
+    if isinstance(spec, AxisMapping):
+        if isinstance(value, ArrayType):
+            return _name_dims(spec, value, where, sizes, operand)
+        if isinstance(value, dict):
+            return {k: _map_in(spec, v, where, sizes, operand) for k, v in value.items()}
+        return tuple(_map_in(spec, v, where, sizes, operand) for v in value)
+    if spec.keys is not None:
+        if not isinstance(value, dict) or set(value) != set(spec.keys):
+            sizes.problems.append(Problem(
+                "SC002", f"{where}) is a dict spec with keys {list(spec.keys)} that does not match the "
+                "argument's structure", origin=spec.origin, operands=(operand,)))
+            return None
+        return {k: _map_in(s, value[k], f"{where}[{k!r}]", sizes, operand)
+                for k, s in zip(spec.keys, spec.items, strict=True)}
+    if not isinstance(value, tuple) or len(value) != len(spec.items):
+        shape = "an array" if isinstance(value, ArrayType) else "a container of another size"
+        sizes.problems.append(Problem(
+            "SC002", f"{where}) has {len(spec.items)} entries where the argument is {shape}",
+            origin=spec.origin, operands=(operand,)))
+        return None
+    return tuple(_map_in(s, v, f"{where}[{i}]", sizes, operand)
+                 for i, (s, v) in enumerate(zip(spec.items, value, strict=True)))
+
+
+def _name_dims(spec: AxisMapping, value: ArrayType, where: str, sizes: AxisSizes, operand: int) -> ArrayType:
+    named = value.named_dict
+    if value.ellipsis is not None:
+        for position, name in spec.entries:
+            known = position < value.ellipsis
+            named[name] = value.dims[position] if known else None
+            sizes.add(name, named[name], f"{where}), dim {position}", operand)
+        return ArrayType(value.dtype, (), named_shape(named), 0, value.named_open)
+    rank = len(value.dims)
+    if spec.rank is not None and spec.rank != rank:
+        sizes.problems.append(Problem(
+            "SC002", f"{where}) {spec.text} names exactly {spec.rank} positional dim"
+            f"{'s' if spec.rank != 1 else ''} but the argument has {rank}: {value}",
+            origin=spec.origin, operands=(operand,)))
+        return ArrayType(value.dtype, (), value.named, 0, True)
+    drop: set[int] = set()
+    for position, name in spec.entries:
+        if position >= rank:
+            sizes.problems.append(Problem(
+                "SC106", f"{where}) maps position {position} to {name!r} but the argument has only "
+                f"{rank} positional dim{'s' if rank != 1 else ''}: {value}", axes=(position,),
+                origin=spec.origin, operands=(operand,)))
+            continue
+        drop.add(position)
+        named[name] = value.dims[position]
+        sizes.add(name, value.dims[position], f"{where}), dim {position}", operand)
+    dims = tuple(d for i, d in enumerate(value.dims) if i not in drop)
+    return ArrayType(value.dtype, dims, named_shape(named), None, value.named_open)
+
+
+def apply_out_axes(
+    spec: SpecTree, result: ValueTree, sizes: Mapping[str, Dim], what: str = "out_axes",
+) -> tuple[ValueTree, list[Problem]]:
+    """Turn the body's named result types into the positional results the caller gets."""
+    problems: list[Problem] = []
+    return _map_out(spec, result, sizes, what, problems), problems
+
+
+def _map_out(spec: SpecTree, value: ValueTree, sizes: Mapping[str, Dim], where: str,
+             problems: list[Problem]) -> ValueTree:
+    if value is None:
+        return None
+    if isinstance(spec, AxisMapping):
+        if isinstance(value, ArrayType):
+            return _place(spec, value, sizes, where, problems)
+        if isinstance(value, dict):
+            return {k: _map_out(spec, v, sizes, where, problems) for k, v in value.items()}
+        return tuple(_map_out(spec, v, sizes, where, problems) for v in value)
+    if spec.keys is not None:
+        if not isinstance(value, dict) or set(value) != set(spec.keys):
+            problems.append(Problem("SC002", f"{where} is a dict spec that does not match the result's "
+                                    "structure", origin=spec.origin))
+            return None
+        return {k: _map_out(s, value[k], sizes, f"{where}[{k!r}]", problems)
+                for k, s in zip(spec.keys, spec.items, strict=True)}
+    if not isinstance(value, tuple) or len(value) != len(spec.items):
+        shape = "an array" if isinstance(value, ArrayType) else "a container of another size"
+        problems.append(Problem("SC002", f"{where} has {len(spec.items)} entries where the result is "
+                                f"{shape}", origin=spec.origin))
+        return None
+    return tuple(_map_out(s, v, sizes, f"{where}[{i}]", problems)
+                 for i, (s, v) in enumerate(zip(spec.items, value, strict=True)))
+
+
+def _place(spec: AxisMapping, value: ArrayType, sizes: Mapping[str, Dim], where: str,
+           problems: list[Problem]) -> ArrayType:
+    placed = set(spec.names)
+    for name, size in value.named:
+        if name not in placed and name in sizes:
+            problems.append(Problem(
+                "SC203", f"the result keeps named axis {name!r} (size {format_dim(size)}) but {where} "
+                f"{spec.text} does not place it; add it to {where} or reduce it in the body",
+                axes=(name,), sizes=(size,), origin=spec.origin))
+    leftover = tuple((n, s) for n, s in value.named if n not in placed and n not in sizes)
+    named = value.named_dict
+    if value.ellipsis is not None:
+        return ArrayType(value.dtype, (), leftover, 0, value.named_open)
+    dims = list(value.dims)
+    for position, name in spec.entries:
+        if position > len(dims):
+            problems.append(Problem(
+                "SC106", f"{where} {spec.text} places {name!r} at position {position} but the result "
+                f"has only {len(dims)} positional dim{'s' if len(dims) != 1 else ''} there: {value}",
+                axes=(position,), origin=spec.origin))
+            return ArrayType(value.dtype, (), leftover, 0, value.named_open)
+        dims.insert(position, named.get(name, sizes.get(name)))
+    if spec.rank is not None and spec.rank != len(dims):
+        problems.append(Problem(
+            "SC002", f"{where} {spec.text} names exactly {spec.rank} positional dims but the result "
+            f"has {len(dims)}", origin=spec.origin))
+    return ArrayType(value.dtype, tuple(dims), leftover, None, value.named_open)

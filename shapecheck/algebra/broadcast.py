@@ -1,0 +1,111 @@
+"""Elementwise broadcasting: positional dims right-aligned, named dims by name."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shapecheck.algebra.outcome import Outcome, Problem, label
+from shapecheck.dims import Dim, broadcast_dim, certainly_differ, format_dim, unify
+from shapecheck.dtypes import promote
+from shapecheck.types import ArrayType, NamedShape, named_shape
+
+
+def broadcast(types: Sequence[ArrayType], labels: Sequence[str] | None = None) -> Outcome:
+    """The result of an elementwise op over `types` (arithmetic, comparisons, where, ...)."""
+    problems: list[Problem] = []
+    dims, ellipsis = _positional(types, labels, problems)
+    named = union_named([t.named for t in types], labels, problems)
+    return Outcome(
+        ArrayType(
+            _dtype(types),
+            dims,
+            named,
+            ellipsis,
+            any(t.named_open for t in types),
+            all(t.weak for t in types),
+        ),
+        tuple(problems),
+    )
+
+
+def _dtype(types: Sequence[ArrayType]) -> str | None:
+    strong = [t for t in types if not t.weak] or list(types)
+    dtype = strong[0].dtype
+    for other in strong[1:]:
+        dtype = promote(dtype, other.dtype)
+    return dtype
+
+
+def _positional(
+    types: Sequence[ArrayType], labels: Sequence[str] | None, problems: list[Problem]
+) -> tuple[tuple[Dim, ...], int | None]:
+    open_rank = any(t.ellipsis is not None for t in types)
+    if open_rank:
+        # Only the dims after each `...` are right-aligned with certainty.
+        tails = [t.dims[t.ellipsis :] if t.ellipsis is not None else t.dims for t in types]
+        depth = min(len(tail) for t, tail in zip(types, tails, strict=True) if t.ellipsis is not None)
+    else:
+        tails = [t.dims for t in types]
+        depth = max((len(tail) for tail in tails), default=0)
+    result: list[Dim] = []
+    for back in range(1, depth + 1):
+        size: Dim = 1
+        first = -1
+        for index, tail in enumerate(tails):
+            if len(tail) < back:
+                continue
+            dim = tail[-back]
+            merged, ok = broadcast_dim(size, dim)
+            if not ok:
+                position = len(tail) - back
+                problems.append(
+                    Problem(
+                        "SC101",
+                        f"cannot broadcast {label(labels, first)} (dim {format_dim(size)}) "
+                        f"with {label(labels, index)} (dim {format_dim(dim)} at axis {position})",
+                        axes=(-back,),
+                        sizes=(size, dim),
+                        operands=(first, index),
+                    )
+                )
+                merged = None
+            if size == 1 or first < 0:
+                first = index
+            size = merged
+        result.append(size)
+    result.reverse()
+    return tuple(result), (0 if open_rank else None)
+
+
+def union_named(
+    shapes: Sequence[NamedShape],
+    labels: Sequence[str] | None = None,
+    problems: list[Problem] | None = None,
+) -> NamedShape:
+    """Broadcasting by name: the union of names, equal names needing equal sizes (SC102)."""
+    merged: dict[str, Dim] = {}
+    source: dict[str, int] = {}
+    for index, shape in enumerate(shapes):
+        for name, size in shape:
+            if name not in merged:
+                merged[name], source[name] = size, index
+                continue
+            if certainly_differ(merged[name], size):
+                if problems is not None:
+                    problems.append(named_conflict(name, merged[name], size, labels, source[name], index))
+                continue
+            merged[name] = unify(merged[name], size)
+    return named_shape(merged)
+
+
+def named_conflict(
+    name: str, first: Dim, second: Dim, labels: Sequence[str] | None, a: int, b: int
+) -> Problem:
+    return Problem(
+        "SC102",
+        f"named axis {name!r} has size {format_dim(first)} in {label(labels, a)} "
+        f"but {format_dim(second)} in {label(labels, b)}",
+        axes=(name,),
+        sizes=(first, second),
+        operands=(a, b),
+    )

@@ -1,0 +1,257 @@
+"""The einsum spec language with `{named}` braces: parser and shape rule (SC003, SC104, SC204)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shapecheck.algebra.broadcast import union_named
+from shapecheck.algebra.outcome import Outcome, Problem, label
+from shapecheck.dims import Dim, broadcast_dim, certainly_differ, format_dim, unify
+from shapecheck.dtypes import promote
+from shapecheck.types import ArrayType, named_shape
+
+ELLIPSIS = "..."
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One side of a spec: positional letters (with `...` as one element) and named axes.
+
+    `names` is None when the term has no braces at all.
+    """
+
+    letters: tuple[str, ...]
+    names: tuple[str, ...] | None = None
+
+    @property
+    def has_ellipsis(self) -> bool:
+        return ELLIPSIS in self.letters
+
+
+@dataclass(frozen=True, slots=True)
+class EinsumSpec:
+    inputs: tuple[Term, ...]
+    output: Term | None  # None: implicit output (no `->`)
+
+    @property
+    def uses_names(self) -> bool:
+        terms = (*self.inputs, *((self.output,) if self.output else ()))
+        return any(term.names is not None for term in terms)
+
+
+class SpecError(Exception):
+    """Unwinds the parser; callers get a Problem."""
+
+
+def parse_einsum(spec: str) -> EinsumSpec | Problem:
+    """Parse `'n{b,k},{k,m}->n{b,m}'`; a malformed spec is an SC003 problem naming the fault."""
+    try:
+        if spec.count("->") > 1:
+            raise SpecError("has more than one `->`")
+        lhs, arrow, rhs = spec.partition("->")
+        inputs = tuple(_term(part) for part in _split_operands(lhs))
+        output = _term(rhs) if arrow else None
+    except SpecError as error:
+        return Problem("SC003", f"einsum spec {spec!r} {error}")
+    return EinsumSpec(inputs, output)
+
+
+def _split_operands(text: str) -> list[str]:
+    parts: list[str] = []
+    depth = 0
+    current = ""
+    for char in text:
+        if char == "{":
+            if depth:
+                raise SpecError("nests braces")
+            depth = 1
+        elif char == "}":
+            if not depth:
+                raise SpecError("has a `}` without its `{`")
+            depth = 0
+        if char == "," and not depth:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    if depth:
+        raise SpecError("has a `{` without its `}`")
+    parts.append(current)
+    return parts
+
+
+def _term(text: str) -> Term:
+    text = text.strip()
+    names: tuple[str, ...] | None = None
+    if "{" in text:
+        brace = text.index("{")
+        if not text.endswith("}") or text.count("{") > 1:
+            raise SpecError(f"has named axes in {text!r} that are not one `{{...}}` after the letters")
+        inner = text[brace + 1 : -1].strip()
+        names = tuple(name.strip() for name in inner.split(",")) if inner else ()
+        if any(not name for name in names):
+            raise SpecError(f"has an empty axis name in {text!r}")
+        if len(set(names)) != len(names):
+            raise SpecError(f"repeats an axis name in {text!r}")
+        text = text[:brace]
+    letters: list[str] = []
+    rest = text.replace(" ", "")
+    while rest:
+        if rest.startswith(ELLIPSIS):
+            if ELLIPSIS in letters:
+                raise SpecError(f"has `...` twice in {text!r}")
+            letters.append(ELLIPSIS)
+            rest = rest[3:]
+            continue
+        char, rest = rest[0], rest[1:]
+        if not char.isalpha():
+            raise SpecError(f"has {char!r}, which is not a letter, `...` or `{{names}}`")
+        letters.append(char)
+    return Term(tuple(letters), names)
+
+
+def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str] | None = None) -> Outcome:
+    """The result type of `jnp.einsum(spec, *operands)`."""
+    problems: list[Problem] = []
+    dtype = operands[0].dtype if operands else None
+    for operand in operands[1:]:
+        dtype = promote(dtype, operand.dtype)
+    unknown = Outcome(ArrayType(dtype, (), (), 0, True))
+    if len(spec.inputs) != len(operands):
+        return Outcome(unknown.type, (Problem(
+            "SC003", f"einsum spec has {len(spec.inputs)} operand{'s' if len(spec.inputs) != 1 else ''} "
+            f"but {len(operands)} {'were' if len(operands) != 1 else 'was'} given"),))
+    if spec.uses_names and len(operands) > 2:
+        return Outcome(unknown.type, (Problem(
+            "SC003", f"einsum with named axes takes at most two operands; got {len(operands)}"),))
+
+    sizes: dict[str, Dim] = {}
+    source: dict[str, int] = {}
+    ellipsis_dims: list[tuple[Dim, ...]] = []
+    open_rank = False
+    for index, (term, operand) in enumerate(zip(spec.inputs, operands, strict=True)):
+        letter_dims = _letter_dims(term, operand, index, labels, problems, ellipsis_dims)
+        if letter_dims is None:
+            open_rank = open_rank or operand.ellipsis is not None
+            continue
+        for letter, size in letter_dims:
+            if letter in sizes and certainly_differ(sizes[letter], size) and 1 not in (sizes[letter], size):
+                problems.append(Problem(
+                    "SC104", f"einsum: axis {letter!r} has size {format_dim(sizes[letter])} in "
+                    f"{label(labels, source[letter])} but {format_dim(size)} in {label(labels, index)}",
+                    axes=(letter,), sizes=(sizes[letter], size), operands=(source[letter], index)))
+                continue
+            if letter not in sizes or sizes[letter] == 1:
+                source[letter] = index
+                sizes[letter] = size if letter not in sizes or sizes[letter] == 1 else sizes[letter]
+            else:
+                sizes[letter] = unify(sizes[letter], size) if size != 1 else sizes[letter]
+
+    named_sizes = dict(union_named([o.named for o in operands], labels, problems))
+    mentioned: set[str] = set()
+    for term in spec.inputs:
+        mentioned.update(term.names or ())
+    for index, (term, operand) in enumerate(zip(spec.inputs, operands, strict=True)):
+        own = set(term.names or ())
+        for name in sorted(own):
+            if name not in operand.named_dict and not operand.named_open:
+                problems.append(Problem(
+                    "SC003", f"einsum: {label(labels, index)} lists named axis {name!r} but its "
+                    f"named shape is {operand.named_text()}", axes=(name,), operands=(index,)))
+        for name, _ in operand.named:
+            if name in mentioned and name not in own:
+                problems.append(Problem(
+                    "SC204", f"einsum: {label(labels, index)} has named axis {name!r} but skips it "
+                    f"while another operand mentions it; add {{{name}}} to its term",
+                    axes=(name,), operands=(index,)))
+
+    output = spec.output or _implicit_output(spec)
+    seen: set[str] = set()
+    dims: list[Dim] = []
+    for letter in output.letters:
+        if letter in seen:
+            problems.append(Problem("SC003", f"einsum: output repeats axis {letter!r}", axes=(letter,)))
+            continue
+        seen.add(letter)
+        if letter == ELLIPSIS:
+            dims.extend(_broadcast_tails(ellipsis_dims))
+            continue
+        if letter not in sizes and not any(letter in t.letters for t in spec.inputs):
+            problems.append(Problem(
+                "SC003", f"einsum: output axis {letter!r} appears in no operand", axes=(letter,)))
+            dims.append(None)
+            continue
+        dims.append(sizes.get(letter))
+    any_open = any(o.named_open for o in operands)
+    result_named: dict[str, Dim] = {
+        name: size for name, size in named_sizes.items() if name not in mentioned
+    }
+    for name in output.names or ():
+        if name in named_sizes:
+            result_named[name] = named_sizes[name]
+        elif not any_open:
+            problems.append(Problem(
+                "SC003", f"einsum: output named axis {name!r} is in no operand", axes=(name,)))
+    result = ArrayType(dtype, tuple(dims), named_shape(result_named), 0 if open_rank else None, any_open)
+    return Outcome(result, tuple(problems))
+
+
+def _letter_dims(
+    term: Term, operand: ArrayType, index: int, labels: Sequence[str] | None,
+    problems: list[Problem], ellipsis_dims: list[tuple[Dim, ...]],
+) -> list[tuple[str, Dim]] | None:
+    letters = [letter for letter in term.letters if letter != ELLIPSIS]
+    if operand.ellipsis is not None:
+        return None
+    rank = len(operand.dims)
+    if term.has_ellipsis:
+        if rank < len(letters):
+            problems.append(_rank_problem(term, operand, index, labels))
+            return None
+        before = term.letters.index(ELLIPSIS)
+        after = len(letters) - before
+        ellipsis_dims.append(operand.dims[before : rank - after])
+        dims = operand.dims[:before] + operand.dims[rank - after :]
+    else:
+        if rank != len(letters):
+            problems.append(_rank_problem(term, operand, index, labels))
+            return None
+        dims = operand.dims
+    return list(zip(letters, dims, strict=True))
+
+
+def _rank_problem(term: Term, operand: ArrayType, index: int, labels: Sequence[str] | None) -> Problem:
+    return Problem(
+        "SC003", f"einsum: {label(labels, index)} has {len(operand.dims)} positional dims "
+        f"{operand.positional_text()} but its term {''.join(term.letters)!r} names "
+        f"{len([x for x in term.letters if x != ELLIPSIS])}", operands=(index,))
+
+
+def _broadcast_tails(tails: list[tuple[Dim, ...]]) -> list[Dim]:
+    depth = max((len(t) for t in tails), default=0)
+    result: list[Dim] = []
+    for back in range(1, depth + 1):
+        size: Dim = 1
+        for tail in tails:
+            if len(tail) >= back:
+                size, _ = broadcast_dim(size, tail[-back])
+        result.append(size)
+    return result[::-1]
+
+
+def _implicit_output(spec: EinsumSpec) -> Term:
+    counts: dict[str, int] = {}
+    for term in spec.inputs:
+        for letter in term.letters:
+            if letter != ELLIPSIS:
+                counts[letter] = counts.get(letter, 0) + 1
+    letters = sorted(letter for letter, count in counts.items() if count == 1)
+    if any(term.has_ellipsis for term in spec.inputs):
+        letters.insert(0, ELLIPSIS)
+    name_counts: dict[str, int] = {}
+    for term in spec.inputs:
+        for name in term.names or ():
+            name_counts[name] = name_counts.get(name, 0) + 1
+    names = tuple(sorted(name for name, count in name_counts.items() if count == 1))
+    return Term(tuple(letters), names)

@@ -1,0 +1,255 @@
+"""Positional rearrangements: transpose, swapaxes, moveaxis, expand_dims, concatenate, stack, indexing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shapecheck.algebra.broadcast import union_named
+from shapecheck.algebra.outcome import Outcome, Problem, label, normalize_axis, out_of_range
+from shapecheck.dims import Dim, certainly_differ, format_dim, unify
+from shapecheck.dtypes import promote
+from shapecheck.types import ArrayType
+
+
+def transpose(value: ArrayType, axes: Sequence[int] | None = None) -> Outcome:
+    """`x.T`, `jnp.transpose(x, axes)`."""
+    if value.ellipsis is not None:
+        return Outcome(value)
+    rank = len(value.dims)
+    if axes is None:
+        return Outcome(value.with_dims(reversed(value.dims)))
+    if len(axes) != rank:
+        return Outcome(value.with_dims((), 0), (Problem(
+            "SC106", f"transpose: axes {tuple(axes)} do not match the {rank} positional dims of "
+            f"{value.positional_text()}", axes=tuple(axes)),))
+    positions: list[int] = []
+    for a in axes:
+        position = normalize_axis(a, rank)
+        if position is None:
+            return Outcome(value.with_dims((), 0), (out_of_range(a, rank, "transpose"),))
+        positions.append(position)
+    if len(set(positions)) != rank:
+        return Outcome(value.with_dims((), 0), (Problem(
+            "SC106", f"transpose: axes {tuple(axes)} repeat an axis", axes=tuple(axes)),))
+    return Outcome(value.with_dims(value.dims[p] for p in positions))
+
+
+def swapaxes(value: ArrayType, first: int, second: int) -> Outcome:
+    if value.ellipsis is not None:
+        return Outcome(value)
+    rank = len(value.dims)
+    a, b = normalize_axis(first, rank), normalize_axis(second, rank)
+    if a is None or b is None:
+        bad = first if a is None else second
+        return Outcome(value, (out_of_range(bad, rank, "swapaxes"),))
+    dims = list(value.dims)
+    dims[a], dims[b] = dims[b], dims[a]
+    return Outcome(value.with_dims(dims))
+
+
+def moveaxis(value: ArrayType, source: int, destination: int) -> Outcome:
+    if value.ellipsis is not None:
+        return Outcome(value)
+    rank = len(value.dims)
+    a, b = normalize_axis(source, rank), normalize_axis(destination, rank)
+    if a is None or b is None:
+        bad = source if a is None else destination
+        return Outcome(value, (out_of_range(bad, rank, "moveaxis"),))
+    dims = list(value.dims)
+    dims.insert(b, dims.pop(a))
+    return Outcome(value.with_dims(dims))
+
+
+def expand_dims(value: ArrayType, axis: int | Sequence[int]) -> Outcome:
+    """`jnp.expand_dims`: insert size-1 dims at positions of the result."""
+    if value.ellipsis is not None:
+        return Outcome(value)
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    rank = len(value.dims) + len(axes)
+    positions: list[int] = []
+    for a in axes:
+        position = normalize_axis(a, rank)
+        if position is None:
+            return Outcome(value.with_dims((), 0), (out_of_range(a, rank, "expand_dims' result"),))
+        positions.append(position)
+    dims = iter(value.dims)
+    return Outcome(value.with_dims([1 if i in positions else next(dims) for i in range(rank)]))
+
+
+def concatenate(values: Sequence[ArrayType], axis: int | None = 0,
+                labels: Sequence[str] | None = None) -> Outcome:
+    """`jnp.concatenate(values, axis)`: equal dims except along `axis`, which adds up."""
+    problems: list[Problem] = []
+    named = union_named([v.named for v in values], labels, problems)
+    dtype = _dtype(values)
+    open_named = any(v.named_open for v in values)
+    if not values or any(v.ellipsis is not None for v in values):
+        return Outcome(ArrayType(dtype, (), named, 0, open_named), tuple(problems))
+    if axis is None:
+        total = _sum([_count(v.dims) for v in values])
+        return Outcome(ArrayType(dtype, (total,), named, None, open_named), tuple(problems))
+    rank = len(values[0].dims)
+    for index, v in enumerate(values):
+        if len(v.dims) != rank:
+            problems.append(Problem(
+                "SC101", f"concatenate: {label(labels, index)} has {len(v.dims)} positional dims "
+                f"but {label(labels, 0)} has {rank}", operands=(0, index)))
+            return Outcome(ArrayType(dtype, (), named, 0, open_named), tuple(problems))
+    position = normalize_axis(axis, rank)
+    if position is None:
+        problems.append(out_of_range(axis, rank, "concatenate"))
+        return Outcome(ArrayType(dtype, (), named, 0, open_named), tuple(problems))
+    dims: list[Dim] = []
+    for i in range(rank):
+        if i == position:
+            dims.append(_sum([v.dims[i] for v in values]))
+            continue
+        dims.append(_agree([v.dims[i] for v in values], i, "concatenate", labels, problems))
+    return Outcome(ArrayType(dtype, tuple(dims), named, None, open_named), tuple(problems))
+
+
+def stack(values: Sequence[ArrayType], axis: int = 0,
+          labels: Sequence[str] | None = None) -> Outcome:
+    """`jnp.stack(values, axis)`: equal shapes, a new dim of len(values) at `axis`."""
+    problems: list[Problem] = []
+    named = union_named([v.named for v in values], labels, problems)
+    dtype = _dtype(values)
+    open_named = any(v.named_open for v in values)
+    if not values or any(v.ellipsis is not None for v in values):
+        return Outcome(ArrayType(dtype, (), named, 0, open_named), tuple(problems))
+    rank = len(values[0].dims)
+    for index, v in enumerate(values):
+        if len(v.dims) != rank:
+            problems.append(Problem(
+                "SC101", f"stack: {label(labels, index)} has {len(v.dims)} positional dims but "
+                f"{label(labels, 0)} has {rank}", operands=(0, index)))
+            return Outcome(ArrayType(dtype, (), named, 0, open_named), tuple(problems))
+    position = normalize_axis(axis, rank + 1)
+    if position is None:
+        problems.append(out_of_range(axis, rank + 1, "stack's result"))
+        return Outcome(ArrayType(dtype, (), named, 0, open_named), tuple(problems))
+    dims = [_agree([v.dims[i] for v in values], i, "stack", labels, problems) for i in range(rank)]
+    dims.insert(position, len(values))
+    return Outcome(ArrayType(dtype, tuple(dims), named, None, open_named), tuple(problems))
+
+
+def _agree(sizes: Sequence[Dim], axis: int, what: str, labels: Sequence[str] | None,
+           problems: list[Problem]) -> Dim:
+    result: Dim = None
+    first = 0
+    for index, size in enumerate(sizes):
+        if certainly_differ(result, size):
+            problems.append(Problem(
+                "SC101", f"{what}: axis {axis} has size {format_dim(result)} in "
+                f"{label(labels, first)} but {format_dim(size)} in {label(labels, index)}",
+                axes=(axis,), sizes=(result, size), operands=(first, index)))
+            continue
+        if not isinstance(result, int):
+            first = index
+        result = unify(result, size)
+    return result
+
+
+def _sum(sizes: Sequence[Dim]) -> Dim:
+    total = 0
+    for size in sizes:
+        if not isinstance(size, int):
+            return None
+        total += size
+    return total
+
+
+def _count(dims: Sequence[Dim]) -> Dim:
+    total = 1
+    for size in dims:
+        if not isinstance(size, int):
+            return None
+        total *= size
+    return total
+
+
+def _dtype(values: Sequence[ArrayType]) -> str | None:
+    if not values:
+        return None
+    dtype = values[0].dtype
+    for v in values[1:]:
+        dtype = promote(dtype, v.dtype)
+    return dtype
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    """A slice in an index; None bounds are omitted ones, `unknown` marks non-literal bounds."""
+
+    start: int | None = None
+    stop: int | None = None
+    step: int | None = None
+    unknown: bool = False
+
+
+class NewAxis:
+    """`None` in an index."""
+
+
+class Ellipsis_:
+    """`...` in an index."""
+
+
+class Opaque:
+    """An index item the checker cannot read (an array, a variable)."""
+
+
+NEW_AXIS = NewAxis()
+ELLIPSIS = Ellipsis_()
+OPAQUE = Opaque()
+IndexItem = int | Slice | NewAxis | Ellipsis_ | Opaque
+
+
+def index(value: ArrayType, items: Sequence[IndexItem]) -> Outcome:
+    """`x[items]` with ints, slices, None and `...` (anything else leaves the shape unknown)."""
+    if any(isinstance(item, Opaque) for item in items) or value.ellipsis is not None:
+        return Outcome(value.with_dims((), 0))
+    consuming = [item for item in items if isinstance(item, int | Slice)]
+    rank = len(value.dims)
+    ellipses = sum(isinstance(item, Ellipsis_) for item in items)
+    if ellipses > 1:
+        return Outcome(value.with_dims((), 0), (Problem("SC106", "an index can only have one `...`"),))
+    if len(consuming) > rank:
+        return Outcome(value.with_dims((), 0), (Problem(
+            "SC106", f"too many indices: {len(consuming)} for {value.positional_text()}, which "
+            f"has {rank} positional dim{'s' if rank != 1 else ''}"),))
+    problems: list[Problem] = []
+    dims: list[Dim] = []
+    position = 0
+    for item in items:
+        if isinstance(item, NewAxis):
+            dims.append(1)
+        elif isinstance(item, Ellipsis_):
+            skip = rank - len(consuming)
+            dims.extend(value.dims[position:position + skip])
+            position += skip
+        elif isinstance(item, int):
+            size = value.dims[position]
+            if isinstance(size, int) and not -size <= item < size:
+                problems.append(Problem(
+                    "SC106", f"index {item} is out of bounds for axis {position} with size {size}",
+                    axes=(position,), sizes=(size,)))
+            position += 1
+        elif isinstance(item, Slice):
+            dims.append(_slice_len(value.dims[position], item))
+            position += 1
+    dims.extend(value.dims[position:])
+    return Outcome(value.with_dims(dims), tuple(problems))
+
+
+def _slice_len(size: Dim, item: Slice) -> Dim:
+    if item.unknown:
+        return None
+    if item.start is None and item.stop is None and item.step in (None, 1):
+        return size
+    if not isinstance(size, int):
+        return None
+    if item.step == 0:
+        return None
+    return len(range(size)[slice(item.start, item.stop, item.step)])

@@ -1,0 +1,143 @@
+"""Contractions: dot, matmul (`@`), tensordot, vdot."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shapecheck.algebra.broadcast import union_named
+from shapecheck.algebra.outcome import Outcome, Problem, label, normalize_axis, out_of_range
+from shapecheck.dims import Dim, broadcast_dim, certainly_differ, format_dim, product, unify
+from shapecheck.dtypes import promote
+from shapecheck.types import ArrayType
+
+
+def _combine(
+    a: ArrayType, b: ArrayType, dims: Sequence[Dim], labels: Sequence[str] | None,
+    problems: list[Problem], *, open_rank: bool = False,
+) -> Outcome:
+    named = union_named([a.named, b.named], labels, problems)
+    dtype = a.dtype if b.weak else b.dtype if a.weak else promote(a.dtype, b.dtype)
+    result = ArrayType(dtype, tuple(dims), named, 0 if open_rank else None, a.named_open or b.named_open)
+    return Outcome(result, tuple(problems))
+
+
+def _contract(
+    left: Dim, right: Dim, labels: Sequence[str] | None, where: str, problems: list[Problem],
+) -> None:
+    if certainly_differ(left, right):
+        problems.append(
+            Problem(
+                "SC104",
+                f"{where}: contracted dims differ: {format_dim(left)} in {label(labels, 0)} "
+                f"but {format_dim(right)} in {label(labels, 1)}",
+                sizes=(left, right),
+                operands=(0, 1),
+            )
+        )
+
+
+def matmul(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> Outcome:
+    """`a @ b` with NumPy's rules: 1-d operands promoted, leading dims broadcast."""
+    problems: list[Problem] = []
+    if a.ellipsis is not None or b.ellipsis is not None:
+        return _combine(a, b, (), labels, problems, open_rank=True)
+    for index, t in enumerate((a, b)):
+        if not t.dims:
+            problems.append(
+                Problem("SC106", f"matmul: {label(labels, index)} is a scalar; matmul needs at least one "
+                        "positional dim (use * for scalars)", operands=(index,))
+            )
+    if problems:
+        return _combine(a, b, (), labels, problems, open_rank=True)
+    ad = a.dims if len(a.dims) > 1 else (1, *a.dims)
+    bd = b.dims if len(b.dims) > 1 else (*b.dims, 1)
+    _contract(ad[-1], bd[-2], labels, "matmul", problems)
+    batch_a, batch_b = ad[:-2], bd[:-2]
+    batch: list[Dim] = []
+    for back in range(1, max(len(batch_a), len(batch_b)) + 1):
+        x = batch_a[-back] if back <= len(batch_a) else 1
+        y = batch_b[-back] if back <= len(batch_b) else 1
+        size, ok = broadcast_dim(x, y)
+        if not ok:
+            problems.append(
+                Problem("SC101", f"matmul: batch dims {format_dim(x)} and {format_dim(y)} cannot "
+                        "broadcast", sizes=(x, y), operands=(0, 1))
+            )
+        batch.append(size)
+    batch.reverse()
+    dims = list(batch)
+    if len(a.dims) > 1:
+        dims.append(ad[-2])
+    if len(b.dims) > 1:
+        dims.append(bd[-1])
+    return _combine(a, b, dims, labels, problems)
+
+
+def dot(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> Outcome:
+    """`jnp.dot` / `x.dot(y)`: scalars multiply, else contract a's last dim with b's second-last."""
+    problems: list[Problem] = []
+    if a.ellipsis is not None or b.ellipsis is not None:
+        return _combine(a, b, (), labels, problems, open_rank=True)
+    if not a.dims or not b.dims:
+        return _combine(a, b, a.dims or b.dims, labels, problems)
+    if len(b.dims) == 1:
+        _contract(a.dims[-1], b.dims[0], labels, "dot", problems)
+        return _combine(a, b, a.dims[:-1], labels, problems)
+    _contract(a.dims[-1], b.dims[-2], labels, "dot", problems)
+    return _combine(a, b, (*a.dims[:-1], *b.dims[:-2], b.dims[-1]), labels, problems)
+
+
+def vdot(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> Outcome:
+    """`jnp.vdot`: both operands flattened and contracted to a scalar."""
+    problems: list[Problem] = []
+    size_a, size_b = product(a.dims), product(b.dims)
+    if a.ellipsis is None and b.ellipsis is None:
+        _contract(size_a, size_b, labels, "vdot", problems)
+    return _combine(a, b, (), labels, problems)
+
+
+def tensordot(
+    a: ArrayType, b: ArrayType, axes: int | tuple[Sequence[int], Sequence[int]],
+    labels: Sequence[str] | None = None,
+) -> Outcome:
+    """`jnp.tensordot(a, b, axes)` with an int or a pair of axis lists."""
+    problems: list[Problem] = []
+    if a.ellipsis is not None or b.ellipsis is not None:
+        return _combine(a, b, (), labels, problems, open_rank=True)
+    ra, rb = len(a.dims), len(b.dims)
+    if isinstance(axes, int):
+        if axes < 0 or axes > min(ra, rb):
+            problems.append(out_of_range(axes, min(ra, rb), "tensordot's operands"))
+            return _combine(a, b, (), labels, problems, open_rank=True)
+        left, right = list(range(ra - axes, ra)), list(range(axes))
+    else:
+        left_raw, right_raw = list(axes[0]), list(axes[1])
+        if len(left_raw) != len(right_raw):
+            problems.append(
+                Problem("SC104", f"tensordot: {len(left_raw)} axes of {label(labels, 0)} against "
+                        f"{len(right_raw)} of {label(labels, 1)}", operands=(0, 1))
+            )
+            return _combine(a, b, (), labels, problems, open_rank=True)
+        left, right = [], []
+        for raw, rank, out, index in ((left_raw, ra, left, 0), (right_raw, rb, right, 1)):
+            for axis in raw:
+                position = normalize_axis(axis, rank)
+                if position is None:
+                    problems.append(out_of_range(axis, rank, label(labels, index), index))
+                else:
+                    out.append(position)
+        if problems:
+            return _combine(a, b, (), labels, problems, open_rank=True)
+    for i, j in zip(left, right, strict=True):
+        _contract(a.dims[i], b.dims[j], labels, "tensordot", problems)
+    dims = [d for i, d in enumerate(a.dims) if i not in left]
+    dims += [d for j, d in enumerate(b.dims) if j not in right]
+    return _combine(a, b, dims, labels, problems)
+
+
+def unify_all(sizes: Sequence[Dim]) -> Dim:
+    """The common size of several dims already checked to agree."""
+    result: Dim = None
+    for size in sizes:
+        result = unify(result, size)
+    return result

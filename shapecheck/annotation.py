@@ -1,0 +1,173 @@
+"""The annotation language of DESIGN.md section 2, parsed from literal trees, never evaluated."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from shapecheck.dims import Dim, Sym
+from shapecheck.dtypes import DTYPE_NAMES
+from shapecheck.literal import Kind, Lit
+from shapecheck.types import ArrayType, named_shape
+
+
+@dataclass(frozen=True, slots=True)
+class AnnotationError:
+    """Why an annotation is not in the language, and which part of it is at fault."""
+
+    message: str
+    origin: object = field(default=None, compare=False)
+
+
+ParseResult = ArrayType | AnnotationError
+
+_FORM: Final = "DTYPE[POSITIONAL] or DTYPE[POSITIONAL, NAMED]"
+
+
+class _Invalid(Exception):
+    """Internal unwinding only: every parse entry point returns AnnotationError instead."""
+
+    def __init__(self, message: str, node: Lit) -> None:
+        super().__init__(message)
+        self.message = message
+        self.node = node
+
+
+def parse_annotation(dtype: str | None, elements: Sequence[Lit], whole: Lit | None = None) -> ParseResult:
+    """Parse the subscript elements of `DTYPE[...]` (`dtype` None means `Array`, any dtype)."""
+    head = dtype or "Array"
+    try:
+        if len(elements) == 1 and elements[0].kind is Kind.ELLIPSIS:
+            return ArrayType.anything(dtype)
+        if not elements or len(elements) > 2:
+            node = elements[2] if len(elements) > 2 else (whole or Lit(Kind.OTHER))
+            raise _Invalid(f"expected {_FORM}, e.g. {head}[(5, 7), {{'batch': 20}}]", node)
+        dims, ellipsis = _positional(elements[0], head)
+        if len(elements) == 1:
+            return ArrayType(dtype, dims, (), ellipsis, False)
+        named = elements[1]
+        if named.kind is Kind.ELLIPSIS:
+            return ArrayType(dtype, dims, (), ellipsis, True)
+        return ArrayType(dtype, dims, _named(named, head), ellipsis, False)
+    except _Invalid as invalid:
+        return AnnotationError(invalid.message, invalid.node.origin)
+
+
+def _positional(node: Lit, head: str) -> tuple[tuple[Dim, ...], int | None]:
+    if node.kind is not Kind.TUPLE:
+        hint = f"{head}[({node.describe()},)]" if node.kind is Kind.INT else f"{head}[(5, 7)]"
+        raise _Invalid(
+            f"the positional shape must be a tuple literal such as (5, 7), (5,) or (); "
+            f"got `{node.describe()}` (write {hint})",
+            node,
+        )
+    dims: list[Dim] = []
+    ellipsis: int | None = None
+    for item in node.items:
+        if item.kind is Kind.ELLIPSIS:
+            if ellipsis is not None:
+                raise _Invalid("`...` may appear at most once in the positional shape", item)
+            ellipsis = len(dims)
+            continue
+        dims.append(_dim(item, "size"))
+    return tuple(dims), ellipsis
+
+
+def _named(node: Lit, head: str) -> tuple[tuple[str, Dim], ...]:
+    if node.kind is not Kind.DICT:
+        raise _Invalid(
+            f"the named shape must be a dict literal such as {{'batch': 20}}, or `...` for any "
+            f"named axes; got `{node.describe()}`",
+            node,
+        )
+    seen: dict[str, Dim] = {}
+    for key, value in node.pairs:
+        if key.kind is Kind.ELLIPSIS:
+            raise _Invalid(
+                f"`...` is not valid inside the named shape; write {head}[(...), ...] "
+                "for any named axes",
+                key,
+            )
+        if key.kind is not Kind.STR:
+            raise _Invalid(f"axis names must be strings; got `{key.describe()}`", key)
+        name = str(key.value)
+        if name in seen:
+            raise _Invalid(f"named axis {name!r} appears twice in the named shape", key)
+        seen[name] = _dim(value, f"size of named axis {name!r}")
+    return named_shape(seen)
+
+
+def _dim(node: Lit, what: str) -> Dim:
+    if node.kind is Kind.INT:
+        size = node.value
+        assert isinstance(size, int)
+        if size < 0:
+            raise _Invalid(f"{what} {size} is negative: sizes are ints >= 0, None or a name", node)
+        return size
+    if node.kind is Kind.NONE:
+        return None
+    if node.kind is Kind.STR:
+        name = str(node.value)
+        if not name.isidentifier():
+            raise _Invalid(f"symbolic {what} {name!r} is not an identifier such as 'n'", node)
+        return Sym(name)
+    if node.kind is Kind.FLOAT:
+        raise _Invalid(f"{what} {node.describe()} is not an int", node)
+    if node.kind is Kind.BOOL:
+        raise _Invalid(f"{what} {node.describe()} is a bool, not an int", node)
+    raise _Invalid(
+        f"{what} `{node.describe()}` is not a literal (an int, None or a name in quotes); "
+        "annotations are never evaluated",
+        node,
+    )
+
+
+# jaxtyping: `Float[Array, "batch seq"]` means positional dims with an empty named shape.
+JAXTYPING_DTYPES: Final[dict[str, str | None]] = {
+    "Shaped": None, "Num": None, "Real": None, "Inexact": None, "Float": None, "Complex": None,
+    "Int": None, "Integer": None, "UInt": None, "Key": None, "Bool": "bool_",
+    "Float16": "f16", "BFloat16": "bf16", "Float32": "f32", "Float64": "f64",
+    "Int8": "i8", "Int16": "i16", "Int32": "i32", "Int64": "i64",
+    "UInt8": "u8", "UInt16": "u16", "UInt32": "u32", "UInt64": "u64",
+    "Complex64": "c64", "Complex128": "c128",
+}
+_JT_NAMED_SIZE: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=(\d+)$")
+
+
+def parse_jaxtyping(dtype: str | None, elements: Sequence[Lit], whole: Lit | None = None) -> ParseResult:
+    """Parse `Float[Array, "batch seq"]`; what jaxtyping accepts always parses."""
+    if len(elements) != 2 or elements[1].kind is not Kind.STR:
+        node = elements[1] if len(elements) > 1 else (whole or Lit(Kind.OTHER))
+        return AnnotationError('expected jaxtyping form Dtype[Array, "dims"]', node.origin)
+    spec = str(elements[1].value)
+    dims: list[Dim] = []
+    ellipsis: int | None = None
+    for token in spec.split():
+        variadic = token == "..." or token.lstrip("#?").startswith("*")
+        if variadic:
+            if ellipsis is not None:
+                return AnnotationError(
+                    f"jaxtyping dims {spec!r} have more than one variadic dim", elements[1].origin
+                )
+            ellipsis = len(dims)
+            continue
+        dims.append(_jaxtyping_dim(token))
+    return ArrayType(dtype, tuple(dims), (), ellipsis, False)
+
+
+def _jaxtyping_dim(token: str) -> Dim:
+    if token.isdigit():
+        return int(token)
+    sized = _JT_NAMED_SIZE.match(token)
+    if sized:
+        return int(sized.group(1))
+    if token.isidentifier() and not token.startswith("_"):
+        return Sym(token)
+    # `_`, `#name` (may broadcast), `?name` and arithmetic like `n+1`: no static size.
+    return None
+
+
+def is_dtype_name(name: str) -> bool:
+    return name in DTYPE_NAMES or name == "Array"

@@ -1,0 +1,76 @@
+"""Dimension sizes: known ints, symbolic names and the unknown size, and how two of them meet."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+
+@dataclass(frozen=True, slots=True)
+class Sym:
+    """A symbolic size such as `'n'`, bound consistently across one function signature."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return repr(self.name)
+
+
+Dim: TypeAlias = int | Sym | None
+"""A dimension size: a known int, a symbol, or None for "unknown" (gradual)."""
+
+
+def format_dim(dim: Dim) -> str:
+    """Render a size the way a user writes it in an annotation."""
+    if dim is None:
+        return "None"
+    if isinstance(dim, Sym):
+        return repr(dim.name)
+    return str(dim)
+
+
+def certainly_differ(a: Dim, b: Dim) -> bool:
+    """True only when two sizes are known ints that differ: gradual typing reports nothing else."""
+    return isinstance(a, int) and isinstance(b, int) and a != b
+
+
+def unify(a: Dim, b: Dim) -> Dim:
+    """The most precise size both `a` and `b` describe (callers check `certainly_differ` first)."""
+    if isinstance(a, int):
+        return a
+    if isinstance(b, int):
+        return b
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    # Two different symbols: they may still be equal at run time, so nothing is certain.
+    return None
+
+
+def broadcast_dim(a: Dim, b: Dim) -> tuple[Dim, bool]:
+    """Broadcast two positional sizes NumPy-style: returns (result, ok)."""
+    if a == 1:
+        return b, True
+    if b == 1:
+        return a, True
+    if isinstance(a, int) and isinstance(b, int):
+        return (a, True) if a == b else (a, False)
+    if isinstance(a, int):
+        # The other side is unknown or symbolic: it must be 1 or `a`, so the result is `a`.
+        return a, True
+    if isinstance(b, int):
+        return b, True
+    if a == b:
+        return a, True
+    return None, True
+
+
+def product(dims: tuple[Dim, ...]) -> int | None:
+    """The number of elements, or None when any size is not a known int."""
+    total = 1
+    for dim in dims:
+        if not isinstance(dim, int):
+            return None
+        total *= dim
+    return total

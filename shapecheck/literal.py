@@ -1,0 +1,72 @@
+"""A neutral tree of literal syntax: what front ends hand to the annotation and spec parsers.
+
+Front ends (libcst, mypy, run-time subscripts) translate their own syntax into `Lit` nodes,
+so one parser serves all of them and nothing is ever evaluated: anything that is not a plain
+literal becomes an `OTHER` node carrying only its source text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from types import EllipsisType
+
+
+class Kind(Enum):
+    INT = "int"
+    FLOAT = "float"
+    STR = "str"
+    NONE = "None"
+    BOOL = "bool"
+    ELLIPSIS = "..."
+    TUPLE = "tuple"
+    LIST = "list"
+    DICT = "dict"
+    NAME = "name"  # a bare or dotted name: `jnp.float32`, `P`
+    OTHER = "other"  # calls, operators, comprehensions: never evaluated
+
+
+@dataclass(frozen=True, slots=True)
+class Lit:
+    """One literal node; `origin` is the front end's handle (a syntax node) for spans."""
+
+    kind: Kind
+    value: object = None  # int/float/str/bool for scalars, the dotted name for NAME
+    items: tuple[Lit, ...] = ()  # elements of TUPLE/LIST; alternating key, value for DICT
+    text: str = ""
+    origin: object = field(default=None, compare=False, hash=False, repr=False)
+
+    @property
+    def pairs(self) -> list[tuple[Lit, Lit]]:
+        """The (key, value) pairs of a DICT node, duplicates kept."""
+        return list(zip(self.items[::2], self.items[1::2], strict=True))
+
+    def describe(self) -> str:
+        """The node as the user wrote it, for messages."""
+        return self.text or repr(self.value)
+
+
+def from_value(value: object) -> Lit:
+    """The literal tree of a run-time Python value (the `f32[...]` path at run time)."""
+    if isinstance(value, bool):
+        return Lit(Kind.BOOL, value, text=repr(value))
+    if isinstance(value, int):
+        return Lit(Kind.INT, value, text=repr(value))
+    if isinstance(value, float):
+        return Lit(Kind.FLOAT, value, text=repr(value))
+    if isinstance(value, str):
+        return Lit(Kind.STR, value, text=repr(value))
+    if value is None:
+        return Lit(Kind.NONE, None, text="None")
+    if isinstance(value, EllipsisType):
+        return Lit(Kind.ELLIPSIS, text="...")
+    if isinstance(value, tuple | list):
+        kind = Kind.TUPLE if isinstance(value, tuple) else Kind.LIST
+        items = tuple(from_value(item) for item in value)
+        return Lit(kind, items=items, text=repr(value))
+    if isinstance(value, dict):
+        flat: list[Lit] = []
+        for key, item in value.items():
+            flat += [from_value(key), from_value(item)]
+        return Lit(Kind.DICT, items=tuple(flat), text=repr(value))
+    return Lit(Kind.OTHER, text=type(value).__name__)

@@ -1,0 +1,108 @@
+"""The type of an array value: dtype, positional dims and named dims."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from shapecheck.dims import Dim, Sym, format_dim
+
+NamedShape = tuple[tuple[str, Dim], ...]
+"""Named dims as (name, size) pairs sorted by name: order of names has no meaning."""
+
+
+def named_shape(items: Mapping[str, Dim] | Iterable[tuple[str, Dim]]) -> NamedShape:
+    """Normalise named dims into the sorted form that makes equality order-free."""
+    pairs = items.items() if isinstance(items, Mapping) else items
+    return tuple(sorted(pairs, key=lambda pair: pair[0]))
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayType:
+    """`DTYPE[POSITIONAL, NAMED]`: what the checker knows of one array value.
+
+    `ellipsis` is the index in `dims` where `...` stands (any number of dims), or None when
+    the rank is exact. `named_open` means other named axes may be present besides `named`.
+    """
+
+    dtype: str | None
+    dims: tuple[Dim, ...] = ()
+    named: NamedShape = ()
+    ellipsis: int | None = None
+    named_open: bool = False
+    weak: bool = False  # a Python scalar: takes the dtype of what it meets
+
+    @staticmethod
+    def of(
+        dtype: str | None,
+        dims: Iterable[Dim] = (),
+        named: Mapping[str, Dim] | Iterable[tuple[str, Dim]] = (),
+        *,
+        ellipsis: int | None = None,
+        named_open: bool = False,
+    ) -> ArrayType:
+        return ArrayType(dtype, tuple(dims), named_shape(named), ellipsis, named_open)
+
+    @staticmethod
+    def anything(dtype: str | None = None) -> ArrayType:
+        """`DTYPE[...]`: any shape and any named shape."""
+        return ArrayType(dtype, (), (), 0, True)
+
+    @property
+    def named_dict(self) -> dict[str, Dim]:
+        return dict(self.named)
+
+    @property
+    def rank(self) -> int | None:
+        """The number of positional dims, or None when `...` leaves it open."""
+        return None if self.ellipsis is not None else len(self.dims)
+
+    @property
+    def is_anything(self) -> bool:
+        return self.ellipsis is not None and not self.dims and self.named_open and not self.named
+
+    def with_dims(self, dims: Iterable[Dim], ellipsis: int | None = None) -> ArrayType:
+        return replace(self, dims=tuple(dims), ellipsis=ellipsis)
+
+    def with_named(self, named: Mapping[str, Dim] | Iterable[tuple[str, Dim]]) -> ArrayType:
+        return replace(self, named=named_shape(named))
+
+    def with_dtype(self, dtype: str | None) -> ArrayType:
+        return replace(self, dtype=dtype, weak=False)
+
+    def symbols(self) -> set[str]:
+        """Names of the symbolic sizes this type mentions."""
+        sizes = list(self.dims) + [size for _, size in self.named]
+        return {size.name for size in sizes if isinstance(size, Sym)}
+
+    def positional_text(self) -> str:
+        parts = [format_dim(dim) for dim in self.dims]
+        if self.ellipsis is not None:
+            parts.insert(self.ellipsis, "...")
+        if len(parts) == 1:
+            return f"({parts[0]},)"
+        return "(" + ", ".join(parts) + ")"
+
+    def named_text(self) -> str:
+        return "{" + ", ".join(f"{name!r}: {format_dim(size)}" for name, size in self.named) + "}"
+
+    def __str__(self) -> str:
+        head = self.dtype or "Array"
+        if self.is_anything:
+            return f"{head}[...]"
+        if self.named_open and not self.named:
+            return f"{head}[{self.positional_text()}, ...]"
+        if self.named_open:
+            # The language has no literal for "these names and maybe more"; say it in words.
+            return f"{head}[{self.positional_text()}, {self.named_text()} + ...]"
+        if not self.named:
+            return f"{head}[{self.positional_text()}]"
+        return f"{head}[{self.positional_text()}, {self.named_text()}]"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def scalar(dtype: str | None = None, *, weak: bool = True) -> ArrayType:
+    """A Python scalar: a weakly typed `()` value."""
+    return ArrayType(dtype, (), (), None, False, weak)
