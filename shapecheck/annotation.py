@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -41,16 +40,24 @@ def parse_annotation(dtype: str | None, elements: Sequence[Lit], whole: Lit | No
     try:
         if len(elements) == 1 and elements[0].kind is Kind.ELLIPSIS:
             return ArrayType.anything(dtype)
-        if not elements or len(elements) > 2:
-            node = elements[2] if len(elements) > 2 else (whole or Lit(Kind.OTHER))
-            raise _Invalid(f"expected {_FORM}, e.g. {head}[(5, 7), {{'batch': 20}}]", node)
+        if not elements:
+            raise _Invalid(f"expected {_FORM}, e.g. {head}[(5, 7), {{'batch': 20}}]",
+                           whole or Lit(Kind.OTHER))
+        if len(elements) > 2:
+            # Name the first part too many, so the user sees which one to remove.
+            raise _Invalid(
+                f"expected {_FORM}, e.g. {head}[(5, 7), {{'batch': 20}}]; got {len(elements)} "
+                f"parts, and `{elements[2].describe()}` is one too many",
+                elements[2],
+            )
         dims, ellipsis = _positional(elements[0], head)
         if len(elements) == 1:
             return ArrayType(dtype, dims, (), ellipsis, False)
         named = elements[1]
         if named.kind is Kind.ELLIPSIS:
             return ArrayType(dtype, dims, (), ellipsis, True)
-        return ArrayType(dtype, dims, _named(named, head), ellipsis, False)
+        positional = ArrayType(dtype, dims, (), ellipsis, False).positional_text()
+        return ArrayType(dtype, dims, _named(named, f"{head}[{positional}"), ellipsis, False)
     except _Invalid as invalid:
         return AnnotationError(invalid.message, invalid.node.origin)
 
@@ -75,7 +82,8 @@ def _positional(node: Lit, head: str) -> tuple[tuple[Dim, ...], int | None]:
     return tuple(dims), ellipsis
 
 
-def _named(node: Lit, head: str) -> tuple[tuple[str, Dim], ...]:
+def _named(node: Lit, opening: str) -> tuple[tuple[str, Dim], ...]:
+    """The NAMED part; `opening` is the annotation up to it (`f32[(5,)`), for the fix we suggest."""
     if node.kind is not Kind.DICT:
         raise _Invalid(
             f"the named shape must be a dict literal such as {{'batch': 20}}, or `...` for any "
@@ -85,8 +93,9 @@ def _named(node: Lit, head: str) -> tuple[tuple[str, Dim], ...]:
     seen: dict[str, Dim] = {}
     for key, value in node.pairs:
         if key.kind is Kind.ELLIPSIS:
+            # The fix must itself parse: `...` replaces the whole dict, after the positional.
             raise _Invalid(
-                f"`...` is not valid inside the named shape; write {head}[(...), ...] "
+                f"`...` is not valid inside the named shape; write {opening}, ...] "
                 "for any named axes",
                 key,
             )
@@ -133,7 +142,6 @@ JAXTYPING_DTYPES: Final[dict[str, str | None]] = {
     "UInt8": "u8", "UInt16": "u16", "UInt32": "u32", "UInt64": "u64",
     "Complex64": "c64", "Complex128": "c128",
 }
-_JT_NAMED_SIZE: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=(\d+)$")
 
 
 def parse_jaxtyping(dtype: str | None, elements: Sequence[Lit], whole: Lit | None = None) -> ParseResult:
@@ -145,7 +153,7 @@ def parse_jaxtyping(dtype: str | None, elements: Sequence[Lit], whole: Lit | Non
     dims: list[Dim] = []
     ellipsis: int | None = None
     for token in spec.split():
-        variadic = token == "..." or token.lstrip("#?").startswith("*")
+        variadic, dim = _jaxtyping_token(token)
         if variadic:
             if ellipsis is not None:
                 return AnnotationError(
@@ -153,20 +161,37 @@ def parse_jaxtyping(dtype: str | None, elements: Sequence[Lit], whole: Lit | Non
                 )
             ellipsis = len(dims)
             continue
-        dims.append(_jaxtyping_dim(token))
+        dims.append(dim)
     return ArrayType(dtype, tuple(dims), (), ellipsis, False)
 
 
-def _jaxtyping_dim(token: str) -> Dim:
-    if token.isdigit():
-        return int(token)
-    sized = _JT_NAMED_SIZE.match(token)
-    if sized:
-        return int(sized.group(1))
-    if token.isidentifier() and not token.startswith("_"):
-        return Sym(token)
-    # `_`, `#name` (may broadcast), `?name` and arithmetic like `n+1`: no static size.
-    return None
+def _jaxtyping_token(token: str) -> tuple[bool, Dim]:
+    """(variadic, size) of one jaxtyping dim, read the way jaxtyping reads it.
+
+    jaxtyping strips the modifiers `#` (may broadcast), `*` (variadic), `_` (anonymous) and
+    `?` (tree-path dependent) in any order, and `name=` before a size.
+    """
+    if token == "...":
+        return True, None
+    modifiers: set[str] = set()
+    rest = token
+    while rest and rest[0] in "#*_?":
+        modifiers.add(rest[0])
+        rest = rest[1:]
+    if "*" in modifiers:
+        return True, None
+    if rest.count("=") == 1:
+        rest = rest.split("=")[1]
+    if modifiers:
+        # Broadcastable (may be 1), anonymous or tree-path dependent: no size to bind.
+        return False, None
+    # `isdecimal`, not `isdigit`: int() refuses digits such as '²' that isdigit accepts.
+    if rest.isdecimal():
+        return False, int(rest)
+    if rest.isidentifier():
+        return False, Sym(rest)
+    # Arithmetic such as `n+1`: no static size.
+    return False, None
 
 
 def is_dtype_name(name: str) -> bool:

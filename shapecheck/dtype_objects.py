@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from types import EllipsisType
 from typing import Final
 
 from shapecheck.annotation import AnnotationError, parse_annotation
@@ -24,14 +23,11 @@ class DType:
 
     def __getitem__(self, key: object) -> ArrayType:
         # At run time `f32[(5, 7), {...}]` and `f32[(5, 7)]` both arrive as one tuple: a
-        # leading tuple (dims are never tuples) marks the two-part form.
-        two_part = (
-            isinstance(key, tuple)
-            and len(key) == 2
-            and isinstance(key[0], tuple)
-            and isinstance(key[1], dict | EllipsisType)
-        )
-        parts = list(key) if two_part and isinstance(key, tuple) else [key]
+        # leading tuple (dims are never tuples) marks the form with several parts. Whatever
+        # follows it is then parsed as a part, so `f32[(5,), 3]` and `f32[(5,), {}, 3]` are
+        # reported for their second and third parts, not as a tuple inside the positional.
+        several = isinstance(key, tuple) and bool(key) and isinstance(key[0], tuple)
+        parts = list(key) if several and isinstance(key, tuple) else [key]
         parsed = parse_annotation(self.name, [from_value(part) for part in parts])
         if isinstance(parsed, AnnotationError):
             raise InvalidAnnotation(f"{self!r}[...]: {parsed.message}")

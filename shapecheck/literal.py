@@ -60,13 +60,25 @@ def from_value(value: object) -> Lit:
         return Lit(Kind.NONE, None, text="None")
     if isinstance(value, EllipsisType):
         return Lit(Kind.ELLIPSIS, text="...")
+    # Containers get their text from their items' texts, so messages show `...` as written
+    # rather than repr's `Ellipsis`.
     if isinstance(value, tuple | list):
         kind = Kind.TUPLE if isinstance(value, tuple) else Kind.LIST
         items = tuple(from_value(item) for item in value)
-        return Lit(kind, items=items, text=repr(value))
+        inner = ", ".join(item.text for item in items)
+        if kind is Kind.LIST:
+            return Lit(kind, items=items, text=f"[{inner}]")
+        return Lit(kind, items=items, text=f"({inner},)" if len(items) == 1 else f"({inner})")
     if isinstance(value, dict):
         flat: list[Lit] = []
         for key, item in value.items():
             flat += [from_value(key), from_value(item)]
-        return Lit(Kind.DICT, items=tuple(flat), text=repr(value))
-    return Lit(Kind.OTHER, text=type(value).__name__)
+        pairs = zip(flat[::2], flat[1::2], strict=True)
+        return Lit(Kind.DICT, items=tuple(flat),
+                   text="{" + ", ".join(f"{k.text}: {v.text}" for k, v in pairs) + "}")
+    # Anything else is described, never taken apart: a short repr names it best in a message
+    # (`{Ellipsis}` for the set `{..., ...}`), the type name when the repr is long or generic.
+    text = repr(value)
+    if len(text) > 40 or text.startswith("<"):
+        text = type(value).__name__
+    return Lit(Kind.OTHER, text=text)
