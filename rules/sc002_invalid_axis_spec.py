@@ -1,0 +1,128 @@
+"""SC002 invalid-axis-spec: malformed xmap axis specs, or specs that do not fit the arguments."""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+from shapecheck.rules.rule import Example, Rule
+
+WRONG = dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+
+    def center(x):
+        return x - jnp.mean(x, axis='batch')
+
+
+    x = jnp.ones((128, 16))
+    f = xmap(
+        center,
+        in_axes=['batch', ...],
+        out_axes=['batch', ...],
+        axis_resources={'btach': 'x'},
+    )
+    y = f(x)
+""")
+
+FIXED = dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+
+    def center(x):
+        return x - jnp.mean(x, axis='batch')
+
+
+    x = jnp.ones((128, 16))
+    f = xmap(
+        center,
+        in_axes=['batch', ...],
+        out_axes=['batch', ...],
+        axis_resources={'batch': 'x'},
+    )
+    y = f(x)
+""")
+
+EXACT_RANK = dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+
+    def normalize(x):
+        return x / jnp.sum(x)
+
+
+    x = jnp.ones((8, 16, 32))
+    f = xmap(
+        normalize,
+        in_axes=['batch', None],
+        out_axes=['batch', ...],
+    )
+    y = f(x)
+""")
+
+UNDEFINED_OUT_NAME = dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+
+    def double(x):
+        return 2 * x
+
+
+    x = jnp.ones((8, 16))
+    f = xmap(
+        double,
+        in_axes=['batch', ...],
+        out_axes=['batch', 'heads', ...],
+    )
+    y = f(x)
+""")
+
+WRONG_ARGUMENT_COUNT = dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+
+    def add(x, y):
+        return x + y
+
+
+    a = jnp.ones((8, 16))
+    b = jnp.ones((8, 16))
+    f = xmap(
+        add,
+        in_axes=(['batch', ...], ['batch', ...], ['batch', ...]),
+        out_axes=['batch', ...],
+    )
+    c = f(a, b)
+""")
+
+RULE = Rule(
+    code="SC002",
+    name="invalid-axis-spec",
+    summary=(
+        "Checks the `in_axes`, `out_axes`, `axis_sizes` and `axis_resources` of `xmap`: an axis "
+        "mapping is a dict `{pos: name}` with non-negative int keys or a list of names (`None` "
+        "skips a position, a final `...` leaves the rest positional); names may not repeat within "
+        "one mapping; every `out_axes` name and every `axis_resources` key must be an axis the "
+        "xmap defines (an `in_axes` name or an `axis_sizes` key); a list without `...` must have "
+        "exactly the argument's rank; the spec's structure must be a prefix of the arguments'."
+    ),
+    why=(
+        "The removed xmap raised these errors only when the program ran, often after minutes of "
+        "setup on a TPU pod; some it never raised. `axis_resources={'btach': 'x'}` mentions an "
+        "axis that no `in_axes` defines, so the intended batch partitioning never happens: the "
+        "128-row batch stays replicated on every device, and nothing fails. `['batch', None]` "
+        "says the argument has exactly two dims; an `f32[(8, 16, 32)]` argument makes the spec "
+        "mean something else than what was written."
+    ),
+    wrong=Example(source=WRONG, expected=((14, "SC002"),)),
+    fixed=Example(source=FIXED),
+    more=(
+        Example(source=EXACT_RANK, expected=((12, "SC002"),)),
+        Example(source=UNDEFINED_OUT_NAME, expected=((13, "SC002"),)),
+        Example(source=WRONG_ARGUMENT_COUNT, expected=((13, "SC002"),)),
+    ),
+)

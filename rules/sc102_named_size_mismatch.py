@@ -1,0 +1,84 @@
+"""SC102 named-size-mismatch: one axis name with two sizes."""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+from shapecheck.rules.rule import Example, Rule
+
+WRONG = dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+    x = jnp.arange(5)
+    y = jnp.arange(7)
+    z = xmap(lambda a, b: a * b, in_axes=(['i', ...], ['i', ...]), out_axes=['i', ...])(x, y)
+""")
+
+FIXED = dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+    x = jnp.arange(5)
+    y = jnp.arange(5)
+    z = xmap(lambda a, b: a * b, in_axes=(['i', ...], ['i', ...]), out_axes=['i', ...])(x, y)
+""")
+
+ONE_HOT = dedent("""\
+    import jax.numpy as jnp
+    from jax import lax
+    from jax.experimental.maps import xmap
+    from jax.nn import one_hot
+
+
+    def nll(logits, labels):
+        return -lax.psum(one_hot(labels, 10, axis='classes') * logits, 'classes')
+
+
+    logits = jnp.zeros((128, 1000))
+    labels = jnp.zeros((128,), dtype=jnp.int32)
+    loss = xmap(nll, in_axes=(['batch', 'classes', ...], ['batch', ...]), out_axes=['batch', ...])
+    print(loss(logits, labels))
+""")
+
+AXIS_SIZES = dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+
+    def center(x):
+        return x - jnp.mean(x, axis='batch')
+
+
+    x = jnp.ones((128, 16))
+    f = xmap(
+        center,
+        in_axes=['batch', ...],
+        out_axes=['batch', ...],
+        axis_sizes={'batch': 64},
+    )
+    y = f(x)
+""")
+
+RULE = Rule(
+    code="SC102",
+    name="named-size-mismatch",
+    summary=(
+        "Checks that one axis name has one size: across the arguments of an xmap (each "
+        "argument's `in_axes` entry and dimension), against `axis_sizes`, in named "
+        "broadcasting, in `einsum` and `pdot`, and for `one_hot(x, n, axis=name)`."
+    ),
+    why=(
+        "Inside an xmap a name is a single axis: `['i', ...]` on a (5,) array and on a (7,) array "
+        "asks for an axis `i` of size 5 and 7 at once, which the removed xmap refused only at "
+        "run time. `one_hot(labels, 10, axis='classes')` against 1000 logits per example "
+        "is the same mistake inside the body: the one-hot targets cannot line up with the "
+        "classes they are multiplied with."
+    ),
+    wrong=Example(source=WRONG, expected=((6, "SC102"),)),
+    fixed=Example(source=FIXED),
+    more=(
+        Example(source=ONE_HOT, expected=((8, "SC102"),)),
+        Example(source=AXIS_SIZES, expected=((14, "SC102"),)),
+    ),
+)

@@ -1,0 +1,84 @@
+"""SC103 annotation-mismatch: an inferred type that contradicts a declared one."""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+from shapecheck.rules.rule import Example, Rule
+
+WRONG = dedent("""\
+    import jax.numpy as jnp
+    from shapecheck import f32
+
+    x: f32[(2, 3)] = jnp.ones((2, 3))
+    y: f32[(3, 5)] = jnp.ones((3, 5))
+    z: f32[(2, 7)] = x @ y
+""")
+
+FIXED = dedent("""\
+    import jax.numpy as jnp
+    from shapecheck import f32
+
+    x: f32[(2, 3)] = jnp.ones((2, 3))
+    y: f32[(3, 5)] = jnp.ones((3, 5))
+    z: f32[(2, 5)] = x @ y
+""")
+
+RETURN_VALUE = dedent("""\
+    import jax.numpy as jnp
+    from shapecheck import f32
+
+
+    def predict(w: f32[(784, 10)], x: f32[(128, 784)]) -> f32[(10, 128)]:
+        return x @ w
+""")
+
+CALL_ARGUMENT = dedent("""\
+    import jax.numpy as jnp
+    from shapecheck import f32
+
+
+    def normalize(x: f32[('n', 64)]):
+        return x / jnp.linalg.norm(x, axis=1, keepdims=True)
+
+
+    features = jnp.ones((64, 128))
+    unit = normalize(features)
+""")
+
+XMAP_BODY = dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+    from shapecheck import f32
+
+
+    def my_func(x: f32[(5,), {'batch': 20}]) -> f32[(5,), {'batch': 20}]:
+        return jnp.sum(x, axis=0)
+
+
+    x = jnp.zeros((20, 5))
+    y = xmap(my_func, in_axes={0: 'batch'}, out_axes={0: 'batch'})(x)
+""")
+
+RULE = Rule(
+    code="SC103",
+    name="annotation-mismatch",
+    summary=(
+        "Checks inferred types against declared ones: annotated assignments, returns, the "
+        "arguments of calls to annotated functions, and annotated functions run under xmap. "
+        "Unknown (`None`), symbolic and `...` parts of either side match anything consistent."
+    ),
+    why=(
+        "Annotations are documentation that readers trust. `z: f32[(2, 7)] = x @ y` claims a "
+        "(2, 7) result where the product of (2, 3) and (3, 5) is (2, 5); every line that reads "
+        "`z` is then reasoned about with the wrong shape. Catching the contradiction where it "
+        "is written keeps the annotations true."
+    ),
+    wrong=Example(source=WRONG, expected=((6, "SC103"),)),
+    fixed=Example(source=FIXED),
+    more=(
+        Example(source=RETURN_VALUE, expected=((6, "SC103"),)),
+        Example(source=CALL_ARGUMENT, expected=((10, "SC103"),)),
+        Example(source=XMAP_BODY, expected=((7, "SC103"),)),
+    ),
+)

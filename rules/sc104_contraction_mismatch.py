@@ -1,0 +1,69 @@
+"""SC104 contraction-mismatch: contracted dims of a product that differ."""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+from shapecheck.rules.rule import Example, Rule
+
+WRONG = dedent("""\
+    import jax.numpy as jnp
+    from jax.nn import relu
+
+    images = jnp.zeros((128, 784))
+    w1 = jnp.zeros((512, 784))
+    hiddens = relu(jnp.dot(images, w1))
+""")
+
+FIXED = dedent("""\
+    import jax.numpy as jnp
+    from jax.nn import relu
+
+    images = jnp.zeros((128, 784))
+    w1 = jnp.zeros((784, 512))
+    hiddens = relu(jnp.dot(images, w1))
+""")
+
+MATMUL_OPERATOR = dedent("""\
+    import jax.numpy as jnp
+
+
+    def attention_scores(q, k):
+        return q @ k
+
+
+    q = jnp.ones((16, 64))
+    k = jnp.ones((16, 64))
+    s = attention_scores(q, k)
+""")
+
+EINSUM_LETTER = dedent("""\
+    import jax.numpy as jnp
+
+    x = jnp.ones((20, 5, 7))
+    y = jnp.ones((8, 11))
+    z = jnp.einsum('bnk,km->bnm', x, y)
+""")
+
+RULE = Rule(
+    code="SC104",
+    name="contraction-mismatch",
+    summary=(
+        "Checks that the dims a product contracts agree: the last dim of the left operand and "
+        "the second-to-last of the right one for `dot`, `matmul` and `@`, the `axes` of "
+        "`tensordot`, and each letter repeated across `einsum` operands."
+    ),
+    why=(
+        "A weight matrix stored as (512, 784) instead of (784, 512) is the classic first bug of "
+        "a hand-written network: `jnp.dot(images, w1)` with 128 images of 784 pixels contracts "
+        "784 against 512 and fails only when the step runs. When the two sizes happen to be "
+        "equal the transposed weight is silently used instead, so the mismatch is worth "
+        "catching as soon as it is certain."
+    ),
+    wrong=Example(source=WRONG, expected=((6, "SC104"),)),
+    fixed=Example(source=FIXED),
+    more=(
+        Example(source=MATMUL_OPERATOR, expected=((5, "SC104"),)),
+        Example(source=EINSUM_LETTER, expected=((5, "SC104"),)),
+    ),
+)

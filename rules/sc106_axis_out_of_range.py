@@ -1,0 +1,63 @@
+"""SC106 axis-out-of-range: a positional axis index beyond the value's rank."""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+from shapecheck.rules.rule import Example, Rule
+
+WRONG = dedent("""\
+    import jax.numpy as jnp
+
+    logits = jnp.zeros((128, 10))
+    totals = jnp.sum(logits, axis=2)
+""")
+
+FIXED = dedent("""\
+    import jax.numpy as jnp
+
+    logits = jnp.zeros((128, 10))
+    totals = jnp.sum(logits, axis=1)
+""")
+
+OUT_AXES_POSITION = dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+
+    def total(x):
+        return jnp.sum(x)
+
+
+    x = jnp.ones((20, 5))
+    y = xmap(total, in_axes={0: 'batch'}, out_axes={1: 'batch'})(x)
+""")
+
+SWAPAXES = dedent("""\
+    import jax.numpy as jnp
+
+    x = jnp.ones((4, 8))
+    y = jnp.swapaxes(x, 0, 2)
+""")
+
+RULE = Rule(
+    code="SC106",
+    name="axis-out-of-range",
+    summary=(
+        "Checks positional axis indices against the value's rank: `axis=` of reductions, "
+        "`transpose`, `swapaxes`, `expand_dims`, `squeeze`, `concatenate` and `stack`, and the "
+        "positions where xmap's `in_axes` take dims and `out_axes` insert them."
+    ),
+    why=(
+        "`jnp.sum(logits, axis=2)` on a (128, 10) array names an axis that does not exist; "
+        "the usual cause is code written for a batched (N, T, C) array and then reused on an "
+        "unbatched one. For xmap, `out_axes={1: 'batch'}` on a scalar result has no second "
+        "position to put the 20-long batch axis at."
+    ),
+    wrong=Example(source=WRONG, expected=((4, "SC106"),)),
+    fixed=Example(source=FIXED),
+    more=(
+        Example(source=OUT_AXES_POSITION, expected=((10, "SC106"),)),
+        Example(source=SWAPAXES, expected=((4, "SC106"),)),
+    ),
+)

@@ -1,0 +1,79 @@
+"""SC202 unbound-axis-name: a collective or named reduction over an axis no map binds."""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+from shapecheck.rules.rule import Example, Rule
+
+WRONG = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+
+    def normalize(x):
+        return x - lax.pmean(x, 'btach')
+
+
+    xs = jnp.ones((32, 128))
+    ys = jax.vmap(normalize, axis_name='batch')(xs)
+""")
+
+FIXED = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+
+    def normalize(x):
+        return x - lax.pmean(x, 'batch')
+
+
+    xs = jnp.ones((32, 128))
+    ys = jax.vmap(normalize, axis_name='batch')(xs)
+""")
+
+TOP_LEVEL = dedent("""\
+    import jax.numpy as jnp
+    from jax import lax
+
+    x = jnp.arange(8.0)
+    total = lax.psum(x, 'i')
+""")
+
+XMAP_BODY = dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+
+    def pool(x):
+        return jnp.max(x, axis='tokens')
+
+
+    x = jnp.ones((16, 64))
+    y = xmap(pool, in_axes=['batch', ...], out_axes=['batch', ...])(x)
+""")
+
+RULE = Rule(
+    code="SC202",
+    name="unbound-axis-name",
+    summary=(
+        "Checks that the axis name of a collective (`psum`, `pmean`, `pmax`, `pmin`, `pdot`, "
+        "`all_gather`, `axis_index`, `ppermute`, ...) or of a named reduction (`jnp.sum(x, "
+        "axis='batch')`) is bound by an enclosing `xmap`, `vmap`, `pmap` or `shard_map` where "
+        "the code runs."
+    ),
+    why=(
+        "`lax.pmean(x, 'btach')` under `vmap(..., axis_name='batch')` raises `unbound axis name: "
+        "btach` only when the function is traced, and with nested maps a misspelled name can "
+        "instead pick the wrong enclosing axis. A collective outside any map has no axis to "
+        "reduce over at all."
+    ),
+    wrong=Example(source=WRONG, expected=((7, "SC202"),)),
+    fixed=Example(source=FIXED),
+    more=(
+        Example(source=TOP_LEVEL, expected=((5, "SC202"),)),
+        Example(source=XMAP_BODY, expected=((6, "SC202"),)),
+    ),
+)

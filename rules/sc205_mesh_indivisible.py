@@ -1,0 +1,91 @@
+"""SC205 mesh-indivisible: a named axis whose size its mesh axes cannot split evenly."""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+from shapecheck.rules.rule import Example, Rule
+
+WRONG = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+
+    def center(x):
+        return x - jnp.mean(x, axis='batch')
+
+
+    x = jnp.ones((10, 64))
+    mesh = jax.make_mesh((4, 2), ('x', 'y'))
+    with mesh:
+        y = xmap(
+            center,
+            in_axes=['batch', ...],
+            out_axes=['batch', ...],
+            axis_resources={'batch': 'x'},
+        )(x)
+""")
+
+FIXED = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+
+    def center(x):
+        return x - jnp.mean(x, axis='batch')
+
+
+    x = jnp.ones((12, 64))
+    mesh = jax.make_mesh((4, 2), ('x', 'y'))
+    with mesh:
+        y = xmap(
+            center,
+            in_axes=['batch', ...],
+            out_axes=['batch', ...],
+            axis_resources={'batch': 'x'},
+        )(x)
+""")
+
+TWO_MESH_AXES = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.experimental.maps import xmap
+    from jax.sharding import Mesh
+
+
+    def scale(w):
+        return 0.5 * w
+
+
+    w = jnp.ones((6, 512))
+    with Mesh(np.array(jax.devices()[:8]).reshape((4, 2)), ('x', 'y')):
+        v = xmap(
+            scale,
+            in_axes=['out', ...],
+            out_axes=['out', ...],
+            axis_resources={'out': ('x', 'y')},
+        )(w)
+""")
+
+RULE = Rule(
+    code="SC205",
+    name="mesh-indivisible",
+    summary=(
+        "Checks, under a statically known mesh (`with Mesh(devices, names)` with a known device "
+        "array shape, or `jax.make_mesh`), that each named axis size is divisible by the product "
+        "of the sizes of the mesh axes `axis_resources` maps it to."
+    ),
+    why=(
+        "A 10-long batch axis cannot be split evenly over the 4 devices of mesh axis 'x': the "
+        "removed xmap refused it when the program ran, after the mesh and data were set up. The "
+        "check needs the mesh's sizes, so it is silent when they are not known statically "
+        "(for example `np.array(jax.devices())` without a reshape). With several mesh axes the "
+        "product counts: an axis of 6 mapped to ('x', 'y') of a (4, 2) mesh needs 8 even parts."
+    ),
+    wrong=Example(source=WRONG, expected=((17, "SC205"),)),
+    fixed=Example(source=FIXED),
+    more=(Example(source=TWO_MESH_AXES, expected=((18, "SC205"),)),),
+)
