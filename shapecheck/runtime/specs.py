@@ -1,0 +1,104 @@
+"""in_axes/out_axes at run time: parsed by the checker's own parser, matched against real pytrees.
+
+The algebra (`apply_in_axes`/`apply_out_axes`) decides what is wrong, with the same messages
+the static checker prints; this module adds what only the runtime needs: which mapping each
+flattened leaf gets, in JAX's leaf order, and the per-vmap-level axis positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from shapecheck.algebra.axis_mapping import AxisMapping, SpecContainer, SpecTree, ValueTree, parse_axis_spec
+from shapecheck.literal import from_value
+from shapecheck.runtime.errors import NamedAxisError, raise_problems
+from shapecheck.types import ArrayType
+
+_DTYPE_NAMES = {
+    "bool": "bool_", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "f16",
+    "bfloat16": "bf16", "float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128",
+}
+
+
+def parse(raw: object, what: str) -> SpecTree:
+    """The spec tree of a user's in_axes/out_axes value; malformed specs raise SC002."""
+    tree, problems = parse_axis_spec(from_value(raw), what)
+    raise_problems(problems, f"xmap {what}")
+    if tree is None:
+        raise NamedAxisError("SC002", f"xmap {what}: {raw!r} is not an axis mapping or a container of them")
+    return tree
+
+
+def dtype_name(dtype: Any) -> str | None:
+    return _DTYPE_NAMES.get(np.dtype(dtype).name)
+
+
+def array_type(value: Any, named: dict[str, int] | None = None) -> ArrayType:
+    """The checker's type of a concrete or traced array (its shape is the positional part)."""
+    import jax
+
+    aval = jax.typeof(value)
+    return ArrayType.of(dtype_name(aval.dtype), tuple(int(d) for d in aval.shape), named or {})
+
+
+def value_tree(value: Any) -> ValueTree:
+    """A pytree of arrays as the algebra's value tree (tuples, str-keyed dicts, ArrayTypes)."""
+    if isinstance(value, list | tuple):
+        return tuple(value_tree(item) for item in value)
+    if isinstance(value, dict):
+        return {str(key): value_tree(item) for key, item in value.items()}
+    if value is None:
+        return None
+    if hasattr(value, "shape") or isinstance(value, int | float | complex | bool):
+        return array_type(value)
+    return None  # a custom pytree node: the algebra says nothing certain about it
+
+
+def leaf_mappings(spec: SpecTree, value: Any, what: str) -> list[tuple[AxisMapping, str]]:
+    """The mapping of every leaf of `value`, in the order `jax.tree_util` flattens it."""
+    import jax
+
+    out: list[tuple[AxisMapping, str]] = []
+
+    def walk(spec: SpecTree, value: Any, where: str) -> None:
+        if isinstance(spec, AxisMapping):
+            out.extend([(spec, where)] * len(jax.tree_util.tree_leaves(value)))
+            return
+        if isinstance(spec, SpecContainer) and spec.keys is not None and isinstance(value, dict):
+            by_key = dict(zip(spec.keys, spec.items, strict=True))
+            if set(by_key) == {str(k) for k in value}:
+                # JAX flattens dicts in sorted key order; follow it so leaves line up.
+                for key in sorted(value):
+                    walk(by_key[str(key)], value[key], f"{where}[{key!r}]")
+                return
+        elif isinstance(value, list | tuple) and len(value) == len(spec.items):
+            for index, (item, sub) in enumerate(zip(spec.items, value, strict=True)):
+                walk(item, sub, f"{where}[{index}]")
+            return
+        raise NamedAxisError("SC002", f"xmap {where} does not match the structure of the value "
+                             f"({type(value).__name__})")
+
+    walk(spec, value, what)
+    return out
+
+
+def level_in_axis(mapping: AxisMapping, name: str, outer: Sequence[str]) -> int | None:
+    """Where `name`'s dim sits once the vmap levels in `outer` have removed their dims."""
+    positions = dict((n, p) for p, n in mapping.entries)
+    if name not in positions:
+        return None
+    mine = positions[name]
+    return mine - sum(1 for n in outer if n in positions and positions[n] < mine)
+
+
+def level_out_axis(mapping: AxisMapping, name: str, outer: Sequence[str]) -> int | None:
+    """Where the vmap level of `name` inserts its dim so that it lands at its out_axes position.
+
+    Levels insert from the innermost out; the outer levels' dims are not there yet, so the
+    position is the final one less the outer names placed before it.
+    """
+    return level_in_axis(mapping, name, outer)

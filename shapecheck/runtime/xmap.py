@@ -1,0 +1,320 @@
+"""`xmap` on current JAX: one `jax.vmap` per named axis, partitioned by sharding constraints.
+
+How a call runs:
+1. the arguments are matched against in_axes by the checker's algebra (sizes, ranks, SC102);
+2. the body is traced once to a jaxpr on the per-example shapes, with the named axes bound;
+3. the jaxpr is replayed inside nested vmaps (one level per named axis, outermost first), where
+   every intermediate shows its named shape: the co-occurrence rule is checked there, and with
+   axis_resources every intermediate is constrained so that its named axes are split over
+   their mesh axes (the vmap level's `spmd_axis_name` turns a per-example constraint into one
+   on the whole array);
+4. results come out at the positions out_axes gives, checked against out_axes and `fun`'s
+   annotations before vmap places them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+from jax.sharding import PartitionSpec
+
+from shapecheck.algebra.axis_mapping import (
+    AxisMapping,
+    SpecTree,
+    apply_in_axes,
+    apply_out_axes,
+    spec_names,
+)
+from shapecheck.algebra.conformance import conform
+from shapecheck.algebra.outcome import Problem
+from shapecheck.algebra.resources import cooccurrence
+from shapecheck.dims import Dim
+from shapecheck.runtime import mesh as meshes
+from shapecheck.runtime import specs
+from shapecheck.runtime.annotations import signature_types
+from shapecheck.runtime.errors import NamedAxisError, raise_problems
+from shapecheck.runtime.interpreter import evaluate, location
+from shapecheck.runtime.named_shape import named_shape
+from shapecheck.types import ArrayType
+
+
+@dataclass(frozen=True, slots=True)
+class _Leaf:
+    """One flattened argument or result and the mapping that names its dims."""
+
+    mapping: AxisMapping
+    where: str
+
+
+def xmap(
+    fun: Callable[..., Any],
+    in_axes: Any,
+    out_axes: Any,
+    *,
+    axis_sizes: Mapping[Any, int] | None = None,
+    axis_resources: Mapping[Any, Any] | None = None,
+    donate_argnums: int | Sequence[int] = (),
+    backend: str | None = None,
+) -> Callable[..., Any]:
+    """Assign a positional signature to `fun`, which uses named axes (the removed JAX API)."""
+    return _XMapped(fun, in_axes, out_axes, axis_sizes, axis_resources, donate_argnums, backend)
+
+
+class _XMapped:
+    """The function xmap returns; jitted per mesh, like the removed implementation."""
+
+    def __init__(self, fun: Callable[..., Any], in_axes: Any, out_axes: Any,
+                 axis_sizes: Mapping[Any, int] | None, axis_resources: Mapping[Any, Any] | None,
+                 donate_argnums: int | Sequence[int], backend: str | None) -> None:
+        self.fun = fun
+        self.in_spec = specs.parse(_tupled(in_axes), "in_axes")
+        self.out_spec = specs.parse(out_axes, "out_axes")
+        self.axis_sizes = {str(name): int(size) for name, size in (axis_sizes or {}).items()}
+        self.resources = meshes.normalize(axis_resources)
+        self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+        self.backend = backend
+        self.defined = _defined_axes(self.in_spec, self.axis_sizes)
+        _check_defined(self.out_spec, self.resources, self.defined)
+        self._jitted: dict[Any, Callable[..., Any]] = {}
+        functools.update_wrapper(self, fun)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            raise TypeError("xmap does not support keyword arguments; pass them positionally")
+        mesh = meshes.current_mesh() if self.resources else None
+        meshes.check_known(self.resources, mesh)
+        jitted = self._jitted.get(mesh)
+        if jitted is None:
+            jitted = jax.jit(functools.partial(self._run, mesh), donate_argnums=self.donate_argnums)
+            self._jitted[mesh] = jitted
+        device = (jax.default_device(jax.devices(self.backend)[0]) if self.backend
+                  else contextlib.nullcontext())
+        with device:
+            return jitted(*args)
+
+    def _run(self, mesh: jax.sharding.Mesh | None, *args: Any) -> Any:
+        """The traced computation (runs once per argument shape under jit)."""
+        sizes = self._sizes(args)
+        if mesh is not None:
+            meshes.check_divisible(sizes, self.resources, mesh)
+        leaves, in_tree = jax.tree_util.tree_flatten(args)
+        in_leaves = [_Leaf(m, w) for m, w in specs.leaf_mappings(self.in_spec, args, "in_axes")]
+        for leaf in in_leaves:
+            raise_problems(cooccurrence(leaf.mapping.names, self.resources),
+                           f"{leaf.where} = {leaf.mapping.text}")
+        self._check_parameters(args, sizes)
+
+        order = list(self.defined)
+        use_mesh = mesh is not None and bool(self.resources)
+        with _auto_mode(mesh if use_mesh else None):
+            closed, out_tree = _trace_body(self.fun, in_tree, leaves, in_leaves, sizes, order)
+        dummy = jax.tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+        out_leaves = [_Leaf(m, w) for m, w in specs.leaf_mappings(self.out_spec, dummy, "out_axes")]
+
+        body = self._replay(closed, out_leaves, sizes, use_mesh)
+        for depth in reversed(range(len(order))):
+            name, outer = order[depth], order[:depth]
+            body = jax.vmap(
+                body,
+                in_axes=tuple(specs.level_in_axis(leaf.mapping, name, outer) for leaf in in_leaves),
+                out_axes=tuple(specs.level_out_axis(leaf.mapping, name, outer) for leaf in out_leaves),
+                axis_name=name,
+                axis_size=sizes[name],
+                spmd_axis_name=self.resources.get(name) if use_mesh else None,
+            )
+        if use_mesh:
+            assert mesh is not None
+            ranks = [len(aval.shape) + len(leaf.mapping.entries)
+                     for aval, leaf in zip(closed.out_avals, out_leaves, strict=True)]
+            body = _partitioned(body, mesh, self.resources, in_leaves, out_leaves, ranks)
+        outs = list(body(*leaves))
+        return jax.tree_util.tree_unflatten(out_tree, outs)
+
+    def _sizes(self, args: tuple[Any, ...]) -> dict[str, int]:
+        """Every defined axis's size, from the arguments and axis_sizes (SC002/SC102/SC106)."""
+        _, found = apply_in_axes(self.in_spec, [specs.value_tree(a) for a in args], self.axis_sizes)
+        raise_problems(found.problems, "xmap")
+        sizes: dict[str, int] = {}
+        for name in self.defined:
+            size = found.sizes.get(name)
+            if not isinstance(size, int):
+                raise NamedAxisError("SC002", f"xmap cannot tell the size of named axis {name!r}; "
+                                     "give it in axis_sizes")
+            sizes[name] = size
+        return sizes
+
+    def _check_parameters(self, args: tuple[Any, ...], sizes: Mapping[str, int]) -> None:
+        """`fun`'s parameter annotations against what the body will see (SC103)."""
+        params, _ = signature_types(self.fun)
+        named_args, _ = apply_in_axes(self.in_spec, [specs.value_tree(a) for a in args], sizes)
+        bindings: dict[str, Dim] = {}
+        problems: list[Problem] = []
+        for index, ((name, declared), actual) in enumerate(zip(params, named_args, strict=False)):
+            if declared is not None and isinstance(actual, ArrayType):
+                what = f"argument {index + 1} ({name}) of {_name(self.fun)}"
+                problems += conform(declared, actual, bindings, what)
+        raise_problems(problems, "xmap")
+
+    def _replay(self, closed: Any, out_leaves: list[_Leaf], sizes: Mapping[str, int],
+                use_mesh: bool) -> Callable[..., tuple[Any, ...]]:
+        names = tuple(self.defined)
+        resources = self.resources
+        shared = _shares_mesh_axis(resources)
+        _, returns = signature_types(self.fun)
+
+        def observe(value: Any, eqn: Any) -> Any:
+            if not _is_array(value):
+                return value
+            if shared:
+                found = cooccurrence(named_shape(value, names), resources)
+                raise_problems(found, f"the value built at {location(eqn)}")
+            if use_mesh:
+                value = _constrain(value, PartitionSpec(*([None] * value.ndim)))
+            return value
+
+        def body(*per_example: Any) -> tuple[Any, ...]:
+            outs = evaluate(closed.jaxpr, closed.consts, per_example, observe)
+            problems: list[Problem] = []
+            for value, leaf in zip(outs, out_leaves, strict=True):
+                actual = specs.array_type(value, named_shape(value, names))
+                _, placed = apply_out_axes(leaf.mapping, actual, sizes, leaf.where)
+                problems += placed
+                if shared:
+                    problems += cooccurrence(actual.named_dict, resources)
+                if returns is not None and len(out_leaves) == 1:
+                    problems += conform(returns, actual, {}, f"the result of {_name(self.fun)}")
+            raise_problems(problems, "xmap result")
+            return tuple(outs)
+
+        return body
+
+
+def _tupled(in_axes: Any) -> Any:
+    """The removed xmap read a top-level list of mappings as the argument tuple; so do we."""
+    if isinstance(in_axes, list) and in_axes and not all(
+            isinstance(item, str) or item is None or item is Ellipsis for item in in_axes):
+        return tuple(in_axes)
+    return in_axes
+
+
+def _defined_axes(in_spec: SpecTree, axis_sizes: Mapping[str, int]) -> list[str]:
+    """Axis names in order of first mention: the vmap nesting order, outermost first."""
+    order: list[str] = []
+    for name, _ in spec_names(in_spec):
+        if name not in order:
+            order.append(name)
+    order += [name for name in axis_sizes if name not in order]
+    return order
+
+
+def _check_defined(out_spec: SpecTree, resources: Mapping[str, tuple[str, ...]], defined: list[str]) -> None:
+    """SC002: out_axes and axis_resources may only name axes that in_axes or axis_sizes define."""
+    known = ", ".join(repr(n) for n in defined) or "none"
+    for name, _ in spec_names(out_spec):
+        if name not in defined:
+            raise NamedAxisError("SC002", f"out_axes names axis {name!r}, which neither in_axes nor "
+                                 f"axis_sizes defines (defined: {known})")
+    for name in resources:
+        if name not in defined:
+            raise NamedAxisError("SC002", f"axis_resources maps axis {name!r}, which neither in_axes "
+                                 f"nor axis_sizes defines (defined: {known})")
+
+
+def _trace_body(fun: Callable[..., Any], in_tree: Any, leaves: Sequence[Any], in_leaves: Sequence[_Leaf],
+                sizes: Mapping[str, int], order: Sequence[str]) -> tuple[Any, Any]:
+    """The body as a jaxpr over per-example values, with every named axis bound to its size."""
+    avals = []
+    for value, leaf in zip(leaves, in_leaves, strict=True):
+        dropped = {position for position, _ in leaf.mapping.entries}
+        shape = tuple(d for i, d in enumerate(jax.numpy.shape(value)) if i not in dropped)
+        aval = jax.typeof(value)
+        avals.append(jax.ShapeDtypeStruct(shape, aval.dtype, weak_type=aval.weak_type))
+    box: list[Any] = []
+
+    def flat_body(*flat: Any) -> list[Any]:
+        result = fun(*jax.tree_util.tree_unflatten(in_tree, flat))
+        outs, tree = jax.tree_util.tree_flatten(result)
+        box.append(tree)
+        return outs
+
+    closed = jax.make_jaxpr(flat_body, axis_env=[(name, sizes[name]) for name in order])(*avals)
+    return closed, box[-1]
+
+
+def _partitioned(body: Callable[..., Any], mesh: jax.sharding.Mesh, resources: Mapping[str, tuple[str, ...]],
+                 in_leaves: Sequence[_Leaf], out_leaves: Sequence[_Leaf], ranks: Sequence[int],
+                 ) -> Callable[..., Any]:
+    """`body` with inputs and outputs split over the mesh as their named dims say.
+
+    Sharding constraints are assertions on Explicit mesh axes, so with such axes the body runs
+    in Auto mode (`auto_axes`) and its results come back with the explicit shardings named.
+    """
+    out_specs = tuple(_placed_spec(leaf.mapping, rank, resources)
+                      for leaf, rank in zip(out_leaves, ranks, strict=True))
+
+    def constrained(*leaves: Any) -> tuple[Any, ...]:
+        leaves = tuple(_constrain(v, _placed_spec(leaf.mapping, v.ndim, resources))
+                       for v, leaf in zip(leaves, in_leaves, strict=True))
+        outs = body(*leaves)
+        return tuple(_constrain(v, spec) for v, spec in zip(outs, out_specs, strict=True))
+
+    explicit = _explicit_axes(mesh)
+    if not explicit:
+        return constrained
+    return jax.sharding.auto_axes(constrained, axes=explicit, out_sharding=out_specs)
+
+
+def _explicit_axes(mesh: jax.sharding.Mesh) -> tuple[str, ...]:
+    return tuple(name for name, kind in zip(mesh.axis_names, mesh.axis_types, strict=True)
+                 if kind == jax.sharding.AxisType.Explicit)
+
+
+def _auto_mode(mesh: jax.sharding.Mesh | None) -> contextlib.AbstractContextManager[Any]:
+    """Trace the body as `auto_axes` will replay it: the jaxpr's equations remember the mode."""
+    explicit = () if mesh is None else _explicit_axes(mesh)
+    if not explicit:
+        return contextlib.nullcontext()
+    auto = mesh.abstract_mesh.update_axis_types({name: jax.sharding.AxisType.Auto for name in explicit})
+    return jax.sharding.use_abstract_mesh(auto)
+
+
+def _placed_spec(mapping: AxisMapping, rank: int, resources: Mapping[str, tuple[str, ...]]) -> PartitionSpec:
+    """The partitioning of a positional array: mapped dims over their mesh axes, the rest whole."""
+    parts: list[Any] = [None] * rank
+    for position, name in mapping.entries:
+        axes = resources.get(name)
+        if axes and position < rank:
+            parts[position] = axes if len(axes) > 1 else axes[0]
+    return PartitionSpec(*parts)
+
+
+def _constrain(value: Any, spec: PartitionSpec) -> Any:
+    """Pin `value`'s sharding; the mesh is the one in scope (set_mesh or `with Mesh`)."""
+    if not _is_array(value):
+        return value
+    return jax.lax.with_sharding_constraint(value, spec)
+
+
+def _is_array(value: Any) -> bool:
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and hasattr(value, "ndim") and not jax.dtypes.issubdtype(
+        dtype, jax.dtypes.extended)
+
+
+def _shares_mesh_axis(resources: Mapping[str, tuple[str, ...]]) -> bool:
+    """Co-occurrence can only happen when two named axes share a mesh axis."""
+    seen: set[str] = set()
+    for axes in resources.values():
+        if seen & set(axes):
+            return True
+        seen |= set(axes)
+    return False
+
+
+def _name(fun: Callable[..., Any]) -> str:
+    return getattr(fun, "__name__", None) or type(fun).__name__
