@@ -1,0 +1,111 @@
+"""Reading annotations: which subscripts are ours, and what they say (never evaluated)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+import libcst as cst
+
+from shapecheck.analyzer.literals import to_lit
+from shapecheck.analyzer.values import Qual, Value
+from shapecheck.annotation import JAXTYPING_DTYPES, AnnotationError, parse_annotation, parse_jaxtyping
+from shapecheck.dtypes import DTYPE_NAMES
+from shapecheck.types import ArrayType
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """An annotation in our language's form with an error (SC001) at `node`."""
+
+    message: str
+    node: cst.CSTNode
+
+
+Resolve = Callable[[str], Value]
+
+
+def read_annotation(
+    node: cst.BaseExpression, resolve: Resolve, names: Collection[str],
+) -> ArrayType | Invalid | None:
+    """The array type an annotation expression declares; None when it is not ours."""
+    if isinstance(node, cst.SimpleString | cst.ConcatenatedString):
+        text = node.evaluated_value
+        if not isinstance(text, str):
+            return None
+        try:
+            inner = cst.parse_expression(text)
+        except cst.ParserSyntaxError:
+            return None
+        found = read_annotation(inner, resolve, names)
+        # Positions inside a string annotation are not the file's: blame the string.
+        return Invalid(found.message, node) if isinstance(found, Invalid) else found
+    if not isinstance(node, cst.Subscript):
+        return None
+    kind, dtype = _head(node.value, resolve, names)
+    if kind is None:
+        return None
+    elements = []
+    for element in node.slice:
+        if not isinstance(element.slice, cst.Index):
+            return Invalid("slices are not part of the annotation language", element)
+        elements.append(to_lit(element.slice.value))
+    parse = parse_annotation if kind == "shapecheck" else parse_jaxtyping
+    whole = to_lit(node)
+    result = parse(dtype, elements, whole)
+    if isinstance(result, AnnotationError):
+        origin = result.origin if isinstance(result.origin, cst.CSTNode) else node
+        return Invalid(result.message, origin)
+    return result
+
+
+def _head(base: cst.BaseExpression, resolve: Resolve, names: Collection[str]) -> tuple[str | None, str | None]:
+    """Which language a subscript base belongs to ('shapecheck' or 'jaxtyping') and its dtype."""
+    dotted = _dotted(base)
+    if dotted is None:
+        return None, None
+    root, _, last = dotted.rpartition(".")
+    value = resolve(dotted.split(".")[0]) if not root else None
+    qual = value.name if isinstance(value, Qual) else None
+    if root:
+        rooted = resolve(root.split(".")[0])
+        if isinstance(rooted, Qual):
+            qual = rooted.name + dotted[len(root.split(".")[0]):]
+    if qual is not None:
+        module, _, attr = qual.rpartition(".")
+        if module == "jaxtyping" and attr in JAXTYPING_DTYPES:
+            return "jaxtyping", JAXTYPING_DTYPES[attr]
+        if module.split(".")[0] == "shapecheck" and (attr in DTYPE_NAMES or attr == "Array"):
+            return "shapecheck", None if attr == "Array" else attr
+        if module.split(".")[0] in ("jax", "numpy", "typing", "jaxtyping", "collections"):
+            return None, None
+    if not root and last in names:
+        # Tutorial style: `f32 = ArrayType()` defined locally, or a configured alias.
+        return "shapecheck", None if last == "Array" else (last if last in DTYPE_NAMES else None)
+    return None, None
+
+
+def _dotted(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = _dotted(node.value)
+        return None if inner is None else f"{inner}.{node.attr.value}"
+    return None
+
+
+def annotation_subscripts(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """Every subscript nested in an annotation (`Callable[[f32[(3,)]], f32[()]]`), outermost first."""
+    found: list[cst.BaseExpression] = []
+
+    class _Visitor(cst.CSTVisitor):
+        def visit_Subscript(self, sub: cst.Subscript) -> bool:
+            found.append(sub)
+            return True
+
+        def visit_SimpleString(self, string: cst.SimpleString) -> bool:
+            found.append(string)
+            return False
+
+    node.visit(_Visitor())
+    return found

@@ -1,0 +1,57 @@
+"""What surrounds the code being analysed: bound axis names, resources, the mesh."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+from shapecheck.analyzer.values import Mesh
+from shapecheck.dims import Dim
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """The analysis context of one function body or module.
+
+    `bound` is None when it is unknown which maps enclose the code (a function analysed on
+    its own may be called inside any map), and then SC202 cannot be certain.
+    """
+
+    bound: frozenset[str] | None = None
+    sizes: tuple[tuple[str, Dim], ...] = ()
+    resources: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    resource_notes: tuple[tuple[str, cst.CSTNode], ...] = field(default=(), compare=False, hash=False)
+    mesh: Mesh | None = None
+    hidden: frozenset[str] = frozenset()  # vmap axes: invisible to annotations
+    depth: int = 0
+
+    @property
+    def resource_map(self) -> dict[str, tuple[str, ...]]:
+        return dict(self.resources)
+
+    def size_of(self, axis: str) -> Dim:
+        return dict(self.sizes).get(axis)
+
+    def with_mesh(self, mesh: Mesh | None) -> Context:
+        return replace(self, mesh=mesh)
+
+    def enter_map(
+        self, names: dict[str, Dim], resources: dict[str, tuple[str, ...]] | None = None,
+        notes: tuple[tuple[str, cst.CSTNode], ...] = (), hidden: frozenset[str] = frozenset(),
+    ) -> Context:
+        bound = None if self.bound is None else self.bound | frozenset(names)
+        sizes = dict(self.sizes)
+        sizes.update(names)
+        merged = dict(self.resources)
+        merged.update(resources or {})
+        return Context(
+            bound, tuple(sorted(sizes.items())), tuple(sorted(merged.items())),
+            self.resource_notes + notes, self.mesh, self.hidden | hidden, self.depth + 1,
+        )
+
+    def deeper(self) -> Context:
+        return replace(self, depth=self.depth + 1)
+
+    def key(self) -> tuple[object, ...]:
+        return (self.bound, self.sizes, self.resources, self.mesh, self.hidden)

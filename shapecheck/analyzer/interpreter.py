@@ -1,0 +1,824 @@
+"""The abstract interpreter: walks a module's statements and expressions, tracking values.
+
+It holds no shape rule: operations on arrays go to the algebra through the library handlers,
+and annotations to the annotation parser. Unknown things stay unknown (None) and are never
+reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from shapecheck.algebra.conformance import Bindings, conform, substitute
+from shapecheck.algebra.resources import cooccurrence
+from shapecheck.analyzer.annotations import Invalid, annotation_subscripts, read_annotation
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.literals import to_lit
+from shapecheck.analyzer.qualnames import canonical
+from shapecheck.analyzer.report import Reporter
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import (
+    BoundMethod, Const, Dict, Function, Mesh, MeshContext, Partial, Qual, Seq, Value, Vmap, Xmap, as_int, join,
+)
+from shapecheck.literal import Lit
+from shapecheck.types import ArrayType
+
+MAX_DEPTH = 12  # nested analyses (calls within calls) before results are left unknown
+
+
+@dataclass(slots=True)
+class CallArgs:
+    """A call's evaluated arguments with the nodes they came from."""
+
+    node: cst.CSTNode
+    args: list[Value] = field(default_factory=list)
+    arg_nodes: list[cst.CSTNode] = field(default_factory=list)
+    kwargs: dict[str, Value] = field(default_factory=dict)
+    kwarg_nodes: dict[str, cst.CSTNode] = field(default_factory=dict)
+    raw_args: list[cst.BaseExpression] = field(default_factory=list)
+    raw_kwargs: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    opaque: bool = False  # *args or **kwargs the interpreter could not expand
+    name: str = ""  # the canonical name of the API called (`jax.numpy.sum`, `method:sum`)
+
+    @property
+    def short_name(self) -> str:
+        return self.name.rpartition(":")[2].rpartition(".")[2]
+
+    def get(self, index: int, name: str | None = None) -> Value:
+        if index < len(self.args):
+            return self.args[index]
+        return self.kwargs.get(name) if name else None
+
+    def has(self, index: int, name: str | None = None) -> bool:
+        return index < len(self.args) or (name is not None and name in self.kwargs)
+
+    def node_of(self, index: int, name: str | None = None) -> cst.CSTNode:
+        if index < len(self.arg_nodes):
+            return self.arg_nodes[index]
+        if name and name in self.kwarg_nodes:
+            return self.kwarg_nodes[name]
+        return self.node
+
+    def expr_of(self, index: int, name: str | None = None) -> cst.BaseExpression | None:
+        if index < len(self.raw_args):
+            return self.raw_args[index]
+        if name:
+            return self.raw_kwargs.get(name)
+        return None
+
+
+Handler = Callable[["Interpreter", CallArgs, Context, Scope], Value]
+
+
+class _Return(Exception):
+    """Unused marker kept out of the hot path: returns are collected, not raised."""
+
+
+@dataclass(slots=True)
+class Frame:
+    """One function analysis in progress: what it returns, and its signature's bindings."""
+
+    function: Function | None
+    returns: list[Value] = field(default_factory=list)
+    declared_return: ArrayType | None = None
+    bindings: Bindings = field(default_factory=dict)
+    returned_node: cst.CSTNode | None = None
+
+
+class Interpreter:
+    """Analyses one module. `handlers` maps canonical qualified names to library rules."""
+
+    def __init__(
+        self, module: cst.Module, module_name: str, reporter: Reporter,
+        handlers: dict[str, Handler], methods: dict[str, Handler],
+        annotation_names: frozenset[str], types: dict[int, tuple[cst.CSTNode, ArrayType]] | None = None,
+    ) -> None:
+        self.module = module
+        self.module_name = module_name
+        self.reporter = reporter
+        self.handlers = handlers
+        self.methods = methods
+        self.annotation_names = annotation_names
+        self.functions: list[Function] = []
+        self.analysed: set[int] = set()
+        self.cache: dict[tuple[object, ...], Value] = {}
+        self.active: set[tuple[object, ...]] = set()
+        self.frames: list[Frame] = []
+        self.types = types  # node id -> (node, type) of array-valued expressions, for hover
+        self.scope = Scope(None, module_name)
+        self._module_literals: dict[str, Lit] = {}
+
+    # ---------------------------------------------------------------- module
+
+    def run(self) -> None:
+        ctx = Context(bound=frozenset())
+        self.frames.append(Frame(None))
+        self.exec_block(self.module.body, self.scope, ctx)
+        self.frames.pop()
+        # Every function is also analysed on its own, with its declared (or unknown) argument
+        # types, so code that no checked call reaches is still checked.
+        index = 0
+        while index < len(self.functions):
+            function = self.functions[index]
+            index += 1
+            if id(function.node) not in self.analysed:
+                self.analyse_alone(function)
+
+    def analyse_alone(self, function: Function) -> None:
+        params = _params(function.node)
+        args: list[Value] = []
+        for param in params.params + params.kwonly_params:
+            args.append(None)
+        self.call_function(function, CallArgs(function.node), Context(), alone=True)
+
+    # ---------------------------------------------------------------- statements
+
+    def exec_block(self, body: Sequence[cst.CSTNode], scope: Scope, ctx: Context) -> None:
+        for statement in body:
+            self.exec_statement(statement, scope, ctx)
+
+    def exec_statement(self, node: cst.CSTNode, scope: Scope, ctx: Context) -> None:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.exec_small(small, scope, ctx)
+        elif isinstance(node, cst.FunctionDef):
+            self.define_function(node, scope, ctx)
+        elif isinstance(node, cst.If):
+            self.exec_if(node, scope, ctx)
+        elif isinstance(node, cst.For | cst.While):
+            self.exec_loop(node, scope, ctx)
+        elif isinstance(node, cst.With):
+            self.exec_with(node, scope, ctx)
+        elif isinstance(node, cst.Try | cst.TryStar):
+            self.exec_try(node, scope, ctx)
+        elif isinstance(node, cst.ClassDef):
+            self.exec_class(node, scope, ctx)
+        elif isinstance(node, cst.IndentedBlock):
+            self.exec_block(node.body, scope, ctx)
+        # match statements and anything else: names they bind read as unknown
+        elif isinstance(node, cst.Match):
+            for name in _assigned_names(node):
+                scope.bind(name, None)
+
+    def exec_small(self, node: cst.BaseSmallStatement, scope: Scope, ctx: Context) -> None:
+        if isinstance(node, cst.Assign):
+            value = self.eval(node.value, scope, ctx)
+            for target in node.targets:
+                self.assign(target.target, value, scope, node.value)
+        elif isinstance(node, cst.AnnAssign):
+            self.exec_annassign(node, scope, ctx)
+        elif isinstance(node, cst.AugAssign):
+            self.exec_augassign(node, scope, ctx)
+        elif isinstance(node, cst.Expr):
+            self.eval(node.value, scope, ctx)
+        elif isinstance(node, cst.Return):
+            self.exec_return(node, scope, ctx)
+        elif isinstance(node, cst.Import):
+            for alias in node.names:
+                full = _dotted(alias.name)
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    scope.bind(alias.asname.name.value, Qual(full))
+                else:
+                    root = full.split(".")[0]
+                    scope.bind(root, Qual(root))
+        elif isinstance(node, cst.ImportFrom):
+            self.exec_import_from(node, scope)
+        elif isinstance(node, cst.Global | cst.Nonlocal):
+            for item in node.names:
+                scope.bind(item.name.value, None)
+        elif isinstance(node, cst.Del):
+            for name in _target_names(node.target):
+                scope.bind(name, None)
+
+    def exec_import_from(self, node: cst.ImportFrom, scope: Scope) -> None:
+        if node.relative or node.module is None:
+            module = None
+        else:
+            module = _dotted(node.module)
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = _dotted(alias.name)
+            local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
+            scope.bind(local, Qual(f"{module}.{name}") if module else None)
+
+    def exec_annassign(self, node: cst.AnnAssign, scope: Scope, ctx: Context) -> None:
+        declared = self.annotation(node.annotation.annotation, scope)
+        if node.value is None:
+            if isinstance(node.target, cst.Name):
+                scope.bind(node.target.value, declared)
+            return
+        value = self.eval(node.value, scope, ctx)
+        if isinstance(declared, ArrayType):
+            if isinstance(value, ArrayType):
+                what = f"`{_code(node.target)}`"
+                self.reporter.problems(
+                    conform(declared, _visible(value, ctx), {}, what), node.value)
+                value = _prefer(declared, value)
+            else:
+                value = declared
+        self.assign(node.target, value, scope, node.value)
+
+    def exec_augassign(self, node: cst.AugAssign, scope: Scope, ctx: Context) -> None:
+        binary = cst.BinaryOperation(left=node.target, operator=_AUG.get(type(node.operator), cst.Add()),
+                                     right=node.value)
+        left = self.eval(node.target, scope, ctx)
+        right = self.eval(node.value, scope, ctx)
+        value = self.binary(node, type(binary.operator), left, right, node.target, node.value, ctx)
+        self.assign(node.target, value, scope, node.value)
+
+    def exec_return(self, node: cst.Return, scope: Scope, ctx: Context) -> None:
+        value = self.eval(node.value, scope, ctx) if node.value is not None else Const(None)
+        frame = self.frames[-1]
+        if frame.declared_return is not None and isinstance(value, ArrayType) and node.value is not None:
+            name = frame.function.name if frame.function else "the function"
+            self.reporter.problems(
+                conform(frame.declared_return, _visible(value, ctx), frame.bindings,
+                        f"the value {name} returns"),
+                node.value)
+        frame.returns.append(value)
+
+    def exec_if(self, node: cst.If, scope: Scope, ctx: Context) -> None:
+        self.eval(node.test, scope, ctx)
+        before = scope.snapshot()
+        self.exec_block(node.body.body, scope, ctx)
+        after_body = scope.snapshot()
+        scope.restore(dict(before))
+        if isinstance(node.orelse, cst.If):
+            self.exec_if(node.orelse, scope, ctx)
+        elif isinstance(node.orelse, cst.Else):
+            self.exec_block(node.orelse.body.body, scope, ctx)
+        after_else = scope.snapshot()
+        scope.restore(_merge(after_body, after_else))
+
+    def exec_loop(self, node: cst.For | cst.While, scope: Scope, ctx: Context) -> None:
+        # A loop body may run many times: what it rebinds is unknown on entry and after.
+        for name in _assigned_names(node.body):
+            scope.bind(name, None)
+        if isinstance(node, cst.For):
+            iterated = self.eval(node.iter, scope, ctx)
+            item: Value = None
+            if isinstance(iterated, Seq) and iterated.items:
+                item = iterated.items[0]
+                for other in iterated.items[1:]:
+                    item = join(item, other)
+            self.assign(node.target, item, scope, node.iter)
+        else:
+            self.eval(node.test, scope, ctx)
+        self.exec_block(node.body.body, scope, ctx)
+        for name in _assigned_names(node.body):
+            scope.bind(name, None)
+        if isinstance(node, cst.For):
+            for name in _target_names(node.target):
+                scope.bind(name, None)
+        if node.orelse is not None:
+            self.exec_block(node.orelse.body.body, scope, ctx)
+
+    def exec_with(self, node: cst.With, scope: Scope, ctx: Context) -> None:
+        inner = ctx
+        for item in node.items:
+            value = self.eval(item.item, scope, ctx)
+            if isinstance(value, MeshContext):
+                inner = inner.with_mesh(value.mesh)
+                value = value.mesh
+            elif isinstance(value, Mesh):
+                inner = inner.with_mesh(value)
+            if item.asname is not None:
+                self.assign(item.asname.name, value, scope, item.item)
+        self.exec_block(node.body.body, scope, inner)
+
+    def exec_try(self, node: cst.Try | cst.TryStar, scope: Scope, ctx: Context) -> None:
+        before = scope.snapshot()
+        self.exec_block(node.body.body, scope, ctx)
+        merged = _merge(before, scope.snapshot())
+        for handler in node.handlers:
+            scope.restore(dict(merged))
+            if handler.name is not None:
+                self.assign(handler.name.name, None, scope, handler)
+            self.exec_block(handler.body.body, scope, ctx)
+            merged = _merge(merged, scope.snapshot())
+        scope.restore(merged)
+        if node.orelse is not None:
+            self.exec_block(node.orelse.body.body, scope, ctx)
+        if node.finalbody is not None:
+            self.exec_block(node.finalbody.body.body, scope, ctx)
+
+    def exec_class(self, node: cst.ClassDef, scope: Scope, ctx: Context) -> None:
+        body_scope = scope.child()
+        self.exec_block(node.body.body, body_scope, ctx)
+        scope.bind(node.name.value, None)
+
+    def define_function(self, node: cst.FunctionDef, scope: Scope, ctx: Context) -> None:
+        function = Function(node, scope, self.module_name, node.name.value)
+        self.functions.append(function)
+        self.check_signature_annotations(node, scope)
+        value: Value = function
+        for decorator in reversed(node.decorators):
+            decorator_value = self.eval(decorator.decorator, scope, ctx)
+            value = self.apply_decorator(decorator_value, value, decorator, ctx, scope)
+        scope.bind(node.name.value, value)
+
+    def apply_decorator(self, decorator: Value, value: Value, node: cst.Decorator, ctx: Context,
+                        scope: Scope) -> Value:
+        if isinstance(decorator, Qual | Partial):
+            call = CallArgs(node, [value], [node.decorator])
+            return self.call(decorator, call, ctx, scope)
+        return None
+
+    def check_signature_annotations(self, node: cst.FunctionDef, scope: Scope) -> None:
+        params = node.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.annotation is not None:
+                self.annotation(param.annotation.annotation, scope)
+        if node.returns is not None:
+            self.annotation(node.returns.annotation, scope)
+
+    # ---------------------------------------------------------------- annotations
+
+    def annotation(self, node: cst.BaseExpression, scope: Scope) -> ArrayType | None:
+        """The array type `node` declares, reporting SC001 for malformed ones (nested ones too)."""
+        result = read_annotation(node, scope.lookup, self.annotation_names)
+        if isinstance(result, Invalid):
+            self.reporter.add(result.node, "SC001", f"invalid annotation: {result.message}")
+            return None
+        if result is None:
+            for inner in annotation_subscripts(node)[1:] if isinstance(node, cst.Subscript) else ():
+                found = read_annotation(inner, scope.lookup, self.annotation_names)
+                if isinstance(found, Invalid):
+                    self.reporter.add(found.node, "SC001", f"invalid annotation: {found.message}")
+        return result
+
+    # ---------------------------------------------------------------- assignment
+
+    def assign(self, target: cst.BaseExpression, value: Value, scope: Scope, source: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            scope.bind(target.value, value)
+            if scope.parent is None and isinstance(source, cst.BaseExpression):
+                self._module_literals[target.value] = to_lit(source, self.literal_lookup)
+        elif isinstance(target, cst.Tuple | cst.List):
+            elements = target.elements
+            items: list[Value]
+            if isinstance(value, Seq) and len(value.items) == len(elements) and not any(
+                isinstance(e, cst.StarredElement) for e in elements
+            ):
+                items = list(value.items)
+            else:
+                items = [None] * len(elements)
+            for element, item in zip(elements, items, strict=True):
+                inner = element.value
+                self.assign(inner, item, scope, source)
+        elif isinstance(target, cst.StarredElement):
+            self.assign(target.value, None, scope, source)
+        # attributes and subscripts: the interpreter does not track object state
+
+    def literal_lookup(self, name: str) -> Lit | None:
+        """Module-level names bound to literals (an in_axes spec assigned once, used later)."""
+        return self._module_literals.get(name)
+
+    # ---------------------------------------------------------------- expressions
+
+    def eval(self, node: cst.BaseExpression, scope: Scope, ctx: Context) -> Value:
+        method = _EVAL.get(type(node))
+        value = method(self, node, scope, ctx) if method is not None else None
+        if self.types is not None and isinstance(value, ArrayType):
+            self.types[id(node)] = (node, value)
+        return value
+
+    def eval_name(self, node: cst.Name, scope: Scope, ctx: Context) -> Value:
+        if node.value == "None":
+            return Const(None)
+        if node.value in ("True", "False"):
+            return Const(node.value == "True")
+        return scope.lookup(node.value)
+
+    def eval_int(self, node: cst.Integer, scope: Scope, ctx: Context) -> Value:
+        return Const(int(node.value.replace("_", ""), 0))
+
+    def eval_float(self, node: cst.Float, scope: Scope, ctx: Context) -> Value:
+        return Const(float(node.value.replace("_", "")))
+
+    def eval_string(self, node: cst.SimpleString | cst.ConcatenatedString, scope: Scope, ctx: Context) -> Value:
+        value = node.evaluated_value
+        return Const(value) if isinstance(value, str) else None
+
+    def eval_seq(self, node: cst.Tuple | cst.List, scope: Scope, ctx: Context) -> Value:
+        items: list[Value] = []
+        for element in node.elements:
+            if isinstance(element, cst.StarredElement):
+                inner = self.eval(element.value, scope, ctx)
+                if not isinstance(inner, Seq):
+                    return None
+                items.extend(inner.items)
+            else:
+                items.append(self.eval(element.value, scope, ctx))
+        return Seq(tuple(items), isinstance(node, cst.List), to_lit(node, self.literal_lookup))
+
+    def eval_dict(self, node: cst.Dict, scope: Scope, ctx: Context) -> Value:
+        items: list[tuple[Value, Value]] = []
+        for element in node.elements:
+            if not isinstance(element, cst.DictElement):
+                return None
+            items.append((self.eval(element.key, scope, ctx), self.eval(element.value, scope, ctx)))
+        return Dict(tuple(items), to_lit(node, self.literal_lookup))
+
+    def eval_attribute(self, node: cst.Attribute, scope: Scope, ctx: Context) -> Value:
+        base = self.eval(node.value, scope, ctx)
+        attr = node.attr.value
+        if isinstance(base, Qual):
+            return Qual(f"{base.name}.{attr}")
+        if isinstance(base, ArrayType):
+            handler = self.methods.get(f"attr:{attr}")
+            if handler is not None:
+                return handler(self, CallArgs(node, [base], [node.value]), ctx, scope)
+            if f"method:{attr}" in self.methods:
+                return BoundMethod(base, attr)
+        if isinstance(base, Seq | Dict) and attr in ("count", "index", "items", "keys", "values"):
+            return None
+        return None
+
+    def eval_binary(self, node: cst.BinaryOperation, scope: Scope, ctx: Context) -> Value:
+        left = self.eval(node.left, scope, ctx)
+        right = self.eval(node.right, scope, ctx)
+        return self.binary(node, type(node.operator), left, right, node.left, node.right, ctx)
+
+    def binary(self, node: cst.CSTNode, operator: type, left: Value, right: Value,
+               left_node: cst.CSTNode, right_node: cst.CSTNode, ctx: Context) -> Value:
+        handler = self.handlers.get(f"operator:{operator.__name__}")
+        if handler is None:
+            return None
+        call = CallArgs(node, [left, right], [left_node, right_node])
+        result = handler(self, call, ctx, self.scope)
+        self.check_cooccurrence(result, (left, right), node, ctx)
+        return result
+
+    def eval_unary(self, node: cst.UnaryOperation, scope: Scope, ctx: Context) -> Value:
+        value = self.eval(node.expression, scope, ctx)
+        if isinstance(node.operator, cst.Not):
+            return None
+        if isinstance(value, ArrayType):
+            return value
+        if isinstance(value, Const) and isinstance(value.value, int | float) and not isinstance(value.value, bool):
+            if isinstance(node.operator, cst.Minus):
+                return Const(-value.value)
+            if isinstance(node.operator, cst.Plus):
+                return value
+        return None
+
+    def eval_comparison(self, node: cst.Comparison, scope: Scope, ctx: Context) -> Value:
+        left = self.eval(node.left, scope, ctx)
+        left_node: cst.CSTNode = node.left
+        result: Value = None
+        for target in node.comparisons:
+            right = self.eval(target.comparator, scope, ctx)
+            if isinstance(target.operator, cst.Is | cst.IsNot | cst.In | cst.NotIn):
+                result = None
+            else:
+                handler = self.handlers["operator:Comparison"]
+                result = handler(self, CallArgs(node, [left, right], [left_node, target.comparator]), ctx, scope)
+            left, left_node = right, target.comparator
+        return result if len(node.comparisons) == 1 else None
+
+    def eval_boolean(self, node: cst.BooleanOperation, scope: Scope, ctx: Context) -> Value:
+        self.eval(node.left, scope, ctx)
+        self.eval(node.right, scope, ctx)
+        return None
+
+    def eval_ifexp(self, node: cst.IfExp, scope: Scope, ctx: Context) -> Value:
+        self.eval(node.test, scope, ctx)
+        return join(self.eval(node.body, scope, ctx), self.eval(node.orelse, scope, ctx))
+
+    def eval_lambda(self, node: cst.Lambda, scope: Scope, ctx: Context) -> Value:
+        function = Function(node, scope, self.module_name, "<lambda>")
+        self.functions.append(function)
+        return function
+
+    def eval_namedexpr(self, node: cst.NamedExpr, scope: Scope, ctx: Context) -> Value:
+        value = self.eval(node.value, scope, ctx)
+        self.assign(node.target, value, scope, node.value)
+        return value
+
+    def eval_subscript(self, node: cst.Subscript, scope: Scope, ctx: Context) -> Value:
+        base = self.eval(node.value, scope, ctx)
+        handler = self.handlers.get("operator:Subscript")
+        if handler is None or base is None:
+            for element in node.slice:
+                if isinstance(element.slice, cst.Index):
+                    self.eval(element.slice.value, scope, ctx)
+            return None
+        return handler(self, CallArgs(node, [base], [node.value]), ctx, scope)
+
+    def eval_call(self, node: cst.Call, scope: Scope, ctx: Context) -> Value:
+        func = self.eval(node.func, scope, ctx)
+        call = CallArgs(node)
+        for arg in node.args:
+            value = self.eval(arg.value, scope, ctx)
+            if arg.star == "*":
+                if isinstance(value, Seq):
+                    call.args.extend(value.items)
+                    call.arg_nodes.extend([arg.value] * len(value.items))
+                    call.raw_args.extend([arg.value] * len(value.items))
+                else:
+                    call.opaque = True
+            elif arg.star == "**":
+                call.opaque = True
+            elif arg.keyword is not None:
+                call.kwargs[arg.keyword.value] = value
+                call.kwarg_nodes[arg.keyword.value] = arg.value
+                call.raw_kwargs[arg.keyword.value] = arg.value
+            else:
+                call.args.append(value)
+                call.arg_nodes.append(arg.value)
+                call.raw_args.append(arg.value)
+        if func is None:
+            for value in (*call.args, *call.kwargs.values()):
+                if isinstance(value, Function):
+                    # A function handed to code the checker cannot see: analysed on its own later.
+                    pass
+            return None
+        result = self.call(func, call, ctx, scope)
+        inputs = [v for v in (*call.args, *call.kwargs.values()) if isinstance(v, ArrayType)]
+        if isinstance(func, BoundMethod):
+            inputs.append(func.receiver)
+        self.check_cooccurrence(result, inputs, node, ctx)
+        return result
+
+    # ---------------------------------------------------------------- calls
+
+    def call(self, func: Value, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+        if isinstance(func, Qual):
+            call.name = canonical(func.name)
+            handler = self.handlers.get(call.name)
+            return handler(self, call, ctx, scope) if handler is not None else None
+        if isinstance(func, BoundMethod):
+            handler = self.methods.get(f"method:{func.name}")
+            if handler is None:
+                return None
+            bound = CallArgs(call.node, [func.receiver, *call.args], [call.node, *call.arg_nodes],
+                             call.kwargs, call.kwarg_nodes, [], call.raw_kwargs, call.opaque)
+            bound.raw_args = [None, *call.raw_args]  # type: ignore[list-item]
+            bound.name = f"method:{func.name}"
+            return handler(self, bound, ctx, scope)
+        if isinstance(func, Function):
+            if call.opaque:
+                return None
+            return self.call_function(func, call, ctx)
+        if isinstance(func, Partial):
+            merged = CallArgs(call.node, [*func.args, *call.args],
+                              [call.node] * len(func.args) + call.arg_nodes,
+                              {**dict(func.kwargs), **call.kwargs},
+                              {**{k: call.node for k, _ in func.kwargs}, **call.kwarg_nodes},
+                              [], dict(call.raw_kwargs), call.opaque)
+            return self.call(func.func, merged, ctx, scope)
+        if isinstance(func, Xmap | Vmap):
+            from shapecheck.analyzer.library.maps import call_map
+
+            return call_map(self, func, call, ctx, scope)
+        return None
+
+    def call_function(self, function: Function, call: CallArgs, ctx: Context, *, alone: bool = False,
+                      declared_args: bool = True) -> Value:
+        """Analyse `function` for these arguments (once per distinct argument types)."""
+        if ctx.depth > MAX_DEPTH:
+            return None
+        params = _params(function.node)
+        scope = function.scope.child()
+        bindings: Bindings = {}
+        positional = [*params.posonly_params, *params.params]
+        args = list(call.args)
+        for index, param in enumerate(positional):
+            name = param.name.value
+            declared = self._param_type(param, function.scope)
+            if index < len(args):
+                value, node = args[index], call.node_of(index)
+            elif name in call.kwargs:
+                value, node = call.kwargs[name], call.kwarg_nodes.get(name, call.node)
+            elif param.default is not None:
+                value, node = self.eval(param.default, function.scope, ctx), param.default
+            else:
+                value, node = None, call.node
+            scope.bind(name, self._bind_param(function, name, declared, value, node, bindings, ctx, alone))
+        if isinstance(params.star_arg, cst.Param):
+            rest = args[len(positional):]
+            scope.bind(params.star_arg.name.value, Seq(tuple(rest)) if not alone else None)
+        for param in params.kwonly_params:
+            name = param.name.value
+            declared = self._param_type(param, function.scope)
+            if name in call.kwargs:
+                value, node = call.kwargs[name], call.kwarg_nodes.get(name, call.node)
+            elif param.default is not None:
+                value, node = self.eval(param.default, function.scope, ctx), param.default
+            else:
+                value, node = None, call.node
+            scope.bind(name, self._bind_param(function, name, declared, value, node, bindings, ctx, alone))
+        if params.star_kwarg is not None:
+            scope.bind(params.star_kwarg.name.value, None)
+
+        declared_return = None
+        if isinstance(function.node, cst.FunctionDef) and function.node.returns is not None:
+            declared_return = read_annotation(function.node.returns.annotation, function.scope.lookup,
+                                              self.annotation_names)
+            if not isinstance(declared_return, ArrayType):
+                declared_return = None
+        arg_key = tuple(scope.bindings.items())
+        key = (id(function.node), _hashable(arg_key), ctx.key())
+        if key in self.cache:
+            return self._returned(self.cache[key], declared_return, bindings)
+        if key in self.active:
+            return self._returned(None, declared_return, bindings)  # recursion: cut off
+        self.active.add(key)
+        self.analysed.add(id(function.node))
+        frame = Frame(function, declared_return=declared_return, bindings=dict(bindings))
+        self.frames.append(frame)
+        try:
+            inner = ctx.deeper()
+            if isinstance(function.node, cst.Lambda):
+                frame.returns.append(self.eval(function.node.body, scope, inner))
+            else:
+                body = function.node.body
+                if isinstance(body, cst.IndentedBlock):
+                    self.exec_block(body.body, scope, inner)
+                else:
+                    for small in body.body:
+                        self.exec_small(small, scope, inner)
+        finally:
+            self.frames.pop()
+            self.active.discard(key)
+        result: Value = None
+        if frame.returns:
+            result = frame.returns[0]
+            for other in frame.returns[1:]:
+                result = join(result, other)
+        elif isinstance(function.node, cst.FunctionDef):
+            result = Const(None)
+        self.cache[key] = result
+        return self._returned(result, declared_return, bindings)
+
+    def _returned(self, inferred: Value, declared: ArrayType | None, bindings: Bindings) -> Value:
+        if declared is None:
+            return inferred
+        resolved = substitute(declared, bindings)
+        if isinstance(inferred, ArrayType):
+            return _prefer(resolved, inferred)
+        return resolved
+
+    def _param_type(self, param: cst.Param, scope: Scope) -> ArrayType | None:
+        if param.annotation is None:
+            return None
+        found = read_annotation(param.annotation.annotation, scope.lookup, self.annotation_names)
+        return found if isinstance(found, ArrayType) else None
+
+    def _bind_param(self, function: Function, name: str, declared: ArrayType | None, value: Value,
+                    node: cst.CSTNode, bindings: Bindings, ctx: Context, alone: bool) -> Value:
+        if declared is None:
+            return value
+        if isinstance(value, ArrayType) and not alone:
+            what = f"argument `{name}` of {function.name}"
+            self.reporter.problems(conform(declared, _visible(value, ctx), bindings, what), node)
+            # The body sees the declared type (its contract), with symbols the call bound.
+            return _prefer(substitute(declared, bindings), value)
+        return declared
+
+    def check_cooccurrence(self, result: Value, inputs: Iterable[Value], node: cst.CSTNode, ctx: Context) -> None:
+        """SC201 at the expression that first builds a value holding two co-mapped axes."""
+        if not ctx.resources or not isinstance(result, ArrayType):
+            return
+        resources = ctx.resource_map
+        problems = cooccurrence((name for name, _ in result.named), resources)
+        if not problems:
+            return
+        before = {tuple(sorted(p.axes)) for value in inputs if isinstance(value, ArrayType)
+                  for p in cooccurrence((name for name, _ in value.named), resources)}
+        fresh = [p for p in problems if tuple(sorted(p.axes)) not in before]
+        self.reporter.problems(fresh, node, notes=ctx.resource_notes)
+
+
+def _visible(value: ArrayType, ctx: Context) -> ArrayType:
+    """`value` as annotations see it: vmap's batch axes are invisible to the mapped function."""
+    if not ctx.hidden or not any(name in ctx.hidden for name, _ in value.named):
+        return value
+    return value.with_named((n, s) for n, s in value.named if n not in ctx.hidden)
+
+
+def _prefer(declared: ArrayType, inferred: ArrayType) -> ArrayType:
+    """The declared type, with what inference knows filling its unknown parts."""
+    if declared.is_anything:
+        return inferred if declared.dtype is None else inferred.with_dtype(declared.dtype)
+    if declared.ellipsis is None and inferred.ellipsis is None and len(declared.dims) == len(inferred.dims):
+        dims = tuple(d if isinstance(d, int) else (i if i is not None else d)
+                     for d, i in zip(declared.dims, inferred.dims, strict=True))
+        return ArrayType(declared.dtype or inferred.dtype, dims, declared.named, None, declared.named_open)
+    return declared
+
+
+def _hashable(items: object) -> object:
+    try:
+        hash(items)
+    except TypeError:
+        return object()  # unhashable arguments: never shares a cache entry
+    return items
+
+
+def _params(node: cst.FunctionDef | cst.Lambda) -> cst.Parameters:
+    return node.params
+
+
+def _merge(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
+    merged: dict[str, Value] = {}
+    for name in a.keys() | b.keys():
+        if name in a and name in b:
+            merged[name] = join(a[name], b[name])
+        else:
+            merged[name] = None
+    return merged
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def _target_names(node: cst.CSTNode) -> list[str]:
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, cst.Tuple | cst.List):
+        return [n for el in node.elements for n in _target_names(el.value)]
+    if isinstance(node, cst.StarredElement):
+        return _target_names(node.value)
+    return []
+
+
+def _assigned_names(node: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+
+    class _Visitor(cst.CSTVisitor):
+        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+            names.update(_target_names(target.target))
+
+        def visit_AnnAssign(self, target: cst.AnnAssign) -> None:
+            names.update(_target_names(target.target))
+
+        def visit_AugAssign(self, target: cst.AugAssign) -> None:
+            names.update(_target_names(target.target))
+
+        def visit_For(self, loop: cst.For) -> None:
+            names.update(_target_names(loop.target))
+
+        def visit_NamedExpr(self, expr: cst.NamedExpr) -> None:
+            names.update(_target_names(expr.target))
+
+        def visit_FunctionDef(self, fn: cst.FunctionDef) -> bool:
+            names.add(fn.name.value)
+            return False
+
+        def visit_ClassDef(self, cls: cst.ClassDef) -> bool:
+            names.add(cls.name.value)
+            return False
+
+        def visit_Lambda(self, fn: cst.Lambda) -> bool:
+            return False
+
+    node.visit(_Visitor())
+    return names
+
+
+_MODULE = cst.Module(body=[])
+
+
+def _code(node: cst.CSTNode) -> str:
+    return " ".join(_MODULE.code_for_node(node).split())
+
+
+_AUG: dict[type, cst.BaseBinaryOp] = {
+    cst.AddAssign: cst.Add(), cst.SubtractAssign: cst.Subtract(), cst.MultiplyAssign: cst.Multiply(),
+    cst.DivideAssign: cst.Divide(), cst.FloorDivideAssign: cst.FloorDivide(),
+    cst.ModuloAssign: cst.Modulo(), cst.PowerAssign: cst.Power(), cst.MatrixMultiplyAssign: cst.MatrixMultiply(),
+    cst.BitAndAssign: cst.BitAnd(), cst.BitOrAssign: cst.BitOr(), cst.BitXorAssign: cst.BitXor(),
+    cst.LeftShiftAssign: cst.LeftShift(), cst.RightShiftAssign: cst.RightShift(),
+}
+
+_EVAL: dict[type, Callable[[Interpreter, cst.BaseExpression, Scope, Context], Value]] = {
+    cst.Name: Interpreter.eval_name,  # type: ignore[dict-item]
+    cst.Integer: Interpreter.eval_int,  # type: ignore[dict-item]
+    cst.Float: Interpreter.eval_float,  # type: ignore[dict-item]
+    cst.SimpleString: Interpreter.eval_string,  # type: ignore[dict-item]
+    cst.ConcatenatedString: Interpreter.eval_string,  # type: ignore[dict-item]
+    cst.Tuple: Interpreter.eval_seq,  # type: ignore[dict-item]
+    cst.List: Interpreter.eval_seq,  # type: ignore[dict-item]
+    cst.Dict: Interpreter.eval_dict,  # type: ignore[dict-item]
+    cst.Attribute: Interpreter.eval_attribute,  # type: ignore[dict-item]
+    cst.BinaryOperation: Interpreter.eval_binary,  # type: ignore[dict-item]
+    cst.UnaryOperation: Interpreter.eval_unary,  # type: ignore[dict-item]
+    cst.Comparison: Interpreter.eval_comparison,  # type: ignore[dict-item]
+    cst.BooleanOperation: Interpreter.eval_boolean,  # type: ignore[dict-item]
+    cst.IfExp: Interpreter.eval_ifexp,  # type: ignore[dict-item]
+    cst.Lambda: Interpreter.eval_lambda,  # type: ignore[dict-item]
+    cst.NamedExpr: Interpreter.eval_namedexpr,  # type: ignore[dict-item]
+    cst.Subscript: Interpreter.eval_subscript,  # type: ignore[dict-item]
+    cst.Call: Interpreter.eval_call,  # type: ignore[dict-item]
+}

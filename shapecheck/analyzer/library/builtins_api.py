@@ -1,0 +1,72 @@
+"""The Python builtins that carry sizes: len, range, tuple, list, int, reversed, min, max."""
+
+from __future__ import annotations
+
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.interpreter import CallArgs, Interpreter
+from shapecheck.analyzer.library.registry import handles
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import Const, Devices, Seq, Value, as_int
+from shapecheck.types import ArrayType
+
+_MAX_RANGE = 64  # longer ranges are loops, not shapes: not worth tracking element by element
+
+
+@handles("builtins.len")
+def length(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.get(0)
+    if isinstance(value, Seq):
+        return Const(len(value.items))
+    if isinstance(value, ArrayType) and value.ellipsis is None and value.dims:
+        first = value.dims[0]
+        return Const(first) if isinstance(first, int) else None
+    if isinstance(value, Devices) and value.count is not None:
+        return Const(value.count)
+    return None
+
+
+@handles("builtins.range")
+def range_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    bounds = [as_int(arg) for arg in call.args]
+    if not bounds or any(b is None for b in bounds) or call.kwargs or bounds[-1] == 0 and len(bounds) == 3:
+        return None
+    values = range(*[b for b in bounds if b is not None])
+    if len(values) > _MAX_RANGE:
+        return None
+    return Seq(tuple(Const(v) for v in values), True)
+
+
+@handles("builtins.tuple", "builtins.list")
+def sequence(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.get(0)
+    if not call.args:
+        return Seq((), call.short_name == "list")
+    if isinstance(value, Seq):
+        return Seq(value.items, call.short_name == "list")
+    return None
+
+
+@handles("builtins.reversed")
+def reversed_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.get(0)
+    return Seq(value.items[::-1], True) if isinstance(value, Seq) else None
+
+
+@handles("builtins.int")
+def int_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = as_int(call.get(0))
+    return Const(value) if value is not None else None
+
+
+@handles("builtins.min", "builtins.max")
+def extreme(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    numbers = [as_int(arg) for arg in call.args]
+    if len(numbers) < 2 or any(n is None for n in numbers) or call.kwargs:
+        return None
+    known = [n for n in numbers if n is not None]
+    return Const(min(known) if call.short_name == "min" else max(known))
+
+
+@handles("builtins.print")
+def print_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return Const(None)

@@ -1,0 +1,133 @@
+"""Reading call arguments as shapes, axes and dtypes, and reporting against the right nodes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from shapecheck.algebra.outcome import Outcome
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.interpreter import CallArgs, Interpreter
+from shapecheck.analyzer.values import Const, Devices, DType, Qual, Seq, Value, as_int, as_str
+from shapecheck.dims import Dim
+from shapecheck.types import ArrayType, scalar
+
+_MODULE = cst.Module(body=[])
+
+DTYPE_ALIASES = {
+    "float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
+    "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "complex64": "c64", "complex128": "c128", "bool_": "bool_", "bool": "bool_",
+}
+
+
+def code_of(node: cst.CSTNode | None) -> str:
+    if node is None:
+        return "?"
+    text = " ".join(_MODULE.code_for_node(node).split())
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def labels(call: CallArgs, count: int | None = None) -> list[str]:
+    """Operand names for messages: the source text of each argument."""
+    nodes = call.arg_nodes if count is None else call.arg_nodes[:count]
+    return [f"`{code_of(node)}`" for node in nodes]
+
+
+def array(value: Value) -> ArrayType | None:
+    """An array-valued argument, with Python numbers as weak scalars."""
+    if isinstance(value, ArrayType):
+        return value
+    if isinstance(value, Const) and isinstance(value.value, int | float) and value.value is not None:
+        return scalar("bool_" if isinstance(value.value, bool) else None)
+    return None
+
+
+def shape(value: Value) -> tuple[Dim, ...] | None:
+    """A shape argument: an int or a tuple/list of ints (unknown entries become None)."""
+    size = as_int(value)
+    if size is not None:
+        return (size,)
+    if isinstance(value, Seq):
+        dims: list[Dim] = []
+        for item in value.items:
+            dims.append(as_int(item))
+        return tuple(dims)
+    return None
+
+
+def axes(value: Value) -> int | str | tuple[int | str, ...] | None | bool:
+    """An axis argument: int, name, or tuple of them. False when it cannot be read."""
+    if value is None:
+        return False
+    if isinstance(value, Const):
+        if value.value is None:
+            return None
+        if isinstance(value.value, int | str) and not isinstance(value.value, bool):
+            return value.value
+        return False
+    if isinstance(value, Seq):
+        items: list[int | str] = []
+        for item in value.items:
+            single = as_int(item)
+            name = as_str(item)
+            if single is not None:
+                items.append(single)
+            elif name is not None:
+                items.append(name)
+            else:
+                return False
+        return tuple(items)
+    return False
+
+
+def axis_names(value: int | str | tuple[int | str, ...] | None | bool) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, tuple):
+        return [a for a in value if isinstance(a, str)]
+    return []
+
+
+def dtype_arg(value: Value) -> str | None:
+    if isinstance(value, DType):
+        return value.name
+    if isinstance(value, Qual):
+        return DTYPE_ALIASES.get(value.name.rpartition(".")[2])
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return DTYPE_ALIASES.get(value.value)
+    return None
+
+
+def flag(value: Value, default: bool = False) -> bool | None:
+    if value is None:
+        return None
+    if isinstance(value, Const) and isinstance(value.value, bool):
+        return value.value
+    if isinstance(value, Const) and value.value is None:
+        return default
+    return None
+
+
+def finish(interp: Interpreter, outcome: Outcome, call: CallArgs, operand_nodes: Sequence[cst.CSTNode] = ()) -> ArrayType:
+    interp.reporter.problems(outcome.problems, call.node, operand_nodes or call.arg_nodes)
+    return outcome.type
+
+
+def check_bound(interp: Interpreter, names: Sequence[str], call: CallArgs, ctx: Context,
+                node: cst.CSTNode, what: str) -> None:
+    """SC202: an axis name used where no enclosing map binds it (only when that is certain)."""
+    if ctx.bound is None:
+        return
+    for name in names:
+        if name not in ctx.bound:
+            bound = ", ".join(repr(b) for b in sorted(ctx.bound)) or "none"
+            interp.reporter.add(
+                node, "SC202",
+                f"{what} names axis {name!r}, which no enclosing xmap/vmap binds (bound here: {bound})")
+
+
+def devices_count(value: Value) -> int | None:
+    return value.count if isinstance(value, Devices) else None

@@ -1,0 +1,332 @@
+"""Maps that bind axis names: xmap, vmap, pmap; and transforms that keep a function's meaning."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from shapecheck.algebra.axis_mapping import (
+    AxisMapping, SpecTree, ValueTree, apply_in_axes, apply_out_axes, parse_axis_spec, spec_names,
+)
+from shapecheck.algebra.outcome import Problem
+from shapecheck.algebra.resources import cooccurrence, divisibility, unknown_resources
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.interpreter import CallArgs, Interpreter
+from shapecheck.analyzer.library.registry import handles
+from shapecheck.analyzer.qualnames import PARTIAL, PMAP, VMAP, XMAP
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import Const, Dict, Function, Partial, Seq, Value, Vmap, Xmap, as_int, as_str
+from shapecheck.dims import Dim
+from shapecheck.literal import Kind, Lit
+from shapecheck.types import ArrayType
+
+
+@handles(PARTIAL)
+def partial(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if not call.args or call.opaque:
+        return None
+    return Partial(call.args[0], tuple(call.args[1:]), tuple(call.kwargs.items()))
+
+
+@handles("jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call", "jax.experimental.pjit.pjit",
+         "jax.custom_jvp", "jax.custom_vjp", "functools.wraps", "jax.ad_checkpoint.checkpoint")
+def same_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    # jit and friends change how a function runs, never the shapes it computes.
+    fun = call.get(0, "fun")
+    return fun if isinstance(fun, Function | Partial | Xmap | Vmap) else None
+
+
+# ---------------------------------------------------------------- xmap
+
+
+@handles(XMAP)
+def xmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if call.opaque:
+        return None
+    fun = call.get(0, "fun")
+    in_expr = call.expr_of(1, "in_axes")
+    out_expr = call.expr_of(2, "out_axes")
+    in_lit = _lit(interp, call.get(1, "in_axes"), in_expr)
+    out_lit = _lit(interp, call.get(2, "out_axes"), out_expr)
+    sizes, size_nodes = _axis_sizes(interp, call)
+    resources, resource_nodes = _resources(interp, call)
+    node = call.node
+    assert isinstance(node, cst.Call)
+    result = Xmap(fun, in_lit, out_lit, sizes, size_nodes, resources, resource_nodes, node)
+    _check_definition(interp, result)
+    return result
+
+
+def _lit(interp: Interpreter, value: Value, expr: cst.BaseExpression | None) -> Lit | None:
+    if isinstance(value, Seq | Dict) and value.lit is not None:
+        return value.lit
+    if expr is None:
+        return None
+    from shapecheck.analyzer.literals import to_lit
+
+    lit = to_lit(expr, interp.literal_lookup)
+    return None if lit.kind in (Kind.NAME, Kind.OTHER) else lit
+
+
+def _axis_sizes(interp: Interpreter, call: CallArgs) -> tuple[dict[str, Any], dict[str, cst.CSTNode]]:
+    value = call.kwargs.get("axis_sizes")
+    sizes: dict[str, Any] = {}
+    nodes: dict[str, cst.CSTNode] = {}
+    if isinstance(value, Dict) and value.lit is not None:
+        for (key, size), (key_lit, size_lit) in zip(value.items, value.lit.pairs, strict=True):
+            name = as_str(key)
+            if name is None:
+                if key is not None:
+                    interp.reporter.add(key_lit.origin or call.node, "SC002",
+                                        f"axis_sizes: axis name `{key_lit.describe()}` must be a string")
+                continue
+            number = as_int(size)
+            if number is not None and number < 0 or isinstance(size, Const) and not isinstance(size.value, int):
+                interp.reporter.add(size_lit.origin or call.node, "SC002",
+                                    f"axis_sizes[{name!r}] must be a non-negative int; got {size_lit.describe()}")
+                continue
+            sizes[name] = number
+            nodes[name] = size_lit.origin if isinstance(size_lit.origin, cst.CSTNode) else call.node
+    return sizes, nodes
+
+
+def _resources(interp: Interpreter, call: CallArgs) -> tuple[dict[str, tuple[str, ...]], dict[str, cst.CSTNode]]:
+    value = call.kwargs.get("axis_resources")
+    resources: dict[str, tuple[str, ...]] = {}
+    nodes: dict[str, cst.CSTNode] = {}
+    if not isinstance(value, Dict) or value.lit is None:
+        return resources, nodes
+    for (key, target), (key_lit, target_lit) in zip(value.items, value.lit.pairs, strict=True):
+        name = as_str(key)
+        origin = target_lit.origin if isinstance(target_lit.origin, cst.CSTNode) else call.node
+        if name is None:
+            continue
+        single = as_str(target)
+        if single is not None:
+            resources[name] = (single,)
+        elif isinstance(target, Seq) and all(as_str(item) is not None for item in target.items):
+            resources[name] = tuple(as_str(item) or "" for item in target.items)
+        elif target is not None:
+            interp.reporter.add(origin, "SC002", f"axis_resources[{name!r}] must be a mesh axis name or a "
+                                f"tuple of them; got {target_lit.describe()}")
+            continue
+        else:
+            continue
+        nodes[name] = origin
+    return resources, nodes
+
+
+def _parse(lit: Lit | None, what: str, interp: Interpreter) -> SpecTree | None:
+    if lit is None:
+        return None
+    tree, problems = parse_axis_spec(lit, what)
+    interp.reporter.problems(problems, lit.origin if isinstance(lit.origin, cst.CSTNode) else cst.Name("?"))
+    return tree
+
+
+def _check_definition(interp: Interpreter, xm: Xmap) -> None:
+    """SC002 for what is wrong with the xmap whatever its arguments: spec syntax, undefined names."""
+    in_tree = _parse(xm.in_axes, "in_axes", interp)
+    out_tree = _parse(xm.out_axes, "out_axes", interp)
+    if xm.in_axes is None:
+        return
+    defined = {name for name, _ in spec_names(in_tree)} | set(xm.axis_sizes)
+    if in_tree is None:
+        return
+    for name, mapping in spec_names(out_tree):
+        if name not in defined:
+            interp.reporter.add(
+                _node(mapping, xm.node), "SC002",
+                f"out_axes uses axis {name!r}, which neither in_axes nor axis_sizes defines "
+                f"(defined: {', '.join(repr(d) for d in sorted(defined)) or 'none'})")
+    for name, node in xm.resource_nodes.items():
+        if name not in defined:
+            interp.reporter.add(
+                node, "SC002",
+                f"axis_resources maps {name!r}, which neither in_axes nor axis_sizes defines")
+
+
+def _node(mapping: AxisMapping, default: cst.CSTNode) -> cst.CSTNode:
+    return mapping.origin if isinstance(mapping.origin, cst.CSTNode) else default
+
+
+def _value_tree(value: Value) -> ValueTree:
+    if isinstance(value, ArrayType):
+        return value
+    if isinstance(value, Const) and isinstance(value.value, int | float) and not isinstance(value.value, bool):
+        return ArrayType(None, ())
+    if isinstance(value, Seq):
+        return tuple(_value_tree(item) for item in value.items)
+    if isinstance(value, Dict):
+        items = {}
+        for key, item in value.items:
+            name = as_str(key)
+            if name is None:
+                return None
+            items[name] = _value_tree(item)
+        return items
+    return None
+
+
+def _to_value(tree: ValueTree) -> Value:
+    if isinstance(tree, ArrayType):
+        return tree
+    if isinstance(tree, tuple):
+        return Seq(tuple(_to_value(item) for item in tree))
+    if isinstance(tree, dict):
+        return Dict(tuple((Const(k), _to_value(v)) for k, v in tree.items()))
+    return None
+
+
+def call_map(interp: Interpreter, fn: Xmap | Vmap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if call.opaque:
+        return None
+    if isinstance(fn, Vmap):
+        return _call_vmap(interp, fn, call, ctx, scope)
+    return _call_xmap(interp, fn, call, ctx, scope)
+
+
+def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    muted = interp.reporter.muted
+    interp.reporter.muted += 1  # spec syntax was reported when the xmap was built
+    try:
+        in_tree = _parse(xm.in_axes, "in_axes", interp)
+        out_tree = _parse(xm.out_axes, "out_axes", interp)
+    finally:
+        interp.reporter.muted = muted
+    if in_tree is None:
+        return None
+    args = [_value_tree(arg) for arg in call.args]
+    named_args, sizes = apply_in_axes(in_tree, args, xm.axis_sizes)
+    for problem in sizes.problems:
+        target: cst.CSTNode = call.node
+        if isinstance(problem.origin, cst.CSTNode):
+            target = problem.origin
+        elif problem.operands and problem.operands[0] < len(call.arg_nodes):
+            target = call.arg_nodes[problem.operands[0]]
+        elif problem.code == "SC102" and problem.axes and str(problem.axes[0]) in xm.axis_sizes_nodes:
+            target = xm.axis_sizes_nodes[str(problem.axes[0])]
+        if problem.code == "SC102" and not problem.operands and problem.axes:
+            target = xm.axis_sizes_nodes.get(str(problem.axes[0]), target)
+        interp.reporter.add(target, problem.code, problem.message)
+    axis_sizes: dict[str, Dim] = dict(sizes.sizes)
+    _check_mesh(interp, xm, axis_sizes, ctx)
+    notes = (("the xmap is defined here", xm.node),) + tuple(
+        (f"axis_resources maps {name!r} to {', '.join(repr(r) for r in mesh)}", xm.resource_nodes[name])
+        for name, mesh in sorted(xm.resources.items()) if name in xm.resource_nodes)
+    # Values built straight from in_axes may already hold two co-mapped axes.
+    if xm.resources:
+        for arg_node, named in zip(call.arg_nodes, named_args, strict=False):
+            if isinstance(named, ArrayType):
+                interp.reporter.problems(cooccurrence((n for n, _ in named.named), xm.resources), arg_node,
+                                         notes=notes)
+    inner = ctx.enter_map(axis_sizes, xm.resources, notes)
+    # Inside the body one name has one size (xmap enforces it): a conflict is reported above,
+    # once, and the body sees the first size rather than echoing the conflict.
+    named_args = [_with_sizes(arg, axis_sizes) for arg in named_args]
+    body_call = CallArgs(call.node, [_to_value(v) for v in named_args], list(call.arg_nodes))
+    result = interp.call(xm.fun, body_call, inner, scope)
+    if out_tree is None:
+        return None
+    result_tree = _value_tree(result)
+    if result_tree is None and result is not None:
+        return None
+    placed, problems = apply_out_axes(out_tree, result_tree, axis_sizes)
+    fallback = xm.out_axes.origin if xm.out_axes is not None and isinstance(xm.out_axes.origin, cst.CSTNode) \
+        else xm.node
+    interp.reporter.problems(problems, fallback)
+    return _to_value(placed)
+
+
+def _with_sizes(tree: ValueTree, sizes: dict[str, Dim]) -> ValueTree:
+    if isinstance(tree, ArrayType):
+        return tree.with_named((n, sizes.get(n, s) if sizes.get(n) is not None else s) for n, s in tree.named)
+    if isinstance(tree, tuple):
+        return tuple(_with_sizes(item, sizes) for item in tree)
+    if isinstance(tree, dict):
+        return {k: _with_sizes(v, sizes) for k, v in tree.items()}
+    return tree
+
+
+def _check_mesh(interp: Interpreter, xm: Xmap, sizes: dict[str, Dim], ctx: Context) -> None:
+    mesh = ctx.mesh
+    if mesh is None or not xm.resources:
+        return
+    problems: list[Problem] = []
+    if mesh.names:
+        problems += unknown_resources(xm.resources, {name: size or 0 for name, size in mesh.axes})
+    problems += divisibility(sizes, xm.resources, mesh.shape)
+    for problem in problems:
+        name = str(problem.axes[0]) if problem.axes else ""
+        interp.reporter.add(xm.resource_nodes.get(name, xm.node), problem.code, problem.message)
+
+
+# ---------------------------------------------------------------- vmap / pmap
+
+
+@handles(VMAP, PMAP)
+def vmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if call.opaque:
+        return None
+    fun = call.get(0, "fun")
+    in_axes = call.get(1, "in_axes") if call.has(1, "in_axes") else Const(0)
+    out_axes = call.get(2, "out_axes") if call.has(2, "out_axes") else Const(0)
+    name = as_str(call.kwargs.get("axis_name")) if "axis_name" in call.kwargs else None
+    if name is None and call.short_name == "pmap" and len(call.args) > 1:
+        name = as_str(call.args[1])
+        in_axes = call.kwargs.get("in_axes", Const(0))
+    node = call.node
+    assert isinstance(node, cst.Call)
+    return Vmap(fun, in_axes, out_axes, name, as_int(call.kwargs.get("axis_size")), node, call.short_name)
+
+
+def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    # The mapped axis is a named axis inside (as in xmap), invisible to the function's annotations.
+    axis = vm.axis_name or f"<{vm.kind}@{id(vm.node)}>"
+    size: Dim = vm.axis_size
+    per_arg = vm.in_axes.items if isinstance(vm.in_axes, Seq) else (vm.in_axes,) * len(call.args)
+    if len(per_arg) != len(call.args):
+        return None
+    body_args: list[Value] = []
+    for arg, spec in zip(call.args, per_arg, strict=True):
+        position = as_int(spec)
+        if spec == Const(None):
+            body_args.append(arg)
+            continue
+        if not isinstance(arg, ArrayType) or position is None:
+            body_args.append(None)
+            continue
+        if arg.ellipsis is not None:
+            body_args.append(ArrayType(arg.dtype, (), arg.named + ((axis, None),), 0, True))
+            continue
+        rank = len(arg.dims)
+        if not -rank <= position < rank:
+            body_args.append(None)
+            continue
+        position %= rank
+        dim = arg.dims[position]
+        size = dim if size is None else size
+        named = dict(arg.named)
+        named[axis] = dim
+        body_args.append(ArrayType(arg.dtype, arg.dims[:position] + arg.dims[position + 1:],
+                                   tuple(sorted(named.items())), None, arg.named_open))
+    hidden = frozenset({axis})
+    inner = ctx.enter_map({axis: size}, hidden=hidden)
+    result = interp.call(vm.fun, CallArgs(call.node, body_args, list(call.arg_nodes)), inner, scope)
+    position = as_int(vm.out_axes)
+    if vm.out_axes == Const(None):
+        return result if isinstance(result, ArrayType) else None
+    if not isinstance(result, ArrayType) or position is None:
+        return None
+    named = result.named_dict
+    own = named.pop(axis, size)
+    if result.ellipsis is not None:
+        return ArrayType(result.dtype, (), tuple(sorted(named.items())), 0, result.named_open)
+    rank = len(result.dims) + 1
+    if not -rank <= position < rank:
+        return None
+    dims = list(result.dims)
+    dims.insert(position % rank, own)
+    return ArrayType(result.dtype, tuple(dims), tuple(sorted(named.items())), None, result.named_open)
+

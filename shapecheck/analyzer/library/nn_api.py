@@ -1,0 +1,85 @@
+"""jax.nn: activations, one_hot with named axes, softmax and logsumexp over names."""
+
+from __future__ import annotations
+
+from shapecheck.algebra import reduction
+from shapecheck.algebra.outcome import normalize_axis, out_of_range
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.interpreter import CallArgs, Interpreter
+from shapecheck.analyzer.library.common import axes, axis_names, check_bound, dtype_arg, finish
+from shapecheck.analyzer.library.numpy_api import elementwise, reduce_call
+from shapecheck.analyzer.library.registry import each, handles
+from shapecheck.analyzer.qualnames import NN
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import Const, Value, as_int
+from shapecheck.dims import certainly_differ, format_dim
+from shapecheck.types import ArrayType, named_shape
+
+ACTIVATIONS = ("relu", "relu6", "sigmoid", "softplus", "soft_sign", "silu", "swish", "log_sigmoid",
+               "leaky_relu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "elu", "celu",
+               "selu", "gelu", "mish", "squareplus", "sparse_plus", "tanh", "identity")
+
+
+@handles(*each(NN, *ACTIVATIONS))
+def activation(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.get(0, "x")
+    return value if isinstance(value, ArrayType) else elementwise(interp, call)
+
+
+@handles(f"{NN}.logsumexp")
+def logsumexp(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return reduce_call(interp, call, ctx, call.get(0, "a"), call.get(1, "axis"), call.has(1, "axis"),
+                       call.kwargs.get("keepdims"), "logsumexp")
+
+
+@handles(*each(NN, "softmax", "log_softmax", "standardize", "normalize"))
+def softmax(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.get(0, "x")
+    if not isinstance(value, ArrayType):
+        return None
+    axis = axes(call.get(1, "axis")) if call.has(1, "axis") else -1
+    names = axis_names(axis)
+    if names:
+        check_bound(interp, names, call, ctx, call.node_of(1, "axis"), f"jax.nn.{call.short_name}")
+    if not isinstance(axis, bool | type(None)):
+        # The reduction is only run for its checks: softmax keeps its argument's shape.
+        finish(interp, reduction.reduce(value, axis, keepdims=True, what=f"jax.nn.{call.short_name}"), call)
+    return value
+
+
+@handles(f"{NN}.one_hot")
+def one_hot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    labels_value = call.get(0, "x")
+    count_value = call.get(1, "num_classes")
+    count = as_int(count_value)
+    dtype = dtype_arg(call.get(2, "dtype")) or "f32"
+    axis_value = call.kwargs.get("axis", Const(-1))
+    axis = axes(axis_value)
+    if not isinstance(labels_value, ArrayType):
+        return None
+    if isinstance(axis, str):
+        check_bound(interp, [axis], call, ctx, call.kwarg_nodes.get("axis", call.node), "jax.nn.one_hot")
+        size = ctx.size_of(axis)
+        existing = labels_value.named_dict.get(axis)
+        if existing is not None:
+            size = existing
+        if count is not None and certainly_differ(count, size):
+            interp.reporter.add(
+                call.node_of(1, "num_classes"), "SC102",
+                f"one_hot: num_classes is {count} but named axis {axis!r} has size {format_dim(size)}")
+        named = labels_value.named_dict
+        named[axis] = count if count is not None else size
+        return ArrayType(dtype, labels_value.dims, named_shape(named), labels_value.ellipsis,
+                         labels_value.named_open)
+    if isinstance(axis, int) and not isinstance(axis, bool) and labels_value.ellipsis is None:
+        rank = len(labels_value.dims) + 1
+        position = normalize_axis(axis, rank)
+        if position is None:
+            interp.reporter.problems([out_of_range(axis, rank, "one_hot's result")], call.node)
+            return None
+        dims = list(labels_value.dims)
+        dims.insert(position, count)
+        return labels_value.with_dims(dims).with_dtype(dtype)
+    return None
+
+

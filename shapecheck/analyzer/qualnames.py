@@ -1,0 +1,65 @@
+"""Qualified names of the APIs the analyzer understands, and the aliases that mean the same.
+
+Matching is on qualified names, never on text as written: `jnp.einsum`, `np.einsum` after
+`import jax.numpy as np`, and `from jax.numpy import einsum` all arrive here as
+`jax.numpy.einsum`.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+JNP: Final = "jax.numpy"
+LAX: Final = "jax.lax"
+NN: Final = "jax.nn"
+XMAP: Final = "jax.experimental.maps.xmap"
+VMAP: Final = "jax.vmap"
+PMAP: Final = "jax.pmap"
+MESH: Final = "jax.sharding.Mesh"
+MAKE_MESH: Final = "jax.make_mesh"
+SET_MESH: Final = "jax.set_mesh"
+USE_MESH: Final = "jax.sharding.use_mesh"
+DEVICES: Final = "jax.devices"
+LOCAL_DEVICES: Final = "jax.local_devices"
+PARTIAL: Final = "functools.partial"
+NP_ARRAY: Final = "jax.numpy.array"
+
+# Longest prefix first: a name is rewritten by the first alias whose key prefixes it.
+_ALIASES: Final = (
+    ("shapecheck.runtime.numpy", JNP),
+    ("shapecheck.runtime.lax", LAX),
+    ("shapecheck.runtime.nn", NN),
+    ("shapecheck.runtime.xmap", XMAP),
+    ("shapecheck.runtime.maps.xmap", XMAP),
+    ("jax.experimental.maps.Mesh", MESH),
+    ("jax.experimental.mesh_utils", "jax.experimental.mesh_utils"),
+    ("jax._src.numpy.lax_numpy", JNP),
+    ("jax.scipy.special.logsumexp", "jax.nn.logsumexp"),
+    ("jax.scipy.special.softmax", "jax.nn.softmax"),
+    ("jax.scipy.special", "jax.scipy.special"),
+    ("jax.api.vmap", VMAP),
+    ("jax.lax.axis_index", "jax.lax.axis_index"),
+    ("jax.interpreters.pxla.Mesh", MESH),
+    ("jax.sharding.use_mesh", USE_MESH),
+    ("numpy", JNP),
+)
+
+# Every JAX-ish root the analyzer interprets; other qualified names are opaque.
+ARRAY_ROOTS: Final = ("jax", "numpy", "shapecheck", "jaxtyping", "functools")
+
+
+def canonical(name: str) -> str:
+    """The one name an API goes by, whichever module the program imported it from."""
+    for alias, target in _ALIASES:
+        if name == alias or name.startswith(alias + "."):
+            return target + name[len(alias):]
+    return name
+
+
+def member(name: str, module: str) -> str | None:
+    """`name`'s last part when it is a direct member of `module` (after canonicalisation)."""
+    name = canonical(name)
+    prefix = module + "."
+    if name.startswith(prefix) and "." not in name[len(prefix):]:
+        return name[len(prefix):]
+    return None

@@ -1,0 +1,56 @@
+"""Collects what the interpreter finds, keyed by syntax node; spans are resolved only at the end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from shapecheck.algebra.outcome import Problem
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A diagnostic before positions are known: code, message, node, and notes at other nodes."""
+
+    node: cst.CSTNode
+    code: str
+    message: str
+    notes: tuple[tuple[str, cst.CSTNode], ...] = ()
+
+
+class Reporter:
+    """One file's findings. A node gets at most one finding per code: a function analysed for
+    several argument types reports its first, most specific finding once."""
+
+    __slots__ = ("_seen", "findings", "muted")
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self._seen: set[tuple[int, str]] = set()
+        self.muted = 0  # >0 while analysing code whose findings belong to another file or pass
+
+    def add(self, node: cst.CSTNode, code: str, message: str,
+            notes: Iterable[tuple[str, cst.CSTNode]] = ()) -> None:
+        if self.muted:
+            return
+        key = (id(node), code)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self.findings.append(Finding(node, code, message, tuple(notes)))
+
+    def problems(self, problems: Sequence[Problem], node: cst.CSTNode,
+                 operand_nodes: Sequence[cst.CSTNode] = (),
+                 notes: Iterable[tuple[str, cst.CSTNode]] = ()) -> None:
+        """Report algebra problems: at their own origin, else at the operand they blame, else at `node`."""
+        for problem in problems:
+            target = node
+            if isinstance(problem.origin, cst.CSTNode):
+                target = problem.origin
+            elif problem.code == "SC102" and problem.operands and operand_nodes:
+                index = max(problem.operands)
+                if index < len(operand_nodes):
+                    target = operand_nodes[index]
+            self.add(target, problem.code, problem.message, notes)

@@ -1,0 +1,204 @@
+"""The abstract values the interpreter tracks: arrays, constants, containers, functions, maps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import libcst as cst
+
+from shapecheck.literal import Lit
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.scope import Scope
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    """A Python constant the program computes with: sizes, axis names, flags."""
+
+    value: int | float | str | bool | None
+
+    @property
+    def is_int(self) -> bool:
+        return isinstance(self.value, int) and not isinstance(self.value, bool)
+
+
+@dataclass(frozen=True, slots=True)
+class Seq:
+    """A tuple or list literal the program built; `lit` keeps its syntax for spec parsing."""
+
+    items: tuple[Value, ...]
+    is_list: bool = False
+    lit: Lit | None = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Dict:
+    """A dict with string or int keys (axis_resources, axis_sizes, in_axes mappings)."""
+
+    items: tuple[tuple[Value, Value], ...]
+    lit: Lit | None = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Qual:
+    """A module or library object known by its qualified name (`jax.numpy.einsum`)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class BoundMethod:
+    """`x.sum` before it is called: an array method."""
+
+    receiver: ArrayType
+    name: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Function:
+    """A `def` or `lambda` of the checked program, with the scope it closes over."""
+
+    node: cst.FunctionDef | cst.Lambda
+    scope: Scope
+    module: str
+    name: str
+
+    def __hash__(self) -> int:
+        return id(self.node)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Function) and other.node is self.node
+
+
+@dataclass(frozen=True, slots=True)
+class Partial:
+    """`functools.partial(func, *args, **kwargs)`."""
+
+    func: Value
+    args: tuple[Value, ...] = ()
+    kwargs: tuple[tuple[str, Value], ...] = ()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Xmap:
+    """The function `xmap(fun, in_axes, out_axes, ...)` returns, waiting to be called."""
+
+    fun: Value
+    in_axes: Lit | None
+    out_axes: Lit | None
+    axis_sizes: dict[str, Any]
+    axis_sizes_nodes: dict[str, cst.CSTNode]
+    resources: dict[str, tuple[str, ...]]
+    resource_nodes: dict[str, cst.CSTNode]
+    node: cst.Call
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Vmap:
+    """`jax.vmap(fun, in_axes, out_axes, axis_name=...)` or `jax.pmap(...)`, waiting to be called."""
+
+    fun: Value
+    in_axes: Value
+    out_axes: Value
+    axis_name: str | None
+    axis_size: int | None
+    node: cst.Call
+    kind: str = "vmap"
+
+
+@dataclass(frozen=True, slots=True)
+class Devices:
+    """`jax.devices()` or a slice of it: a list of devices, its length when known."""
+
+    count: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Mesh:
+    """A device mesh: axis names in order and their sizes (None where unknown)."""
+
+    axes: tuple[tuple[str, int | None], ...]
+
+    @property
+    def shape(self) -> dict[str, int]:
+        return {name: size for name, size in self.axes if size is not None}
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.axes)
+
+    @property
+    def complete(self) -> bool:
+        return all(size is not None for _, size in self.axes)
+
+
+@dataclass(frozen=True, slots=True)
+class DType:
+    """`jnp.float32` and friends, as a dtype name of the annotation language."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class MeshContext:
+    """A `with` target that installs a mesh (`with Mesh(...)`, `jax.set_mesh(mesh)`)."""
+
+    mesh: Mesh
+
+
+@dataclass(frozen=True, slots=True)
+class AxisSize:
+    """`lax.psum(1, 'k')`: the size of axis 'k', a constant once the axis size is known."""
+
+    axis: str
+    size: int | None
+
+
+Value: TypeAlias = (
+    ArrayType | Const | Seq | Dict | Qual | BoundMethod | Function | Partial | Xmap | Vmap
+    | Devices | Mesh | DType | MeshContext | AxisSize | None
+)
+"""None is the unknown value: nothing is certain about it, so nothing is reported."""
+
+
+def as_int(value: Value) -> int | None:
+    """The int a value certainly holds, if any."""
+    if isinstance(value, Const) and value.is_int:
+        assert isinstance(value.value, int)
+        return value.value
+    if isinstance(value, AxisSize):
+        return value.size
+    return None
+
+
+def as_str(value: Value) -> str | None:
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return value.value
+    return None
+
+
+def join(a: Value, b: Value) -> Value:
+    """What is certain of a value that is `a` on one path and `b` on another."""
+    if a == b:
+        return a
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        return _join_arrays(a, b)
+    if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items) and a.is_list == b.is_list:
+        return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items, strict=True)), a.is_list)
+    return None
+
+
+def _join_arrays(a: ArrayType, b: ArrayType) -> ArrayType:
+    dtype = a.dtype if a.dtype == b.dtype else None
+    if a.ellipsis is None and b.ellipsis is None and len(a.dims) == len(b.dims):
+        dims = tuple(x if x == y else None for x, y in zip(a.dims, b.dims, strict=True))
+        ellipsis = None
+    else:
+        dims, ellipsis = (), 0
+    an, bn = a.named_dict, b.named_dict
+    common = {name: an[name] if an[name] == bn[name] else None for name in an.keys() & bn.keys()}
+    open_named = a.named_open or b.named_open or an.keys() != bn.keys()
+    return ArrayType(dtype, dims, tuple(sorted(common.items())), ellipsis, open_named)

@@ -1,0 +1,197 @@
+"""The one core API every front end calls: check a source text or a set of paths.
+
+The CLI, pre-commit, the language server, the mypy plugin and the tests all go through
+`analyze_source`, so nothing is computed twice for two front ends.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from shapecheck.config import Config
+from shapecheck.diagnostic import Diagnostic, Note, Span
+from shapecheck.suppression import is_suppressed, suppressions
+from shapecheck.types import ArrayType
+
+# Text that must appear in a file for the analyzer to have anything to say about it beyond
+# syntax: files that never mention an array API or an annotation name are only parsed.
+_MARKERS = ("jax", "numpy", "shapecheck", "jaxtyping")
+
+
+@dataclass(frozen=True, slots=True)
+class TypedSpan:
+    """The inferred type of one array-valued expression (for hover and inlay hints)."""
+
+    span: Span
+    type: ArrayType
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """Everything the analyzer found in one file; picklable and self-contained, so cacheable."""
+
+    path: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    types: tuple[TypedSpan, ...] = ()
+    error: str | None = None  # an internal error: the file could not be checked
+    lines: int = 0
+
+
+@dataclass(slots=True)
+class Report:
+    results: list[FileResult] = field(default_factory=list)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        found = [d for r in self.results for d in r.diagnostics]
+        return sorted(found, key=Diagnostic.sort_key)
+
+    @property
+    def errors(self) -> list[FileResult]:
+        return [r for r in self.results if r.error is not None]
+
+    @property
+    def lines(self) -> int:
+        return sum(r.lines for r in self.results)
+
+
+def check_source(path: str, text: str, config: Config | None = None) -> list[Diagnostic]:
+    """The diagnostics for one file's text (select/ignore and suppression comments applied)."""
+    result = analyze_source(path, text, config)
+    if result.error is not None:
+        raise RuntimeError(result.error)
+    return list(result.diagnostics)
+
+
+def analyze_source(path: str, text: str, config: Config | None = None, *, keep_types: bool = False) -> FileResult:
+    """Analyse one file. Never raises: an internal error is returned in `FileResult.error`."""
+    config = config or Config()
+    lines = text.count("\n") + 1
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        line = max(error.raw_line, 1)
+        column = max(error.raw_column, 0)
+        diagnostic = Diagnostic(path, Span(line, column, line, column + 1), "SC004",
+                                f"syntax error: {error.message}")
+        return FileResult(path, _filter([diagnostic], text, config), (), None, lines)
+    except Exception as error:  # noqa: BLE001  libcst may fail on inputs it cannot tokenise
+        diagnostic = Diagnostic(path, Span(1, 0, 1, 1), "SC004", f"syntax error: {error}")
+        return FileResult(path, _filter([diagnostic], text, config), (), None, lines)
+    if not keep_types and not _relevant(text, config):
+        return FileResult(path, (), (), None, lines)
+    try:
+        diagnostics, types = _interpret(path, module, config, keep_types)
+    except RecursionError:
+        return FileResult(path, (), (), "internal error: the file nests too deeply to analyse", lines)
+    except Exception:  # noqa: BLE001  one file's internal error must not stop the run
+        return FileResult(path, (), (), "internal error:\n" + traceback.format_exc(), lines)
+    return FileResult(path, _filter(diagnostics, text, config), types, None, lines)
+
+
+def _relevant(text: str, config: Config) -> bool:
+    if any(marker in text for marker in _MARKERS):
+        return True
+    return any(f"{name}[" in text for name in config.annotation_names)
+
+
+def _interpret(path: str, module: cst.Module, config: Config,
+               keep_types: bool) -> tuple[list[Diagnostic], tuple[TypedSpan, ...]]:
+    from shapecheck.analyzer.interpreter import Interpreter
+    from shapecheck.analyzer.library import handlers
+    from shapecheck.analyzer.report import Reporter
+
+    functions, methods = handlers()
+    reporter = Reporter()
+    types: dict[int, tuple[cst.CSTNode, ArrayType]] | None = {} if keep_types else None
+    interpreter = Interpreter(module, _module_name(path), reporter, functions, methods,
+                              config.annotation_names, types)
+    interpreter.run()
+    if not reporter.findings and not types:
+        return [], ()
+    # Positions cost a full pass over the tree: computed only for files with something to show.
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+    def span(node: cst.CSTNode) -> Span:
+        found = positions.get(node)
+        if found is None:
+            return Span(1, 0, 1, 0)
+        return Span(found.start.line, found.start.column, found.end.line, found.end.column)
+
+    diagnostics = [
+        Diagnostic(path, span(f.node), f.code, f.message,
+                   notes=tuple(Note(message, path, span(node)) for message, node in f.notes))
+        for f in reporter.findings
+    ]
+    typed = tuple(TypedSpan(span(node), value) for node, value in (types or {}).values() if node in positions)
+    return diagnostics, typed
+
+
+def _module_name(path: str) -> str:
+    return Path(path).with_suffix("").as_posix().replace("/", ".").lstrip(".")
+
+
+def _filter(diagnostics: Iterable[Diagnostic], text: str, config: Config) -> tuple[Diagnostic, ...]:
+    table = suppressions(text)
+    kept = [
+        d for d in diagnostics
+        if config.enabled(d.code)
+        and not is_suppressed(table, d.span.line, d.code)
+        and not is_suppressed(table, d.span.end_line, d.code)
+    ]
+    return tuple(sorted(kept, key=Diagnostic.sort_key))
+
+
+def check_file(path: str | Path, config: Config | None = None) -> FileResult:
+    """Read and analyse one file; unreadable files are internal errors for that file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return FileResult(str(path), (), (), f"cannot read file: {error}")
+    return analyze_source(str(path), text, config)
+
+
+def _check_batch(batch: Sequence[str], config: Config) -> list[FileResult]:
+    return [check_file(path, config) for path in batch]
+
+
+def check_files(paths: Sequence[str], config: Config | None = None, jobs: int | None = None) -> Report:
+    """Check many files, in parallel worker processes when there are enough of them."""
+    config = config or Config()
+    jobs = jobs or config.jobs or os.cpu_count() or 1
+    report = Report()
+    if jobs <= 1 or len(paths) < 8:
+        report.results = _check_batch(paths, config)
+        return report
+    batches = list(_batches(paths, jobs * 8))
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for results in pool.map(_check_batch, batches, [config] * len(batches)):
+            report.results.extend(results)
+    return report
+
+
+def _batches(paths: Sequence[str], count: int) -> Iterator[list[str]]:
+    # Interleaved so every batch gets a similar mix of large and small files.
+    for start in range(count):
+        batch = list(paths[start::count])
+        if batch:
+            yield batch
+
+
+def check_paths(paths: Sequence[str], config: Config | None = None) -> list[Diagnostic]:
+    """Discover Python files under `paths` and return all their diagnostics (runner's entry point)."""
+    from shapecheck.files import discover
+
+    config = config or Config()
+    report = check_files([str(p) for p in discover(paths, config)], config)
+    for failed in report.errors:
+        raise RuntimeError(f"{failed.path}: {failed.error}")
+    return report.diagnostics

@@ -1,0 +1,121 @@
+"""Settings from `[tool.shapecheck]` in pyproject.toml, overridable from the command line."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from shapecheck.dtypes import DTYPE_NAMES
+
+DEFAULT_ANNOTATION_NAMES = frozenset((*DTYPE_NAMES, "Array"))
+
+
+class ConfigError(Exception):
+    """A setting that cannot be used: reported as a usage error (exit 2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    select: frozenset[str] | None = None  # None: every code
+    ignore: frozenset[str] = frozenset()
+    exclude: tuple[str, ...] = ()  # gitignore-style patterns
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    annotation_names: frozenset[str] = DEFAULT_ANNOTATION_NAMES
+    jobs: int | None = None
+    root: Path = field(default_factory=Path.cwd)
+
+    def enabled(self, code: str) -> bool:
+        if any(code.startswith(prefix) for prefix in self.ignore):
+            return False
+        return self.select is None or any(code.startswith(prefix) for prefix in self.select)
+
+    def with_codes(self, select: Iterable[str] | None, ignore: Iterable[str] | None) -> Config:
+        new = self
+        if select is not None:
+            new = replace(new, select=frozenset(_codes(select)))
+        if ignore is not None:
+            new = replace(new, ignore=new.ignore | frozenset(_codes(ignore)))
+        return new
+
+
+def _codes(values: Iterable[str]) -> list[str]:
+    codes: list[str] = []
+    for value in values:
+        for part in value.split(","):
+            part = part.strip().upper()
+            if part:
+                if not part.startswith("SC"):
+                    raise ConfigError(f"{part!r} is not a shapecheck code (codes look like SC101, or SC1 for a group)")
+                codes.append(part)
+    return codes
+
+
+def find_pyproject(start: Path) -> Path | None:
+    for folder in (start.resolve(), *start.resolve().parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(path: Path | None = None, start: Path | None = None) -> Config:
+    """Read `[tool.shapecheck]` from `path`, or from the nearest pyproject.toml above `start`."""
+    explicit = path is not None
+    if path is None:
+        path = find_pyproject(start or Path.cwd())
+    if path is None:
+        return Config(root=(start or Path.cwd()).resolve())
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"cannot read {path}: {error}") from error
+    section = data.get("tool", {}).get("shapecheck")
+    if section is None:
+        section = data if explicit and path.name != "pyproject.toml" else {}
+    return from_table(section, path.parent.resolve())
+
+
+_KEYS = {"select", "ignore", "exclude", "extend-exclude", "respect-gitignore", "annotation-names",
+         "extend-annotation-names", "jobs"}
+
+
+def from_table(table: dict[str, object], root: Path) -> Config:
+    unknown = sorted(set(table) - _KEYS)
+    if unknown:
+        raise ConfigError(f"unknown [tool.shapecheck] setting(s): {', '.join(unknown)} "
+                          f"(known: {', '.join(sorted(_KEYS))})")
+    config = Config(root=root)
+    select = _strings(table, "select")
+    ignore = _strings(table, "ignore")
+    config = config.with_codes(select, ignore)
+    names = _strings(table, "annotation-names")
+    extra = _strings(table, "extend-annotation-names") or []
+    annotation_names = frozenset(names) if names is not None else DEFAULT_ANNOTATION_NAMES
+    jobs = table.get("jobs")
+    if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
+        raise ConfigError("jobs must be a positive integer")
+    gitignore = table.get("respect-gitignore", True)
+    if not isinstance(gitignore, bool):
+        raise ConfigError("respect-gitignore must be true or false")
+    return replace(
+        config,
+        exclude=tuple(_strings(table, "exclude") or ()),
+        extend_exclude=tuple(_strings(table, "extend-exclude") or ()),
+        respect_gitignore=gitignore,
+        annotation_names=annotation_names | frozenset(extra),
+        jobs=jobs,
+    )
+
+
+def _strings(table: dict[str, object], key: str) -> list[str] | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return [str(item) for item in value]
+    raise ConfigError(f"{key} must be a string or a list of strings")
