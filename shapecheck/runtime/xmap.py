@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import jax
-from jax.sharding import PartitionSpec
+from jax.sharding import AbstractMesh, PartitionSpec
 
 from shapecheck.algebra.axis_mapping import (
     AxisMapping,
@@ -97,7 +97,7 @@ class _XMapped:
         with device:
             return jitted(*args)
 
-    def _run(self, mesh: jax.sharding.Mesh | None, *args: Any) -> Any:
+    def _run(self, mesh: AbstractMesh | None, *args: Any) -> Any:
         """The traced computation (runs once per argument shape under jit)."""
         sizes = self._sizes(args)
         if mesh is not None:
@@ -246,7 +246,7 @@ def _trace_body(fun: Callable[..., Any], in_tree: Any, leaves: Sequence[Any], in
     return closed, box[-1]
 
 
-def _partitioned(body: Callable[..., Any], mesh: jax.sharding.Mesh, resources: Mapping[str, tuple[str, ...]],
+def _partitioned(body: Callable[..., Any], mesh: AbstractMesh, resources: Mapping[str, tuple[str, ...]],
                  in_leaves: Sequence[_Leaf], out_leaves: Sequence[_Leaf], ranks: Sequence[int],
                  ) -> Callable[..., Any]:
     """`body` with inputs and outputs split over the mesh as their named dims say.
@@ -269,17 +269,17 @@ def _partitioned(body: Callable[..., Any], mesh: jax.sharding.Mesh, resources: M
     return jax.sharding.auto_axes(constrained, axes=explicit, out_sharding=out_specs)
 
 
-def _explicit_axes(mesh: jax.sharding.Mesh) -> tuple[str, ...]:
+def _explicit_axes(mesh: AbstractMesh) -> tuple[str, ...]:
     return tuple(name for name, kind in zip(mesh.axis_names, mesh.axis_types, strict=True)
                  if kind == jax.sharding.AxisType.Explicit)
 
 
-def _auto_mode(mesh: jax.sharding.Mesh | None) -> contextlib.AbstractContextManager[Any]:
+def _auto_mode(mesh: AbstractMesh | None) -> contextlib.AbstractContextManager[Any]:
     """Trace the body as `auto_axes` will replay it: the jaxpr's equations remember the mode."""
     explicit = () if mesh is None else _explicit_axes(mesh)
     if not explicit:
         return contextlib.nullcontext()
-    auto = mesh.abstract_mesh.update_axis_types({name: jax.sharding.AxisType.Auto for name in explicit})
+    auto = mesh.update_axis_types({name: jax.sharding.AxisType.Auto for name in explicit})
     return jax.sharding.use_abstract_mesh(auto)
 
 
