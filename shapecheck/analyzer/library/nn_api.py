@@ -68,7 +68,8 @@ def one_hot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
                 call.node_of(1, "num_classes"), "SC102",
                 f"one_hot: num_classes is {count} but named axis {axis!r} has size {format_dim(size)}")
         named = labels_value.named_dict
-        named[axis] = count if count is not None else size
+        # After a mismatch the axis keeps its bound size, so the conflict is reported once.
+        named[axis] = size if size is not None else count
         return ArrayType(dtype, labels_value.dims, named_shape(named), labels_value.ellipsis,
                          labels_value.named_open)
     if isinstance(axis, int) and not isinstance(axis, bool) and labels_value.ellipsis is None:

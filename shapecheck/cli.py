@@ -1,0 +1,141 @@
+"""`shapecheck`: check, rules, explain, run. Exit 0 clean, 1 diagnostics, 2 usage or internal error."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"shapecheck: error: {message}\n")
+        raise SystemExit(EXIT_ERROR)
+
+
+def _parser() -> argparse.ArgumentParser:
+    from shapecheck.formats import FORMATS
+
+    parser = _Parser(prog="shapecheck", description="Static checking of named-shape JAX programs.")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    check = commands.add_parser("check", help="check files and directories (default: .)")
+    check.add_argument("paths", nargs="*", default=[], help="files or directories")
+    check.add_argument("--format", choices=sorted(FORMATS), default="text")
+    check.add_argument("--select", action="append", metavar="CODES",
+                       help="only these codes or prefixes, comma-separated (SC1, SC201)")
+    check.add_argument("--ignore", action="append", metavar="CODES", help="codes or prefixes to skip")
+    check.add_argument("--config", type=Path, help="a pyproject.toml (or TOML file) to read settings from")
+    check.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
+                       help="gitignore-style pattern to skip (adds to the configured ones)")
+    check.add_argument("--jobs", "-j", type=int, help="worker processes (default: all cores)")
+    check.add_argument("--no-respect-gitignore", action="store_true", help="check files .gitignore hides")
+
+    commands.add_parser("rules", help="list the diagnostic codes")
+    explain = commands.add_parser("explain", help="print a rule's documentation")
+    explain.add_argument("code", help="a code (SC201) or rule name (resource-cooccurrence)")
+
+    run = commands.add_parser("run", help="check, then run a program written for xmap on current JAX",
+                              add_help=False)
+    run.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except BrokenPipeError:
+        # `shapecheck rules | head`: the reader left; that is not an error of ours.
+        sys.stderr.close()
+        return EXIT_CLEAN
+    except KeyboardInterrupt:
+        return 130
+
+
+def _main(args_list: list[str]) -> int:
+    if args_list[:1] == ["run"]:
+        from shapecheck.runner import main as run_main
+
+        return run_main(args_list[1:])
+    parser = _parser()
+    args = parser.parse_args(args_list)
+    if args.version:
+        from shapecheck import __version__
+
+        print(f"shapecheck {__version__}")
+        return EXIT_CLEAN
+    if args.command == "check":
+        return _check(args)
+    if args.command == "rules":
+        return _rules()
+    if args.command == "explain":
+        return _explain(args.code)
+    parser.print_help()
+    return EXIT_ERROR
+
+
+def _check(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from shapecheck.api import check_files
+    from shapecheck.config import ConfigError, load_config
+    from shapecheck.files import discover
+    from shapecheck.formats import FORMATS
+
+    try:
+        config = load_config(args.config)
+        config = config.with_codes(args.select, args.ignore)
+        if args.exclude:
+            config = replace(config, extend_exclude=config.extend_exclude + tuple(args.exclude))
+        if args.no_respect_gitignore:
+            config = replace(config, respect_gitignore=False)
+        if args.jobs is not None and args.jobs < 1:
+            raise ConfigError("--jobs must be at least 1")
+    except ConfigError as error:
+        sys.stderr.write(f"shapecheck: error: {error}\n")
+        return EXIT_ERROR
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        sys.stderr.write(f"shapecheck: error: no such file or directory: {', '.join(missing)}\n")
+        return EXIT_ERROR
+    files = discover(args.paths or ["."], config)
+    report = check_files([str(f) for f in files], config, args.jobs)
+    diagnostics = report.diagnostics
+    sys.stdout.write(FORMATS[args.format](diagnostics, len(files)))
+    for failed in report.errors:
+        sys.stderr.write(f"shapecheck: {failed.path}: {failed.error}\n")
+    if report.errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if diagnostics else EXIT_CLEAN
+
+
+def _rules() -> int:
+    from shapecheck.rules import RULES
+
+    width = max((len(rule.name) for rule in RULES.values()), default=0)
+    for rule in RULES.values():
+        first = rule.summary.split(". ")[0].rstrip(".")
+        print(f"{rule.code}  {rule.name:<{width}}  {first}")
+    return EXIT_CLEAN
+
+
+def _explain(code: str) -> int:
+    from shapecheck.rules import RULES, get_rule
+
+    rule = get_rule(code)
+    if rule is None:
+        sys.stderr.write(f"shapecheck: error: unknown rule {code!r}; known: {', '.join(RULES)}\n")
+        return EXIT_ERROR
+    print(rule.explain())
+    return EXIT_CLEAN
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

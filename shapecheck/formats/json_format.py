@@ -1,0 +1,29 @@
+"""`--format json`: one JSON array of diagnostics with 1-based lines and columns."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from shapecheck.diagnostic import Diagnostic, Span
+
+
+def _position(span: Span) -> dict[str, int]:
+    return {"line": span.line, "column": span.column + 1,
+            "end_line": span.end_line, "end_column": span.end_column + 1}
+
+
+def as_dict(d: Diagnostic) -> dict[str, Any]:
+    return {
+        "path": d.path,
+        **_position(d.span),
+        "code": d.code,
+        "message": d.message,
+        "severity": d.severity.value,
+        "notes": [{"path": n.path, **_position(n.span), "message": n.message} for n in d.notes],
+    }
+
+
+def render(diagnostics: Sequence[Diagnostic], files: int) -> str:
+    return json.dumps([as_dict(d) for d in diagnostics], indent=2) + "\n"

@@ -1,0 +1,50 @@
+"""Human output: `path:line:col: CODE message`, the source line with a caret span, and notes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+from shapecheck.diagnostic import Diagnostic, Span
+
+
+@lru_cache(maxsize=64)
+def _lines(path: str) -> tuple[str, ...]:
+    try:
+        return tuple(Path(path).read_text(encoding="utf-8").splitlines())
+    except (OSError, UnicodeDecodeError):
+        return ()
+
+
+def _excerpt(path: str, span: Span) -> list[str]:
+    lines = _lines(path)
+    if not 1 <= span.line <= len(lines):
+        return []
+    source = lines[span.line - 1].expandtabs(1)
+    end = span.end_column if span.end_line == span.line else len(source)
+    width = max(end - span.column, 1)
+    gutter = " " * len(str(span.line))
+    return [
+        f"{gutter} |",
+        f"{span.line} | {source}",
+        f"{gutter} | {' ' * span.column}{'^' * width}",
+    ]
+
+
+def render(diagnostics: Sequence[Diagnostic], files: int) -> str:
+    out: list[str] = []
+    for d in diagnostics:
+        out.append(f"{d.path}:{d.span.line}:{d.span.column + 1}: {d.code} {d.message}")
+        out.extend(_excerpt(d.path, d.span))
+        for note in d.notes:
+            out.append(f"  = note: {note.message} ({note.path}:{note.span.line}:{note.span.column + 1})")
+        out.append("")
+    count = len(diagnostics)
+    touched = len({d.path for d in diagnostics})
+    if count:
+        out.append(f"Found {count} diagnostic{'s' if count != 1 else ''} in {touched} "
+                   f"file{'s' if touched != 1 else ''} ({files} checked).")
+    else:
+        out.append(f"All checks passed ({files} file{'s' if files != 1 else ''} checked).")
+    return "\n".join(out) + "\n"
