@@ -128,7 +128,7 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
 
     sizes: dict[str, Dim] = {}
     source: dict[str, int] = {}
-    ellipsis_dims: list[tuple[Dim, ...]] = []
+    ellipsis_dims: list[tuple[int, tuple[Dim, ...]]] = []
     open_rank = False
     for index, (term, operand) in enumerate(zip(spec.inputs, operands, strict=True)):
         letter_dims = _letter_dims(term, operand, index, labels, problems, ellipsis_dims)
@@ -148,6 +148,9 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
             else:
                 sizes[letter] = unify(sizes[letter], size) if size != 1 else sizes[letter]
 
+    # The dims under `...` broadcast together whether or not the output keeps them (JAX sums
+    # the ones it drops, after broadcasting them).
+    ellipsis_result = _broadcast_tails(ellipsis_dims, labels, problems)
     named_sizes = dict(union_named([o.named for o in operands], labels, problems))
     mentioned: set[str] = set()
     for term in spec.inputs:
@@ -175,7 +178,7 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
             continue
         seen.add(letter)
         if letter == ELLIPSIS:
-            dims.extend(_broadcast_tails(ellipsis_dims))
+            dims.extend(ellipsis_result)
             continue
         if letter not in sizes and not any(letter in t.letters for t in spec.inputs):
             problems.append(Problem(
@@ -199,7 +202,7 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
 
 def _letter_dims(
     term: Term, operand: ArrayType, index: int, labels: Sequence[str] | None,
-    problems: list[Problem], ellipsis_dims: list[tuple[Dim, ...]],
+    problems: list[Problem], ellipsis_dims: list[tuple[int, tuple[Dim, ...]]],
 ) -> list[tuple[str, Dim]] | None:
     letters = [letter for letter in term.letters if letter != ELLIPSIS]
     if operand.ellipsis is not None:
@@ -211,7 +214,7 @@ def _letter_dims(
             return None
         before = term.letters.index(ELLIPSIS)
         after = len(letters) - before
-        ellipsis_dims.append(operand.dims[before : rank - after])
+        ellipsis_dims.append((index, operand.dims[before : rank - after]))
         dims = operand.dims[:before] + operand.dims[rank - after :]
     else:
         if rank != len(letters):
@@ -228,14 +231,28 @@ def _rank_problem(term: Term, operand: ArrayType, index: int, labels: Sequence[s
         f"{len([x for x in term.letters if x != ELLIPSIS])}", operands=(index,))
 
 
-def _broadcast_tails(tails: list[tuple[Dim, ...]]) -> list[Dim]:
-    depth = max((len(t) for t in tails), default=0)
+def _broadcast_tails(
+    tails: list[tuple[int, tuple[Dim, ...]]], labels: Sequence[str] | None, problems: list[Problem],
+) -> list[Dim]:
+    """Broadcast the dims that `...` stands for in each operand (SC101 when they cannot)."""
+    depth = max((len(t) for _, t in tails), default=0)
     result: list[Dim] = []
     for back in range(1, depth + 1):
         size: Dim = 1
-        for tail in tails:
-            if len(tail) >= back:
-                size, _ = broadcast_dim(size, tail[-back])
+        first = -1
+        for index, tail in tails:
+            if len(tail) < back:
+                continue
+            merged, ok = broadcast_dim(size, tail[-back])
+            if not ok:
+                problems.append(Problem(
+                    "SC101", f"einsum: the dims under `...` cannot broadcast: {format_dim(size)} in "
+                    f"{label(labels, first)} but {format_dim(tail[-back])} in {label(labels, index)}",
+                    axes=(-back,), sizes=(size, tail[-back]), operands=(first, index)))
+                continue
+            if size == 1 or first < 0:
+                first = index
+            size = merged
         result.append(size)
     return result[::-1]
 

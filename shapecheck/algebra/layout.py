@@ -72,6 +72,12 @@ def expand_dims(value: ArrayType, axis: int | Sequence[int]) -> Outcome:
         position = normalize_axis(a, rank)
         if position is None:
             return Outcome(value.with_dims((), 0), (out_of_range(a, rank, "expand_dims' result"),))
+        if position in positions:
+            # Two axes naming one position (0 and -rank too) leave fewer new dims than the
+            # result's rank counts on: JAX refuses it as a repeated axis.
+            return Outcome(value.with_dims((), 0), (Problem(
+                "SC106", f"expand_dims: axis {a} repeats position {position} in {tuple(axes)}",
+                axes=(a,)),))
         positions.append(position)
     dims = iter(value.dims)
     return Outcome(value.with_dims([1 if i in positions else next(dims) for i in range(rank)]))

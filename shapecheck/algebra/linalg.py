@@ -106,10 +106,13 @@ def tensordot(
         return _combine(a, b, (), labels, problems, open_rank=True)
     ra, rb = len(a.dims), len(b.dims)
     if isinstance(axes, int):
-        if axes < 0 or axes > min(ra, rb):
+        if axes > min(ra, rb):
             problems.append(out_of_range(axes, min(ra, rb), "tensordot's operands"))
             return _combine(a, b, (), labels, problems, open_rank=True)
-        left, right = list(range(ra - axes, ra)), list(range(axes))
+        # JAX and NumPy take `range(ra - axes, ra)`, empty for a negative count: an outer
+        # product, not an error.
+        count = max(axes, 0)
+        left, right = list(range(ra - count, ra)), list(range(count))
     else:
         left_raw, right_raw = list(axes[0]), list(axes[1])
         if len(left_raw) != len(right_raw):
@@ -124,6 +127,11 @@ def tensordot(
                 position = normalize_axis(axis, rank)
                 if position is None:
                     problems.append(out_of_range(axis, rank, label(labels, index), index))
+                elif position in out:
+                    # dot_general needs distinct contracting dims (NumPy refuses them too).
+                    problems.append(Problem(
+                        "SC106", f"tensordot: axis {axis} of {label(labels, index)} is contracted "
+                        "twice", axes=(axis,), operands=(index,)))
                 else:
                     out.append(position)
         if problems:
