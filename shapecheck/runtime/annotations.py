@@ -21,6 +21,8 @@ def _from_text(text: str, namespace: dict[str, Any]) -> ArrayType | None:
         node = ast.parse(text, mode="eval").body
     except SyntaxError:
         return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return _from_text(node.value, namespace)  # a quoted annotation under future annotations
     if not isinstance(node, ast.Subscript) or not isinstance(node.value, ast.Name):
         return None
     dtype = namespace.get(node.value.id)
