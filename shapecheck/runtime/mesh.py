@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import jax
-from jax.sharding import AbstractMesh
+from jax.sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
 
 from shapecheck.algebra.resources import Resources, divisibility, unknown_resources
 from shapecheck.runtime.errors import NamedAxisError, raise_problems
@@ -25,26 +26,42 @@ def normalize(axis_resources: Mapping[Any, Any] | None) -> dict[str, tuple[str, 
     return resources
 
 
-def current_mesh() -> AbstractMesh | None:
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """The mesh in scope, and the concrete mesh to name in shardings (None: the one in scope)."""
+
+    mesh: AbstractMesh
+    concrete: Mesh | None = None
+
+    def sharding(self, spec: PartitionSpec) -> PartitionSpec | NamedSharding:
+        return spec if self.concrete is None else NamedSharding(self.concrete, spec)
+
+
+def current_mesh() -> Scope | None:
     """The mesh in scope: `jax.set_mesh` first, then the legacy `with Mesh(...)`.
 
-    Abstract, because that is what can be read inside `jax.jit`; the sharding constraints
-    name only a PartitionSpec and JAX resolves it against the same mesh in scope.
+    Under `jax.set_mesh` the mesh is read abstractly (all that `jax.jit` allows) and shardings
+    name only a PartitionSpec, which JAX resolves against it. The legacy context belongs to
+    the world of the removed xmap, where every mesh axis was automatic: its mesh is used with
+    Auto axis types, so that a `jax.make_mesh` mesh (Explicit by default) works there too.
     """
     mesh = jax.sharding.get_abstract_mesh()
     if not mesh.empty:
-        return mesh
+        return Scope(mesh)
     from jax._src import mesh as mesh_lib  # the legacy context has no public getter
 
     legacy = mesh_lib.thread_resources.env.physical_mesh
-    return None if legacy.empty else legacy.abstract_mesh
+    if legacy.empty:
+        return None
+    auto = Mesh(legacy.devices, legacy.axis_names, axis_types=(AxisType.Auto,) * len(legacy.axis_names))
+    return Scope(auto.abstract_mesh, auto)
 
 
-def mesh_sizes(mesh: AbstractMesh | None) -> dict[str, int]:
-    return {} if mesh is None else {str(name): int(size) for name, size in mesh.shape.items()}
+def mesh_sizes(scope: Scope | None) -> dict[str, int]:
+    return {} if scope is None else {str(name): int(size) for name, size in scope.mesh.shape.items()}
 
 
-def check_known(resources: Resources, mesh: AbstractMesh | None) -> None:
+def check_known(resources: Resources, mesh: Scope | None) -> None:
     """SC206: every resource must be an axis of the mesh in scope (and a mesh must be in scope)."""
     if not resources:
         return
@@ -54,6 +71,6 @@ def check_known(resources: Resources, mesh: AbstractMesh | None) -> None:
     raise_problems(unknown_resources(resources, mesh_sizes(mesh)), context)
 
 
-def check_divisible(sizes: Mapping[str, int], resources: Resources, mesh: AbstractMesh | None) -> None:
+def check_divisible(sizes: Mapping[str, int], resources: Resources, mesh: Scope | None) -> None:
     """SC205: each resourced axis must split evenly over its mesh axes."""
     raise_problems(divisibility(dict(sizes), resources, mesh_sizes(mesh)))

@@ -97,7 +97,7 @@ class _XMapped:
         with device:
             return jitted(*args)
 
-    def _run(self, mesh: AbstractMesh | None, *args: Any) -> Any:
+    def _run(self, mesh: meshes.Scope | None, *args: Any) -> Any:
         """The traced computation (runs once per argument shape under jit)."""
         sizes = self._sizes(args)
         if mesh is not None:
@@ -111,12 +111,12 @@ class _XMapped:
 
         order = list(self.defined)
         use_mesh = mesh is not None and bool(self.resources)
-        with _auto_mode(mesh if use_mesh else None):
+        with _auto_mode(mesh.mesh if mesh is not None and use_mesh else None):
             closed, out_tree = _trace_body(self.fun, in_tree, leaves, in_leaves, sizes, order)
         dummy = jax.tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
         out_leaves = [_Leaf(m, w) for m, w in specs.leaf_mappings(self.out_spec, dummy, "out_axes")]
 
-        body = self._replay(closed, out_leaves, sizes, use_mesh)
+        body = self._replay(closed, out_leaves, sizes, mesh if use_mesh else None)
         for depth in reversed(range(len(order))):
             name, outer = order[depth], order[:depth]
             body = jax.vmap(
@@ -161,7 +161,7 @@ class _XMapped:
         raise_problems(problems, "xmap")
 
     def _replay(self, closed: Any, out_leaves: list[_Leaf], sizes: Mapping[str, int],
-                use_mesh: bool) -> Callable[..., tuple[Any, ...]]:
+                scope: meshes.Scope | None) -> Callable[..., tuple[Any, ...]]:
         names = tuple(self.defined)
         resources = self.resources
         shared = _shares_mesh_axis(resources)
@@ -173,8 +173,8 @@ class _XMapped:
             if shared:
                 found = cooccurrence(named_shape(value, names), resources)
                 raise_problems(found, f"the value built at {location(eqn)}")
-            if use_mesh:
-                value = _constrain(value, PartitionSpec(*([None] * value.ndim)))
+            if scope is not None:
+                value = _constrain(value, PartitionSpec(*([None] * value.ndim)), scope)
             return value
 
         def body(*per_example: Any) -> tuple[Any, ...]:
@@ -246,7 +246,7 @@ def _trace_body(fun: Callable[..., Any], in_tree: Any, leaves: Sequence[Any], in
     return closed, box[-1]
 
 
-def _partitioned(body: Callable[..., Any], mesh: AbstractMesh, resources: Mapping[str, tuple[str, ...]],
+def _partitioned(body: Callable[..., Any], scope: meshes.Scope, resources: Mapping[str, tuple[str, ...]],
                  in_leaves: Sequence[_Leaf], out_leaves: Sequence[_Leaf], ranks: Sequence[int],
                  ) -> Callable[..., Any]:
     """`body` with inputs and outputs split over the mesh as their named dims say.
@@ -258,12 +258,12 @@ def _partitioned(body: Callable[..., Any], mesh: AbstractMesh, resources: Mappin
                       for leaf, rank in zip(out_leaves, ranks, strict=True))
 
     def constrained(*leaves: Any) -> tuple[Any, ...]:
-        leaves = tuple(_constrain(v, _placed_spec(leaf.mapping, v.ndim, resources))
+        leaves = tuple(_constrain(v, _placed_spec(leaf.mapping, v.ndim, resources), scope)
                        for v, leaf in zip(leaves, in_leaves, strict=True))
         outs = body(*leaves)
-        return tuple(_constrain(v, spec) for v, spec in zip(outs, out_specs, strict=True))
+        return tuple(_constrain(v, spec, scope) for v, spec in zip(outs, out_specs, strict=True))
 
-    explicit = _explicit_axes(mesh)
+    explicit = _explicit_axes(scope.mesh)
     if not explicit:
         return constrained
     return jax.sharding.auto_axes(constrained, axes=explicit, out_sharding=out_specs)
@@ -293,11 +293,11 @@ def _placed_spec(mapping: AxisMapping, rank: int, resources: Mapping[str, tuple[
     return PartitionSpec(*parts)
 
 
-def _constrain(value: Any, spec: PartitionSpec) -> Any:
-    """Pin `value`'s sharding; the mesh is the one in scope (set_mesh or `with Mesh`)."""
+def _constrain(value: Any, spec: PartitionSpec, scope: meshes.Scope) -> Any:
+    """Pin `value`'s sharding over the mesh in scope."""
     if not _is_array(value):
         return value
-    return jax.lax.with_sharding_constraint(value, spec)
+    return jax.lax.with_sharding_constraint(value, scope.sharding(spec))
 
 
 def _is_array(value: Any) -> bool:

@@ -1,0 +1,137 @@
+"""The two halves agree: fixtures run on the runtime give the shapes the analyzer inferred, and
+fixtures marked with size or co-occurrence errors raise at run time.
+
+A fixture can run when it imports jax and calls xmap at module level; it runs as `__main__`
+with the runtime standing in for `jax.experimental.maps`, exactly as `shapecheck run` does.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import runpy
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from shapecheck.api import analyze_source
+from shapecheck.diagnostic import Span
+from shapecheck.runtime import NamedAxisError
+from shapecheck.runtime.install import stand_ins
+from shapecheck.types import ArrayType
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+MARKER = re.compile(r"#\s*expect:\s*((?:SC\d{3}\s*)+)")
+RUNTIME_ERRORS = {"SC102", "SC201", "SC205"}
+# Checks that need the mesh's size, which the analyzer may not know statically (a mesh over
+# "all local devices"): the runtime, which knows it, may refuse a statically clean program.
+MESH_DEPENDENT = {"SC205", "SC206"}
+# Fixtures that are clean for the checker by design but fail in JAX itself when run.
+KNOWN_UNRUNNABLE = {
+    "dynamic_code_ok.py": "adds (128, 512) and (10,) at module level: JAX refuses the broadcast",
+}
+
+
+def markers(text: str) -> set[str]:
+    return {code for match in MARKER.finditer(text) for code in match.group(1).split()}
+
+
+def calls_xmap_at_module_level(tree: ast.Module) -> bool:
+    for statement in tree.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+                if name == "xmap":
+                    return True
+    return False
+
+
+def runnable(path: Path) -> bool:
+    text = path.read_text()
+    if "import jax" not in text and "from jax" not in text:
+        return False
+    try:
+        return calls_xmap_at_module_level(ast.parse(text))
+    except SyntaxError:
+        return False
+
+
+RUNNABLE = sorted(p for p in FIXTURES.glob("*.py") if runnable(p))
+CLEAN = [p for p in RUNNABLE if not markers(p.read_text())]
+FAILING = [p for p in RUNNABLE if markers(p.read_text()) & RUNTIME_ERRORS]
+
+
+def execute(path: Path) -> dict[str, Any]:
+    with stand_ins(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # `with Mesh(...)` in old programs
+        return runpy.run_path(str(path), run_name="__main__")
+
+
+def assignments(tree: ast.Module) -> list[tuple[str, Span]]:
+    """Module-level `name = <call>` (annotated or not) with the span of the call."""
+    found = []
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0], statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            target, value = statement.target, statement.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and isinstance(value, ast.Call) and value.end_lineno is not None:
+            span = Span(value.lineno, value.col_offset, value.end_lineno, value.end_col_offset or 0)
+            found.append((target.id, span))
+    return found
+
+
+def agrees(inferred: ArrayType, value: Any) -> bool:
+    """A run-time result fits what the analyzer inferred (unknown parts fit anything)."""
+    shape = tuple(np.shape(value))
+    if inferred.named and not inferred.named_open:
+        return False  # at module level every named axis has been placed by out_axes
+    if inferred.ellipsis is not None:
+        return True
+    return len(shape) == len(inferred.dims) and all(
+        not isinstance(dim, int) or dim == size for dim, size in zip(inferred.dims, shape, strict=True))
+
+
+@pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.name)
+def test_clean_fixture_runs_with_the_inferred_shapes(path: Path) -> None:
+    text = path.read_text()
+    result = analyze_source(str(path), text, keep_types=True)
+    assert result.error is None, result.error
+    types = {t.span: t.type for t in result.types}
+    if path.name in KNOWN_UNRUNNABLE:
+        pytest.xfail(KNOWN_UNRUNNABLE[path.name])
+    try:
+        values = execute(path)
+    except NamedAxisError as error:
+        if error.code not in MESH_DEPENDENT:
+            raise
+        pytest.skip(f"the runtime's mesh makes it {error.code}: {error.message}")
+    for name, span in assignments(ast.parse(text)):
+        inferred = types.get(span)
+        value = values.get(name)
+        if inferred is None or not hasattr(value, "shape"):
+            continue
+        assert agrees(inferred, value), f"{name}: analyzer says {inferred}, runtime gives {np.shape(value)}"
+
+
+@pytest.mark.parametrize("path", FAILING, ids=lambda p: p.name)
+def test_fixture_with_a_size_or_cooccurrence_error_raises(path: Path) -> None:
+    expected = markers(path.read_text())
+    with pytest.raises(Exception) as error:  # noqa: B017,PT011  any refusal; ours must name the code
+        execute(path)
+    if isinstance(error.value, NamedAxisError):
+        assert error.value.code in expected, (error.value.code, expected)
+
+
+def test_there_is_something_to_compare() -> None:
+    if not FIXTURES.is_dir() or not RUNNABLE:
+        pytest.skip("no runnable fixtures yet")
+    assert CLEAN and FAILING
