@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Outcome, Problem, label
-from shapecheck.dims import Dim, broadcast_dim, certainly_differ, format_dim, unify
+from shapecheck.dims import Dim, broadcast_dim, format_dim
 from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType, named_shape
 
@@ -129,28 +129,41 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
     sizes: dict[str, Dim] = {}
     source: dict[str, int] = {}
     ellipsis_dims: list[tuple[int, tuple[Dim, ...]]] = []
-    open_rank = False
+    unread: list[Term] = []  # terms whose operand's dims could not be read
     for index, (term, operand) in enumerate(zip(spec.inputs, operands, strict=True)):
         letter_dims = _letter_dims(term, operand, index, labels, problems, ellipsis_dims)
         if letter_dims is None:
-            open_rank = open_rank or operand.ellipsis is not None
+            unread.append(term)
             continue
         for letter, size in letter_dims:
-            if letter in sizes and certainly_differ(sizes[letter], size) and 1 not in (sizes[letter], size):
+            if letter not in sizes:
+                sizes[letter], source[letter] = size, index
+                continue
+            # JAX broadcasts a size-1 letter against the others, so sizes meet as in
+            # broadcasting: a symbol that may be 1 against an unknown size is unknown.
+            merged, ok = broadcast_dim(sizes[letter], size)
+            if not ok:
                 problems.append(Problem(
                     "SC104", f"einsum: axis {letter!r} has size {format_dim(sizes[letter])} in "
                     f"{label(labels, source[letter])} but {format_dim(size)} in {label(labels, index)}",
                     axes=(letter,), sizes=(sizes[letter], size), operands=(source[letter], index)))
                 continue
-            if letter not in sizes or sizes[letter] == 1:
+            if not isinstance(sizes[letter], int) or sizes[letter] == 1:
                 source[letter] = index
-                sizes[letter] = size if letter not in sizes or sizes[letter] == 1 else sizes[letter]
-            else:
-                sizes[letter] = unify(sizes[letter], size) if size != 1 else sizes[letter]
+            sizes[letter] = merged
 
+    # An operand whose dims are unknown may hold any size for its letters: only a known size
+    # other than 1 stays certain (the unknown one must equal it or be 1).
+    for term in unread:
+        for letter in term.letters:
+            size = sizes.get(letter)
+            if not isinstance(size, int) or size == 1:
+                sizes[letter] = None
     # The dims under `...` broadcast together whether or not the output keeps them (JAX sums
-    # the ones it drops, after broadcasting them).
+    # the ones it drops, after broadcasting them). Known tails that clash clash whatever an
+    # unread operand holds; but its own `...` dims are unknown in number and size.
     ellipsis_result = _broadcast_tails(ellipsis_dims, labels, problems)
+    ellipsis_unknown = any(term.has_ellipsis for term in unread)
     named_sizes = dict(union_named([o.named for o in operands], labels, problems))
     mentioned: set[str] = set()
     for term in spec.inputs:
@@ -172,13 +185,18 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
     output = spec.output or _implicit_output(spec)
     seen: set[str] = set()
     dims: list[Dim] = []
+    result_ellipsis: int | None = None
     for letter in output.letters:
         if letter in seen:
             problems.append(Problem("SC003", f"einsum: output repeats axis {letter!r}", axes=(letter,)))
             continue
         seen.add(letter)
         if letter == ELLIPSIS:
-            dims.extend(ellipsis_result)
+            if ellipsis_unknown:
+                # The result's rank is open exactly where the output puts `...`.
+                result_ellipsis = len(dims)
+            else:
+                dims.extend(ellipsis_result)
             continue
         if letter not in sizes and not any(letter in t.letters for t in spec.inputs):
             problems.append(Problem(
@@ -196,7 +214,7 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
         elif not any_open:
             problems.append(Problem(
                 "SC003", f"einsum: output named axis {name!r} is in no operand", axes=(name,)))
-    result = ArrayType(dtype, tuple(dims), named_shape(result_named), 0 if open_rank else None, any_open)
+    result = ArrayType(dtype, tuple(dims), named_shape(result_named), result_ellipsis, any_open)
     return Outcome(result, tuple(problems))
 
 

@@ -108,26 +108,38 @@ def test_broadcast_matches_numpy(operands: list[Shape]) -> None:
 # --- gradual: unknowns never add problems -----------------------------------------------------
 
 
-def abstract(shape: Sequence[int], choices: Sequence[str]) -> tuple[Dim, ...]:
-    """Forget some sizes: None (unknown) or a symbol named after the size (consistent binding)."""
+def abstract(shape: Sequence[int], choices: Sequence[str]) -> ArrayType:
+    """Forget some sizes: None (unknown), a symbol named after the size (a consistent binding),
+    or, when the mask starts with "open", the leading dims behind a `...` of unknown rank."""
+    cut = 0
+    if choices and choices[0] == "open":
+        cut = min(len(shape), sum(1 for c in choices[1:] if c == "keep"))
     out: list[Dim] = []
-    for size, choice in zip(shape, choices, strict=False):
+    for size, choice in zip(shape[cut:], choices, strict=False):
         out.append(None if choice == "none" else Sym(f"s{size}") if choice == "sym" else size)
-    out.extend(shape[len(choices) :])
-    return tuple(out)
+    out.extend(shape[cut + len(out) :])
+    return typ(out).with_dims(out, 0 if choices and choices[0] == "open" else None)
 
 
-forget = st.lists(st.sampled_from(["keep", "keep", "none", "sym"]), min_size=8, max_size=8)
+forget = st.lists(st.sampled_from(["keep", "keep", "none", "sym", "open"]), min_size=8, max_size=8)
 
 
-def consistent(abstract_dims: Sequence[Dim], concrete: Sequence[int]) -> bool:
-    """Every dim the abstract result claims agrees with the concrete one."""
-    if len(abstract_dims) != len(concrete):
-        return False
-    for claim, real in zip(abstract_dims, concrete, strict=True):
-        if isinstance(claim, int) and claim != real:
+def consistent(claim: ArrayType, concrete: Sequence[int]) -> bool:
+    """Every dim the vague result claims agrees with the concrete one (right-aligned after `...`)."""
+    if claim.ellipsis is None:
+        if len(claim.dims) != len(concrete):
             return False
-        if isinstance(claim, Sym) and claim != Sym(f"s{real}"):
+        pairs = list(zip(claim.dims, concrete, strict=True))
+    else:
+        head, tail = claim.dims[: claim.ellipsis], claim.dims[claim.ellipsis :]
+        if len(head) + len(tail) > len(concrete):
+            return False
+        pairs = list(zip(head, concrete, strict=False))
+        pairs += list(zip(tail, concrete[len(concrete) - len(tail) :], strict=True))
+    for dim, real in pairs:
+        if isinstance(dim, int) and dim != real:
+            return False
+        if isinstance(dim, Sym) and dim != Sym(f"s{real}"):
             return False
     return True
 
@@ -136,10 +148,10 @@ def consistent(abstract_dims: Sequence[Dim], concrete: Sequence[int]) -> bool:
 @given(broadcast_shapes(), st.lists(forget, min_size=4, max_size=4))
 def test_broadcast_unknowns_never_add_problems(operands: list[Shape], masks: list[list[str]]) -> None:
     concrete = broadcast([typ(s) for s in operands])
-    vague = broadcast([typ(abstract(s, m)) for s, m in zip(operands, masks, strict=False)])
+    vague = broadcast([abstract(s, m) for s, m in zip(operands, masks, strict=False)])
     if concrete.ok:
         assert vague.ok, vague
-        assert consistent(vague.type.dims, concrete.type.dims), (vague.type, concrete.type)
+        assert consistent(vague.type, concrete.type.dims), (vague.type, concrete.type)
     # A problem in the vague version must be one the concrete version has too.
     assert codes(vague) <= codes(concrete)
 
@@ -184,10 +196,10 @@ def test_matmul_matches_numpy(pair: tuple[Shape, Shape]) -> None:
 def test_matmul_unknowns_never_add_problems(pair: tuple[Shape, Shape], ma: list[str], mb: list[str]) -> None:
     a, b = pair
     concrete = linalg.matmul(typ(a), typ(b))
-    vague = linalg.matmul(typ(abstract(a, ma)), typ(abstract(b, mb)))
+    vague = linalg.matmul(abstract(a, ma), abstract(b, mb))
     if concrete.ok:
         assert vague.ok
-        assert consistent(vague.type.dims, concrete.type.dims)
+        assert consistent(vague.type, concrete.type.dims)
     assert codes(vague) <= codes(concrete)
 
 
@@ -301,10 +313,10 @@ def test_reshape_matches_numpy(case: tuple[Shape, list[int]]) -> None:
 def test_reshape_unknowns_never_add_problems(case: tuple[Shape, list[int]], mask: list[str]) -> None:
     shape, target = case
     concrete = reshape(typ(shape), target)
-    vague = reshape(typ(abstract(shape, mask)), target)
+    vague = reshape(abstract(shape, mask), target)
     if concrete.ok:
         assert vague.ok
-        assert consistent(vague.type.dims, concrete.type.dims)
+        assert consistent(vague.type, concrete.type.dims)
     assert codes(vague) <= codes(concrete)
 
 
@@ -325,6 +337,20 @@ def test_reduce_matches_numpy(shape: Shape, axis: int | list[int] | None, keepdi
     else:
         assert out.problems == ()
         assert out.type.dims == expected
+
+
+@SETTINGS
+@given(shapes, st.none() | st.integers(-5, 4) | st.lists(st.integers(-5, 4), max_size=3), st.booleans(), forget)
+def test_reduce_unknowns_never_add_problems(
+    shape: Shape, axis: int | list[int] | None, keepdims: bool, mask: list[str]
+) -> None:
+    np_axis = tuple(axis) if isinstance(axis, list) else axis
+    concrete = reduce(typ(shape), np_axis, keepdims=keepdims)
+    vague = reduce(abstract(shape, mask), np_axis, keepdims=keepdims)
+    if concrete.ok:
+        assert vague.ok
+        assert consistent(vague.type, concrete.type.dims)
+    assert codes(vague) <= codes(concrete)
 
 
 # --- layout -----------------------------------------------------------------------------------
@@ -558,10 +584,10 @@ def test_einsum_unknowns_never_add_problems(case: tuple[str, list[Shape]], masks
     spec = parse_einsum(spec_text)
     assert not isinstance(spec, Problem)
     concrete = einsum_type(spec, [typ(s) for s in operands])
-    vague = einsum_type(spec, [typ(abstract(s, m)) for s, m in zip(operands, masks, strict=False)])
+    vague = einsum_type(spec, [abstract(s, m) for s, m in zip(operands, masks, strict=False)])
     if concrete.ok:
         assert vague.ok, vague
-        assert consistent(vague.type.dims, concrete.type.dims), (vague.type, concrete.type)
+        assert consistent(vague.type, concrete.type.dims), (vague.type, concrete.type)
     assert codes(vague) <= codes(concrete)
 
 
