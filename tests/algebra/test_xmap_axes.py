@@ -257,6 +257,7 @@ def test_dict_container_matches_dict_arguments() -> None:
         parse([{"x": ["i", ...], "y": {}}]), [{"x": f32[(2, 3)], "y": f32[(4,)]}]
     )
     assert inner == {"x": f32[(3,), {"i": 2}], "y": f32[(4,)]}
+    assert sizes.problems == [] and sizes.sizes == {"i": 2}
     _, bad = apply_in_axes(parse([{"x": ["i", ...], "z": {}}]), [{"x": f32[(2, 3)], "y": f32[(4,)]}])
     assert codes(bad.problems) == ["SC002"]
 
