@@ -6,6 +6,7 @@ The CLI, pre-commit, the language server, the mypy plugin and the tests all go t
 
 from __future__ import annotations
 
+import gc
 import os
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
@@ -159,6 +160,13 @@ def check_file(path: str | Path, config: Config | None = None) -> FileResult:
     return analyze_source(str(path), text, config)
 
 
+def tune_gc() -> None:
+    """libcst allocates millions of small acyclic objects; collecting as often as CPython's
+    default (every 700 allocations) costs a third of the parse time for nothing."""
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
+
+
 def _check_batch(batch: Sequence[str], config: Config) -> list[FileResult]:
     return [check_file(path, config) for path in batch]
 
@@ -172,7 +180,7 @@ def check_files(paths: Sequence[str], config: Config | None = None, jobs: int | 
         report.results = _check_batch(paths, config)
         return report
     batches = list(_batches(paths, jobs * 8))
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=tune_gc) as pool:
         for results in pool.map(_check_batch, batches, [config] * len(batches)):
             report.results.extend(results)
     return report

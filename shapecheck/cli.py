@@ -105,6 +105,9 @@ def _check(args: argparse.Namespace) -> int:
     if missing:
         sys.stderr.write(f"shapecheck: error: no such file or directory: {', '.join(missing)}\n")
         return EXIT_ERROR
+    from shapecheck.api import tune_gc
+
+    tune_gc()
     files = discover(args.paths or ["."], config)
     report = check_files([str(f) for f in files], config, args.jobs)
     diagnostics = report.diagnostics

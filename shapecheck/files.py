@@ -1,4 +1,9 @@
-"""Which files a run checks: directories recurse over *.py, honouring .gitignore and excludes."""
+"""Which files a run checks: directories recurse over *.py, honouring .gitignore and excludes.
+
+A path named on the command line is checked even when it lies in an ignored folder (that is
+what the user asked for); what is inside it follows the usual filters. User `exclude`
+patterns apply to named files too, because pre-commit passes file names explicitly.
+"""
 
 from __future__ import annotations
 
@@ -9,50 +14,48 @@ import pathspec
 
 from shapecheck.config import Config
 
-_ALWAYS_SKIPPED = (".git/", ".hg/", ".venv/", "venv/", "__pycache__/", ".mypy_cache/", ".tox/",
-                   ".nox/", "node_modules/", "build/", "dist/", ".eggs/", "*.egg-info/")
+# Folder names never worth descending into (matched on the entry's own name).
+_SKIPPED_NAMES = pathspec.PathSpec.from_lines("gitwildmatch", [
+    ".git/", ".hg/", ".svn/", ".venv/", "venv/", "__pycache__/", ".mypy_cache/", ".ruff_cache/",
+    ".pytest_cache/", ".tox/", ".nox/", "node_modules/", "build/", "dist/", ".eggs/", "*.egg-info/",
+])
 
 
 class _Matcher:
     def __init__(self, config: Config) -> None:
-        self.root = config.root
-        self.excludes = pathspec.PathSpec.from_lines(
-            "gitwildmatch", [*_ALWAYS_SKIPPED, *config.exclude, *config.extend_exclude])
+        self.root = config.root.resolve()
         self.user_excludes = pathspec.PathSpec.from_lines(
             "gitwildmatch", [*config.exclude, *config.extend_exclude])
-        self.gitignores: dict[Path, pathspec.PathSpec | None] = {}
         self.respect_gitignore = config.respect_gitignore
+        self.gitignores: dict[Path, pathspec.PathSpec | None] = {}
 
-    def _relative(self, path: Path) -> str | None:
+    def excluded_by_user(self, path: Path, is_dir: bool) -> bool:
         try:
-            return path.resolve().relative_to(self.root).as_posix()
+            relative = path.resolve().relative_to(self.root).as_posix()
         except ValueError:
-            return None
+            relative = path.as_posix()
+        return self.user_excludes.match_file(relative + ("/" if is_dir else ""))
 
     def _gitignore(self, folder: Path) -> pathspec.PathSpec | None:
         if folder not in self.gitignores:
-            file = folder / ".gitignore"
             spec = None
+            file = folder / ".gitignore"
             if file.is_file():
                 try:
                     spec = pathspec.PathSpec.from_lines("gitwildmatch", file.read_text().splitlines())
-                except OSError:
+                except (OSError, UnicodeDecodeError):
                     spec = None
             self.gitignores[folder] = spec
         return self.gitignores[folder]
 
-    def ignored(self, path: Path, is_dir: bool, explicit: bool = False) -> bool:
-        relative = self._relative(path)
-        name = path.name + ("/" if is_dir else "")
-        specs = self.user_excludes if explicit else self.excludes
-        if relative is not None and specs.match_file(relative + ("/" if is_dir else "")):
-            return True
-        if not explicit and self.excludes.match_file(name):
-            return True
+    def git_ignored(self, path: Path, is_dir: bool, floor: Path | None) -> bool:
+        """Ignored by a .gitignore in the path's folders (only those at or below `floor`, if set)."""
         if not self.respect_gitignore:
             return False
         resolved = path.resolve()
         for folder in resolved.parents:
+            if floor is not None and not folder.is_relative_to(floor):
+                break
             spec = self._gitignore(folder)
             if spec is not None:
                 inner = resolved.relative_to(folder).as_posix() + ("/" if is_dir else "")
@@ -62,29 +65,39 @@ class _Matcher:
                 break
         return False
 
+    def skip_entry(self, entry: Path, is_dir: bool, floor: Path | None) -> bool:
+        name = entry.name + ("/" if is_dir else "")
+        if is_dir and _SKIPPED_NAMES.match_file(name):
+            return True
+        return self.excluded_by_user(entry, is_dir) or self.git_ignored(entry, is_dir, floor)
+
 
 def discover(paths: Sequence[str | Path], config: Config) -> list[Path]:
-    """Python files to check, sorted. Files named explicitly (pre-commit) still honour excludes."""
+    """Python files to check, sorted and without duplicates."""
     matcher = _Matcher(config)
     found: set[Path] = set()
     for raw in paths or ["."]:
         path = Path(raw)
         if path.is_dir():
-            found.update(_walk(path, matcher))
-        elif path.exists() or path.suffix == ".py":
-            if not matcher.ignored(path, False, explicit=True):
-                found.add(path)
+            if matcher.excluded_by_user(path, True):
+                continue
+            # Inside a folder the user named, its ancestors' .gitignore files do not apply when
+            # they would hide the folder itself.
+            floor = path.resolve() if matcher.git_ignored(path, True, None) else None
+            found.update(_walk(path, matcher, floor))
+        elif not matcher.excluded_by_user(path, False):
+            found.add(path)
     return sorted(found)
 
 
-def _walk(folder: Path, matcher: _Matcher) -> Iterator[Path]:
+def _walk(folder: Path, matcher: _Matcher, floor: Path | None) -> Iterator[Path]:
     try:
         entries = sorted(folder.iterdir())
     except OSError:
         return
     for entry in entries:
         if entry.is_dir() and not entry.is_symlink():
-            if not matcher.ignored(entry, True):
-                yield from _walk(entry, matcher)
-        elif entry.suffix in (".py", ".pyi") and entry.is_file() and not matcher.ignored(entry, False):
+            if not matcher.skip_entry(entry, True, floor):
+                yield from _walk(entry, matcher, floor)
+        elif entry.suffix in (".py", ".pyi") and entry.is_file() and not matcher.skip_entry(entry, False, floor):
             yield entry

@@ -14,16 +14,17 @@ import libcst as cst
 
 from shapecheck.algebra.conformance import Bindings, conform, substitute
 from shapecheck.algebra.resources import cooccurrence
-from shapecheck.analyzer.annotations import Invalid, annotation_subscripts, read_annotation
+from shapecheck.analyzer.annotations import Invalid, read_annotation
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.literals import to_lit
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.report import Reporter
 from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.walk import assigned_names, subscripts, target_names
 from shapecheck.analyzer.values import (
     BoundMethod, Const, Dict, Function, Mesh, MeshContext, Partial, Qual, Seq, Value, Vmap, Xmap, as_int, join,
 )
-from shapecheck.literal import Lit
+from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
 
 MAX_DEPTH = 12  # nested analyses (calls within calls) before results are left unknown
@@ -105,11 +106,14 @@ class Interpreter:
         self.functions: list[Function] = []
         self.analysed: set[int] = set()
         self.cache: dict[tuple[object, ...], Value] = {}
-        self.active: set[tuple[object, ...]] = set()
+        self.active: set[int] = set()  # functions being analysed: a call back into one is recursion
+        # Analyses per file are bounded: each function a few times over, whatever the call graph.
+        self.budget = 200 + 20 * sum(1 for _ in _function_defs(module))
         self.frames: list[Frame] = []
         self.types = types  # node id -> (node, type) of array-valued expressions, for hover
         self.scope = Scope(None, module_name)
-        self._module_literals: dict[str, Lit] = {}
+        self._module_sources: dict[str, cst.BaseExpression] = {}
+        self._annotations: dict[int, ArrayType | Invalid | None] = {}
 
     # ---------------------------------------------------------------- module
 
@@ -160,7 +164,7 @@ class Interpreter:
             self.exec_block(node.body, scope, ctx)
         # match statements and anything else: names they bind read as unknown
         elif isinstance(node, cst.Match):
-            for name in _assigned_names(node):
+            for name in assigned_names(node):
                 scope.bind(name, None)
 
     def exec_small(self, node: cst.BaseSmallStatement, scope: Scope, ctx: Context) -> None:
@@ -190,7 +194,7 @@ class Interpreter:
             for item in node.names:
                 scope.bind(item.name.value, None)
         elif isinstance(node, cst.Del):
-            for name in _target_names(node.target):
+            for name in target_names(node.target):
                 scope.bind(name, None)
 
     def exec_import_from(self, node: cst.ImportFrom, scope: Scope) -> None:
@@ -256,7 +260,7 @@ class Interpreter:
 
     def exec_loop(self, node: cst.For | cst.While, scope: Scope, ctx: Context) -> None:
         # A loop body may run many times: what it rebinds is unknown on entry and after.
-        for name in _assigned_names(node.body):
+        for name in assigned_names(node.body):
             scope.bind(name, None)
         if isinstance(node, cst.For):
             iterated = self.eval(node.iter, scope, ctx)
@@ -269,10 +273,10 @@ class Interpreter:
         else:
             self.eval(node.test, scope, ctx)
         self.exec_block(node.body.body, scope, ctx)
-        for name in _assigned_names(node.body):
+        for name in assigned_names(node.body):
             scope.bind(name, None)
         if isinstance(node, cst.For):
-            for name in _target_names(node.target):
+            for name in target_names(node.target):
                 scope.bind(name, None)
         if node.orelse is not None:
             self.exec_block(node.orelse.body.body, scope, ctx)
@@ -338,15 +342,24 @@ class Interpreter:
 
     # ---------------------------------------------------------------- annotations
 
+    def read(self, node: cst.BaseExpression, scope: Scope) -> ArrayType | Invalid | None:
+        """`read_annotation`, once per annotation node (functions are analysed many times)."""
+        key = id(node)
+        if key not in self._annotations:
+            self._annotations[key] = read_annotation(node, scope.lookup, self.annotation_names)
+        return self._annotations[key]
+
     def annotation(self, node: cst.BaseExpression, scope: Scope) -> ArrayType | None:
         """The array type `node` declares, reporting SC001 for malformed ones (nested ones too)."""
-        result = read_annotation(node, scope.lookup, self.annotation_names)
+        result = self.read(node, scope)
         if isinstance(result, Invalid):
             self.reporter.add(result.node, "SC001", f"invalid annotation: {result.message}")
             return None
         if result is None:
-            for inner in annotation_subscripts(node)[1:] if isinstance(node, cst.Subscript) else ():
-                found = read_annotation(inner, scope.lookup, self.annotation_names)
+            for inner in subscripts(node):
+                if inner is node:
+                    continue
+                found = self.read(inner, scope)
                 if isinstance(found, Invalid):
                     self.reporter.add(found.node, "SC001", f"invalid annotation: {found.message}")
         return result
@@ -357,7 +370,7 @@ class Interpreter:
         if isinstance(target, cst.Name):
             scope.bind(target.value, value)
             if scope.parent is None and isinstance(source, cst.BaseExpression):
-                self._module_literals[target.value] = to_lit(source, self.literal_lookup)
+                self._module_sources[target.value] = source
         elif isinstance(target, cst.Tuple | cst.List):
             elements = target.elements
             items: list[Value]
@@ -376,7 +389,11 @@ class Interpreter:
 
     def literal_lookup(self, name: str) -> Lit | None:
         """Module-level names bound to literals (an in_axes spec assigned once, used later)."""
-        return self._module_literals.get(name)
+        source = self._module_sources.get(name)
+        if source is None:
+            return None
+        lit = to_lit(source, None)
+        return lit if lit.kind not in (Kind.NAME, Kind.OTHER) else None
 
     # ---------------------------------------------------------------- expressions
 
@@ -414,7 +431,7 @@ class Interpreter:
                 items.extend(inner.items)
             else:
                 items.append(self.eval(element.value, scope, ctx))
-        return Seq(tuple(items), isinstance(node, cst.List), to_lit(node, self.literal_lookup))
+        return Seq(tuple(items), isinstance(node, cst.List), node)
 
     def eval_dict(self, node: cst.Dict, scope: Scope, ctx: Context) -> Value:
         items: list[tuple[Value, Value]] = []
@@ -422,7 +439,7 @@ class Interpreter:
             if not isinstance(element, cst.DictElement):
                 return None
             items.append((self.eval(element.key, scope, ctx), self.eval(element.value, scope, ctx)))
-        return Dict(tuple(items), to_lit(node, self.literal_lookup))
+        return Dict(tuple(items), node)
 
     def eval_attribute(self, node: cst.Attribute, scope: Scope, ctx: Context) -> Value:
         base = self.eval(node.value, scope, ctx)
@@ -618,17 +635,18 @@ class Interpreter:
 
         declared_return = None
         if isinstance(function.node, cst.FunctionDef) and function.node.returns is not None:
-            declared_return = read_annotation(function.node.returns.annotation, function.scope.lookup,
-                                              self.annotation_names)
+            declared_return = self.read(function.node.returns.annotation, function.scope)
             if not isinstance(declared_return, ArrayType):
                 declared_return = None
         arg_key = tuple(scope.bindings.items())
         key = (id(function.node), _hashable(arg_key), ctx.key())
         if key in self.cache:
             return self._returned(self.cache[key], declared_return, bindings)
-        if key in self.active:
-            return self._returned(None, declared_return, bindings)  # recursion: cut off
-        self.active.add(key)
+        if id(function.node) in self.active or self.budget <= 0:
+            # Recursion (whatever the arguments) and runaway call trees are cut off: unknown.
+            return self._returned(None, declared_return, bindings)
+        self.budget -= 1
+        self.active.add(id(function.node))
         self.analysed.add(id(function.node))
         frame = Frame(function, declared_return=declared_return, bindings=dict(bindings))
         self.frames.append(frame)
@@ -645,7 +663,7 @@ class Interpreter:
                         self.exec_small(small, scope, inner)
         finally:
             self.frames.pop()
-            self.active.discard(key)
+            self.active.discard(id(function.node))
         result: Value = None
         if frame.returns:
             result = frame.returns[0]
@@ -667,7 +685,7 @@ class Interpreter:
     def _param_type(self, param: cst.Param, scope: Scope) -> ArrayType | None:
         if param.annotation is None:
             return None
-        found = read_annotation(param.annotation.annotation, scope.lookup, self.annotation_names)
+        found = self.read(param.annotation.annotation, scope)
         return found if isinstance(found, ArrayType) else None
 
     def _bind_param(self, function: Function, name: str, declared: ArrayType | None, value: Value,
@@ -693,6 +711,10 @@ class Interpreter:
                   for p in cooccurrence((name for name, _ in value.named), resources)}
         fresh = [p for p in problems if tuple(sorted(p.axes)) not in before]
         self.reporter.problems(fresh, node, notes=ctx.resource_notes)
+
+
+def _function_defs(module: cst.Module) -> list[cst.CSTNode]:
+    return [n for n in module.body if isinstance(n, cst.FunctionDef | cst.ClassDef)]
 
 
 def _visible(value: ArrayType, ctx: Context) -> ArrayType:
@@ -741,50 +763,6 @@ def _dotted(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Attribute):
         return f"{_dotted(node.value)}.{node.attr.value}"
     return ""
-
-
-def _target_names(node: cst.CSTNode) -> list[str]:
-    if isinstance(node, cst.Name):
-        return [node.value]
-    if isinstance(node, cst.Tuple | cst.List):
-        return [n for el in node.elements for n in _target_names(el.value)]
-    if isinstance(node, cst.StarredElement):
-        return _target_names(node.value)
-    return []
-
-
-def _assigned_names(node: cst.CSTNode) -> set[str]:
-    names: set[str] = set()
-
-    class _Visitor(cst.CSTVisitor):
-        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
-            names.update(_target_names(target.target))
-
-        def visit_AnnAssign(self, target: cst.AnnAssign) -> None:
-            names.update(_target_names(target.target))
-
-        def visit_AugAssign(self, target: cst.AugAssign) -> None:
-            names.update(_target_names(target.target))
-
-        def visit_For(self, loop: cst.For) -> None:
-            names.update(_target_names(loop.target))
-
-        def visit_NamedExpr(self, expr: cst.NamedExpr) -> None:
-            names.update(_target_names(expr.target))
-
-        def visit_FunctionDef(self, fn: cst.FunctionDef) -> bool:
-            names.add(fn.name.value)
-            return False
-
-        def visit_ClassDef(self, cls: cst.ClassDef) -> bool:
-            names.add(cls.name.value)
-            return False
-
-        def visit_Lambda(self, fn: cst.Lambda) -> bool:
-            return False
-
-    node.visit(_Visitor())
-    return names
 
 
 _MODULE = cst.Module(body=[])

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import libcst as cst
 
-from shapecheck.literal import Lit
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -31,7 +30,7 @@ class Seq:
 
     items: tuple[Value, ...]
     is_list: bool = False
-    lit: Lit | None = field(default=None, compare=False, hash=False)
+    node: cst.BaseExpression | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +38,7 @@ class Dict:
     """A dict with string or int keys (axis_resources, axis_sizes, in_axes mappings)."""
 
     items: tuple[tuple[Value, Value], ...]
-    lit: Lit | None = field(default=None, compare=False, hash=False)
+    node: cst.BaseExpression | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +92,7 @@ class Xmap:
     axis_sizes_nodes: dict[str, cst.CSTNode]
     resources: dict[str, tuple[str, ...]]
     resource_nodes: dict[str, cst.CSTNode]
-    node: cst.Call
+    node: cst.CSTNode  # the xmap(...) call, or the decorator that applied it
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -105,7 +104,7 @@ class Vmap:
     out_axes: Value
     axis_name: str | None
     axis_size: int | None
-    node: cst.Call
+    node: cst.CSTNode
     kind: str = "vmap"
 
 

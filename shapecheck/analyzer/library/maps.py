@@ -13,6 +13,7 @@ from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.resources import cooccurrence, divisibility, unknown_resources
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.interpreter import CallArgs, Interpreter
+from shapecheck.analyzer.literals import to_lit
 from shapecheck.analyzer.library.registry import handles
 from shapecheck.analyzer.qualnames import PARTIAL, PMAP, VMAP, XMAP
 from shapecheck.analyzer.scope import Scope
@@ -51,20 +52,17 @@ def xmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     out_lit = _lit(interp, call.get(2, "out_axes"), out_expr)
     sizes, size_nodes = _axis_sizes(interp, call)
     resources, resource_nodes = _resources(interp, call)
-    node = call.node
-    assert isinstance(node, cst.Call)
-    result = Xmap(fun, in_lit, out_lit, sizes, size_nodes, resources, resource_nodes, node)
+    result = Xmap(fun, in_lit, out_lit, sizes, size_nodes, resources, resource_nodes, call.node)
     _check_definition(interp, result)
     return result
 
 
 def _lit(interp: Interpreter, value: Value, expr: cst.BaseExpression | None) -> Lit | None:
-    if isinstance(value, Seq | Dict) and value.lit is not None:
-        return value.lit
+    """The spec's literal syntax: where the value was built (a module constant's own literal)."""
+    if isinstance(value, Seq | Dict) and value.node is not None:
+        expr = value.node
     if expr is None:
         return None
-    from shapecheck.analyzer.literals import to_lit
-
     lit = to_lit(expr, interp.literal_lookup)
     return None if lit.kind in (Kind.NAME, Kind.OTHER) else lit
 
@@ -73,8 +71,9 @@ def _axis_sizes(interp: Interpreter, call: CallArgs) -> tuple[dict[str, Any], di
     value = call.kwargs.get("axis_sizes")
     sizes: dict[str, Any] = {}
     nodes: dict[str, cst.CSTNode] = {}
-    if isinstance(value, Dict) and value.lit is not None:
-        for (key, size), (key_lit, size_lit) in zip(value.items, value.lit.pairs, strict=True):
+    lit = _lit(interp, value, None)
+    if isinstance(value, Dict) and lit is not None and lit.kind is Kind.DICT:
+        for (key, size), (key_lit, size_lit) in zip(value.items, lit.pairs, strict=True):
             name = as_str(key)
             if name is None:
                 if key is not None:
@@ -95,9 +94,10 @@ def _resources(interp: Interpreter, call: CallArgs) -> tuple[dict[str, tuple[str
     value = call.kwargs.get("axis_resources")
     resources: dict[str, tuple[str, ...]] = {}
     nodes: dict[str, cst.CSTNode] = {}
-    if not isinstance(value, Dict) or value.lit is None:
+    lit = _lit(interp, value, None)
+    if not isinstance(value, Dict) or lit is None or lit.kind is not Kind.DICT:
         return resources, nodes
-    for (key, target), (key_lit, target_lit) in zip(value.items, value.lit.pairs, strict=True):
+    for (key, target), (key_lit, target_lit) in zip(value.items, lit.pairs, strict=True):
         name = as_str(key)
         origin = target_lit.origin if isinstance(target_lit.origin, cst.CSTNode) else call.node
         if name is None:
@@ -276,9 +276,7 @@ def vmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     if name is None and call.short_name == "pmap" and len(call.args) > 1:
         name = as_str(call.args[1])
         in_axes = call.kwargs.get("in_axes", Const(0))
-    node = call.node
-    assert isinstance(node, cst.Call)
-    return Vmap(fun, in_axes, out_axes, name, as_int(call.kwargs.get("axis_size")), node, call.short_name)
+    return Vmap(fun, in_axes, out_axes, name, as_int(call.kwargs.get("axis_size")), call.node, call.short_name)
 
 
 def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
