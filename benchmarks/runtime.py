@@ -64,8 +64,8 @@ def attention(q: Any, k: Any, v: Any, w_out: Any) -> Any:
 def attention_case() -> tuple[Callable[..., Any], Callable[..., Any], tuple[Any, ...]]:
     batch, seq, heads, dim, out = 8, 128, 8, 64, 512
     keys = jax.random.split(jax.random.key(1), 4)
-    args = tuple(jax.random.normal(key, (batch, seq, heads, dim)) for key in keys[:3]) + (
-        jax.random.normal(keys[3], (heads, dim, out)) / 20,)
+    args = (*(jax.random.normal(key, (batch, seq, heads, dim)) for key in keys[:3]),
+            jax.random.normal(keys[3], (heads, dim, out)) / 20)
     qkv = {0: "batch", 2: "heads"}
     named = xmap(named_attention, in_axes=(qkv, qkv, qkv, {0: "heads"}), out_axes={0: "batch"})
     return named, attention, args

@@ -65,7 +65,7 @@ def execute(program: str, args: Sequence[str]) -> int:
             return code or 0
         print(code, file=sys.stderr)
         return 1
-    except Exception:  # noqa: BLE001  the program's own error: report it as Python would
+    except Exception:
         traceback.print_exc()
         return 1
     finally:

@@ -42,8 +42,9 @@ def evaluate(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any], observe: 
             # so JAX's own errors still point at the user's line.
             with source_info_util.user_context(eqn.source_info.traceback,
                                                name_stack=eqn.source_info.name_stack), eqn.ctx.manager:
-                result = eqn.primitive.bind(*inputs, **eqn.primitive.get_bind_params(eqn.params))
-            outputs = list(result) if eqn.primitive.multiple_results else [result]
+                primitive: Any = eqn.primitive  # untyped in jax
+                result = primitive.bind(*inputs, **primitive.get_bind_params(eqn.params))
+            outputs = list(result) if primitive.multiple_results else [result]
             outputs = [observe(value, eqn) for value in outputs]
         for var, value in zip(eqn.outvars, outputs, strict=True):
             env[var] = value

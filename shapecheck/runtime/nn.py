@@ -6,6 +6,7 @@ never from `lax.pmax` (which has no derivative rule; the removed xmap failed the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import jax.nn as _nn
@@ -17,6 +18,8 @@ from shapecheck.runtime.errors import NamedAxisError
 
 __all__ = ["log_softmax", "logsumexp", "one_hot", "softmax"]
 
+_psum: Callable[..., Any] = _lax.psum  # jax.lax.psum is untyped
+
 
 def __getattr__(name: str) -> Any:
     return getattr(_nn, name)
@@ -26,7 +29,7 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: Any = -1) -> A
     """`jax.nn.one_hot`; with `axis='name'` the classes run along that named axis (SC102)."""
     if not isinstance(axis, str):
         return _nn.one_hot(x, num_classes, dtype=dtype, axis=axis)
-    size = _lax.psum(1, axis)
+    size = _psum(1, axis)
     if isinstance(size, int) and size != num_classes:
         raise NamedAxisError("SC102", f"one_hot: num_classes is {num_classes} but named axis "
                              f"{axis!r} has size {size}")
@@ -45,7 +48,7 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
     axes = tuple(range(count)) + tuple((p % a.ndim) + count for p in positions or ())
     gathered_b = None if b is None else gather(_jnp.broadcast_to(b, a.shape), names)
     gathered_w = None if where is None else gather(_jnp.broadcast_to(where, a.shape), names)
-    out = _nn.logsumexp(gather(a, names), axes, gathered_b, keepdims, return_sign, gathered_w)
+    out: Any = _nn.logsumexp(gather(a, names), axes, gathered_b, keepdims, return_sign, gathered_w)
     if not keepdims:
         return out
     squeeze = tuple(range(count))

@@ -57,17 +57,18 @@ def _named_arg_reduction(positional: Callable[..., Any]) -> Callable[..., Any]:
     return reduce
 
 
-sum = _named_reduction(_jnp.sum)  # noqa: A001 - the names jax.numpy uses
+# These shadow builtins on purpose: the module stands in for jax.numpy, which names them so.
+sum = _named_reduction(_jnp.sum)
 prod = _named_reduction(_jnp.prod)
-max = _named_reduction(_jnp.max)  # noqa: A001
-min = _named_reduction(_jnp.min)  # noqa: A001
+max = _named_reduction(_jnp.max)
+min = _named_reduction(_jnp.min)
 amax = _named_reduction(_jnp.amax)
 amin = _named_reduction(_jnp.amin)
 mean = _named_reduction(_jnp.mean)
 var = _named_reduction(_jnp.var)
 std = _named_reduction(_jnp.std)
-any = _named_reduction(_jnp.any)  # noqa: A001
-all = _named_reduction(_jnp.all)  # noqa: A001
+any = _named_reduction(_jnp.any)
+all = _named_reduction(_jnp.all)
 nansum = _named_reduction(_jnp.nansum)
 nanmax = _named_reduction(_jnp.nanmax)
 nanmin = _named_reduction(_jnp.nanmin)

@@ -12,7 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from shapecheck.algebra.axis_mapping import AxisMapping, SpecContainer, SpecTree, ValueTree, parse_axis_spec
+from shapecheck.algebra.axis_mapping import (
+    AxisMapping,
+    SpecContainer,
+    SpecTree,
+    ValueTree,
+    parse_axis_spec,
+)
 from shapecheck.literal import from_value
 from shapecheck.runtime.errors import NamedAxisError, raise_problems
 from shapecheck.types import ArrayType

@@ -42,6 +42,11 @@ from shapecheck.runtime.interpreter import evaluate, location
 from shapecheck.runtime.named_shape import named_shape
 from shapecheck.types import ArrayType
 
+# jax's constructors and sharding API are untyped; these aliases keep mypy strict elsewhere.
+_spec: Callable[..., PartitionSpec] = PartitionSpec
+_shape_dtype: Callable[..., Any] = jax.ShapeDtypeStruct
+_with_sharding: Callable[..., Any] = jax.lax.with_sharding_constraint
+
 
 @dataclass(frozen=True, slots=True)
 class _Leaf:
@@ -174,7 +179,7 @@ class _XMapped:
                 found = cooccurrence(named_shape(value, names), resources)
                 raise_problems(found, f"the value built at {location(eqn)}")
             if scope is not None:
-                value = _constrain(value, PartitionSpec(*([None] * value.ndim)), scope)
+                value = _constrain(value, _spec(*([None] * value.ndim)), scope)
             return value
 
         def body(*per_example: Any) -> tuple[Any, ...]:
@@ -233,7 +238,7 @@ def _trace_body(fun: Callable[..., Any], in_tree: Any, leaves: Sequence[Any], in
         dropped = {position for position, _ in leaf.mapping.entries}
         shape = tuple(d for i, d in enumerate(jax.numpy.shape(value)) if i not in dropped)
         aval = jax.typeof(value)
-        avals.append(jax.ShapeDtypeStruct(shape, aval.dtype, weak_type=aval.weak_type))
+        avals.append(_shape_dtype(shape, aval.dtype, weak_type=aval.weak_type))
     box: list[Any] = []
 
     def flat_body(*flat: Any) -> list[Any]:
@@ -266,7 +271,8 @@ def _partitioned(body: Callable[..., Any], scope: meshes.Scope, resources: Mappi
     explicit = _explicit_axes(scope.mesh)
     if not explicit:
         return constrained
-    return jax.sharding.auto_axes(constrained, axes=explicit, out_sharding=out_specs)
+    auto: Callable[..., Any] = jax.sharding.auto_axes(constrained, axes=explicit, out_sharding=out_specs)
+    return auto
 
 
 def _explicit_axes(mesh: AbstractMesh) -> tuple[str, ...]:
@@ -277,7 +283,7 @@ def _explicit_axes(mesh: AbstractMesh) -> tuple[str, ...]:
 def _auto_mode(mesh: AbstractMesh | None) -> contextlib.AbstractContextManager[Any]:
     """Trace the body as `auto_axes` will replay it: the jaxpr's equations remember the mode."""
     explicit = () if mesh is None else _explicit_axes(mesh)
-    if not explicit:
+    if mesh is None or not explicit:
         return contextlib.nullcontext()
     auto = mesh.update_axis_types({name: jax.sharding.AxisType.Auto for name in explicit})
     return jax.sharding.use_abstract_mesh(auto)
@@ -290,19 +296,19 @@ def _placed_spec(mapping: AxisMapping, rank: int, resources: Mapping[str, tuple[
         axes = resources.get(name)
         if axes and position < rank:
             parts[position] = axes if len(axes) > 1 else axes[0]
-    return PartitionSpec(*parts)
+    return _spec(*parts)
 
 
 def _constrain(value: Any, spec: PartitionSpec, scope: meshes.Scope) -> Any:
     """Pin `value`'s sharding over the mesh in scope."""
     if not _is_array(value):
         return value
-    return jax.lax.with_sharding_constraint(value, scope.sharding(spec))
+    return _with_sharding(value, scope.sharding(spec))
 
 
 def _is_array(value: Any) -> bool:
     dtype = getattr(value, "dtype", None)
-    return dtype is not None and hasattr(value, "ndim") and not jax.dtypes.issubdtype(
+    return dtype is not None and hasattr(value, "ndim") and not jax.numpy.issubdtype(
         dtype, jax.dtypes.extended)
 
 

@@ -125,7 +125,7 @@ def test_clean_fixture_runs_with_the_inferred_shapes(path: Path) -> None:
 @pytest.mark.parametrize("path", FAILING, ids=lambda p: p.name)
 def test_fixture_with_a_size_or_cooccurrence_error_raises(path: Path) -> None:
     expected = markers(path.read_text())
-    with pytest.raises(Exception) as error:  # noqa: B017,PT011  any refusal; ours must name the code
+    with pytest.raises(Exception) as error:
         execute(path)
     if isinstance(error.value, NamedAxisError):
         assert error.value.code in expected, (error.value.code, expected)

@@ -1,6 +1,5 @@
 """xmap's meaning: the tutorial's programs against the same computations written positionally."""
 
-from __future__ import annotations
 
 from functools import partial
 from typing import Any
@@ -15,6 +14,8 @@ import shapecheck.runtime.numpy as named_jnp
 from shapecheck import f32
 from shapecheck.runtime import lax, xmap
 
+BATCH20 = f32[(5,), {"batch": 20}]  # outside the signature: ruff reads 'batch' there as a name
+
 
 def close(a: Any, b: Any) -> None:
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-5)
@@ -27,7 +28,7 @@ def test_vdot_becomes_a_matmul() -> None:
 
 
 def test_out_axes_position_transposes() -> None:
-    def my_func(x: f32[(5,), {"batch": 20}]) -> f32[(5,), {"batch": 20}]:
+    def my_func(x: BATCH20) -> BATCH20:
         assert x.shape == (5,)
         return x
 
