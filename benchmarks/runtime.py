@@ -20,6 +20,8 @@ import jax.numpy as jnp
 import shapecheck.runtime.numpy as named_jnp
 from shapecheck.runtime import lax, nn, special, xmap
 
+_ready: Callable[[Any], Any] = jax.block_until_ready  # untyped in jax
+
 # --- the tutorial's toy network --------------------------------------------------------------
 
 
@@ -94,15 +96,15 @@ def compile_timed(fun: Callable[..., Any], args: tuple[Any, ...]) -> tuple[float
 def steady(named: Any, hand: Any, args: tuple[Any, ...], runs: int) -> tuple[float, float]:
     """Median seconds per call of each, runs interleaved so machine noise hits both alike."""
     for _ in range(5):
-        jax.block_until_ready(named(*args))
-        jax.block_until_ready(hand(*args))
+        _ready(named(*args))
+        _ready(hand(*args))
     times: dict[int, list[float]] = {0: [], 1: []}
     for run in range(runs):
         order = (0, 1) if run % 2 else (1, 0)
         for which in order:
             fun = named if which == 0 else hand
             start = time.perf_counter()
-            jax.block_until_ready(fun(*args))
+            _ready(fun(*args))
             times[which].append(time.perf_counter() - start)
     return statistics.median(times[0]), statistics.median(times[1])
 
