@@ -6,6 +6,7 @@ The CLI, pre-commit, the language server, the mypy plugin and the tests all go t
 
 from __future__ import annotations
 
+import ast
 import gc
 import os
 import traceback
@@ -78,14 +79,8 @@ def analyze_source(path: str, text: str, config: Config | None = None, *, keep_t
     lines = text.count("\n") + 1
     try:
         module = cst.parse_module(text)
-    except cst.ParserSyntaxError as error:
-        line = max(error.raw_line, 1)
-        column = max(error.raw_column, 0)
-        diagnostic = Diagnostic(path, Span(line, column, line, column + 1), "SC004",
-                                f"syntax error: {error.message}")
-        return FileResult(path, _filter([diagnostic], text, config), (), None, lines)
-    except Exception as error:  # noqa: BLE001  libcst may fail on inputs it cannot tokenise
-        diagnostic = Diagnostic(path, Span(1, 0, 1, 1), "SC004", f"syntax error: {error}")
+    except Exception as error:  # noqa: BLE001  ParserSyntaxError, or inputs libcst cannot tokenise
+        diagnostic = _syntax_error(path, text, error)
         return FileResult(path, _filter([diagnostic], text, config), (), None, lines)
     if not keep_types and not _relevant(text, config):
         return FileResult(path, (), (), None, lines)
@@ -96,6 +91,29 @@ def analyze_source(path: str, text: str, config: Config | None = None, *, keep_t
     except Exception:  # noqa: BLE001  one file's internal error must not stop the run
         return FileResult(path, (), (), "internal error:\n" + traceback.format_exc(), lines)
     return FileResult(path, _filter(diagnostics, text, config), types, None, lines)
+
+
+def _syntax_error(path: str, text: str, error: Exception) -> Diagnostic:
+    """SC004 where CPython's parser stops: its positions are the ones users know from Python
+    itself (libcst often points a line or two later)."""
+    try:
+        ast.parse(text, filename=path)
+    except SyntaxError as syntax:
+        line = max(syntax.lineno or 1, 1)
+        column = max((syntax.offset or 1) - 1, 0)
+        end_line = syntax.end_lineno or line
+        end_column = (syntax.end_offset or 0) - 1
+        if end_line < line or (end_line == line and end_column <= column):
+            end_line, end_column = line, column + 1
+        return Diagnostic(path, Span(line, column, end_line, end_column), "SC004",
+                          f"syntax error: {syntax.msg}")
+    except (ValueError, RecursionError, MemoryError) as other:
+        return Diagnostic(path, Span(1, 0, 1, 1), "SC004", f"syntax error: {other}")
+    if isinstance(error, cst.ParserSyntaxError):
+        line, column = max(error.raw_line, 1), max(error.raw_column, 0)
+        return Diagnostic(path, Span(line, column, line, column + 1), "SC004",
+                          f"syntax error: {error.message}")
+    return Diagnostic(path, Span(1, 0, 1, 1), "SC004", f"syntax error: {error}")
 
 
 def _relevant(text: str, config: Config) -> bool:

@@ -15,7 +15,7 @@ import pathspec
 from shapecheck.config import Config
 
 # Folder names never worth descending into (matched on the entry's own name).
-_SKIPPED_NAMES = pathspec.PathSpec.from_lines("gitwildmatch", [
+_SKIPPED_NAMES = pathspec.GitIgnoreSpec.from_lines([
     ".git/", ".hg/", ".svn/", ".venv/", "venv/", "__pycache__/", ".mypy_cache/", ".ruff_cache/",
     ".pytest_cache/", ".tox/", ".nox/", "node_modules/", "build/", "dist/", ".eggs/", "*.egg-info/",
 ])
@@ -24,10 +24,9 @@ _SKIPPED_NAMES = pathspec.PathSpec.from_lines("gitwildmatch", [
 class _Matcher:
     def __init__(self, config: Config) -> None:
         self.root = config.root.resolve()
-        self.user_excludes = pathspec.PathSpec.from_lines(
-            "gitwildmatch", [*config.exclude, *config.extend_exclude])
+        self.user_excludes = pathspec.GitIgnoreSpec.from_lines([*config.exclude, *config.extend_exclude])
         self.respect_gitignore = config.respect_gitignore
-        self.gitignores: dict[Path, pathspec.PathSpec | None] = {}
+        self.gitignores: dict[Path, pathspec.GitIgnoreSpec | None] = {}
 
     def excluded_by_user(self, path: Path, is_dir: bool) -> bool:
         try:
@@ -36,13 +35,13 @@ class _Matcher:
             relative = path.as_posix()
         return self.user_excludes.match_file(relative + ("/" if is_dir else ""))
 
-    def _gitignore(self, folder: Path) -> pathspec.PathSpec | None:
+    def _gitignore(self, folder: Path) -> pathspec.GitIgnoreSpec | None:
         if folder not in self.gitignores:
             spec = None
             file = folder / ".gitignore"
             if file.is_file():
                 try:
-                    spec = pathspec.PathSpec.from_lines("gitwildmatch", file.read_text().splitlines())
+                    spec = pathspec.GitIgnoreSpec.from_lines(file.read_text().splitlines())
                 except (OSError, UnicodeDecodeError):
                     spec = None
             self.gitignores[folder] = spec

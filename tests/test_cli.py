@@ -1,0 +1,194 @@
+"""The command line: every output format (snapshots), every exit path, config and file selection."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from shapecheck.cli import main
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+UPDATE = os.environ.get("SHAPECHECK_UPDATE_SNAPSHOTS") == "1"
+
+PROGRAM = textwrap.dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+    from shapecheck import f32
+
+    def named_matmul(x: f32[(5,), {'b': 20, 'k': 7}], y: f32[(), {'k': 7, 'm': 11}]):
+        return jnp.einsum('n{b,k},{k,m}->n{b,m}', x, y)
+
+    x = jnp.ones((20, 5, 7))
+    y = jnp.ones((8, 11))
+    z = xmap(named_matmul, in_axes=[{0: 'b', 2: 'k'}, ['k', 'm', ...]], out_axes={0: 'b', 2: 'm'})(x, y)
+    w = jnp.ones((3, 4)) + jnp.ones((5,))
+    """)
+CLEAN = "import jax.numpy as jnp\n\nx = jnp.ones((3, 4)) + jnp.ones((4,))\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "model.py").write_text(PROGRAM)
+    (tmp_path / "clean.py").write_text(CLEAN)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def snapshot(name: str, text: str) -> None:
+    path = SNAPSHOTS / name
+    if UPDATE or not path.exists():
+        path.write_text(text)
+    assert text == path.read_text(), f"output differs from {path}; rerun with SHAPECHECK_UPDATE_SNAPSHOTS=1"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
+def test_format_snapshot(project: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    code, out, _ = run(capsys, "check", "--format", fmt)
+    assert code == 1
+    snapshot(f"check.{fmt}", out)
+
+
+def test_json_shape(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", "model.py", "--format", "json")
+    items = json.loads(out)
+    assert code == 1
+    assert [(i["line"], i["code"]) for i in items] == [(10, "SC102"), (11, "SC101")]
+    keys = {"path", "line", "column", "end_line", "end_column", "code", "message", "severity", "notes"}
+    assert all(set(item) == keys for item in items)
+    assert "'k'" in items[0]["message"] and "7" in items[0]["message"] and "8" in items[0]["message"]
+
+
+def test_clean_exit_zero(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", "clean.py")
+    assert code == 0
+    snapshot("clean.text", out)
+
+
+def test_select_and_ignore(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "check", "model.py", "--select", "SC101")[0] == 1
+    code, out, _ = run(capsys, "check", "model.py", "--ignore", "SC101,SC102", "--format", "json")
+    assert (code, json.loads(out)) == (0, [])
+    code, out, _ = run(capsys, "check", "model.py", "--select", "SC1", "--ignore", "SC102", "--format", "json")
+    assert [i["code"] for i in json.loads(out)] == ["SC101"]
+
+
+def test_pyproject_config(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "pyproject.toml").write_text('[tool.shapecheck]\nignore = ["SC101"]\nexclude = ["clean.py"]\n')
+    code, out, _ = run(capsys, "check", "--format", "json")
+    assert [i["code"] for i in json.loads(out)] == ["SC102"]
+    assert code == 1
+
+
+def test_explicit_config_file(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = project / "other.toml"
+    other.write_text('[tool.shapecheck]\nselect = ["SC101"]\n')
+    code, out, _ = run(capsys, "check", "model.py", "--config", str(other), "--format", "json")
+    assert [i["code"] for i in json.loads(out)] == ["SC101"]
+
+
+def test_suppression_comments(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = PROGRAM.replace("jnp.ones((5,))\n", "jnp.ones((5,))  # shapecheck: ignore[SC101]\n")
+    text = text.replace("(x, y)\n", "(x, y)  # shapecheck: ignore\n")
+    (project / "model.py").write_text(text)
+    assert run(capsys, "check", "model.py")[0] == 0
+    (project / "model.py").write_text(PROGRAM.replace("jnp.ones((5,))\n", "jnp.ones((5,))  # shapecheck: ignore[SC102]\n"))
+    code, out, _ = run(capsys, "check", "model.py", "--format", "json")
+    assert [i["code"] for i in json.loads(out)] == ["SC102", "SC101"]
+
+
+def test_usage_errors_exit_two(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "check", "missing.py")[0] == 2
+    assert run(capsys, "check", "--select", "E501")[0] == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(["check", "--format", "xml"])
+    assert exit_info.value.code == 2
+    (project / "pyproject.toml").write_text("[tool.shapecheck]\nselct = ['SC101']\n")
+    code, _, err = run(capsys, "check")
+    assert code == 2 and "selct" in err
+
+
+def test_internal_error_reported_and_others_checked(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import shapecheck.api as api
+
+    real = api._interpret
+
+    def flaky(path: str, *args: object, **kwargs: object) -> object:
+        if path.endswith("clean.py"):
+            raise ValueError("boom")
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api, "_interpret", flaky)
+    code, out, err = run(capsys, "check", "--jobs", "1", "--format", "json")
+    assert code == 2
+    assert "clean.py" in err and "boom" in err
+    assert {i["code"] for i in json.loads(out)} == {"SC101", "SC102"}
+
+
+def test_syntax_error_does_not_stop_the_run(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "broken.py").write_text("import jax\ndef f(:\n    pass\n")
+    code, out, _ = run(capsys, "check", "--format", "json")
+    codes = sorted((Path(i["path"]).name, i["code"]) for i in json.loads(out))
+    assert codes == [("broken.py", "SC004"), ("model.py", "SC101"), ("model.py", "SC102")]
+    assert code == 1
+
+
+def test_gitignore_and_excludes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / ".git").mkdir()
+    (project / ".gitignore").write_text("generated/\n")
+    (project / "generated").mkdir()
+    (project / "generated" / "bad.py").write_text(PROGRAM)
+    (project / ".venv").mkdir()
+    (project / ".venv" / "bad.py").write_text(PROGRAM)
+    code, out, _ = run(capsys, "check", "--format", "json")
+    assert {Path(i["path"]).name for i in json.loads(out)} == {"model.py"}
+    # Named explicitly, an ignored folder is checked (the user asked for it)...
+    code, out, _ = run(capsys, "check", "generated", "--format", "json")
+    assert {Path(i["path"]).name for i in json.loads(out)} == {"bad.py"}
+    # ...but excludes still apply to files named explicitly, as pre-commit passes them.
+    code, out, _ = run(capsys, "check", "model.py", "--exclude", "model.py", "--format", "json")
+    assert (code, json.loads(out)) == (0, [])
+
+
+def test_rules_and_explain(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "rules")
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()][:2] == ["SC001", "SC002"]
+    code, out, _ = run(capsys, "explain", "SC201")
+    assert code == 0 and "## Why is this bad?" in out and "## Use instead" in out
+    assert run(capsys, "explain", "resource-cooccurrence")[0] == 0
+    assert run(capsys, "explain", "SC999")[0] == 2
+
+
+def test_parallel_run_matches_serial(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for index in range(12):
+        (project / f"copy{index}.py").write_text(PROGRAM)
+    _, serial, _ = run(capsys, "check", "--jobs", "1", "--format", "json")
+    _, parallel, _ = run(capsys, "check", "--jobs", "2", "--format", "json")
+    assert serial == parallel
+    assert len(json.loads(serial)) == 26
+
+
+def test_light_path_never_imports_jax(project: Path) -> None:
+    script = (
+        "import sys\nfrom shapecheck.cli import main\n"
+        "code = main(['check', 'model.py', '--format', 'json'])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'numpy', 'jaxlib'))\n"
+        "assert not heavy, heavy\nassert code == 1\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=project, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
