@@ -15,7 +15,11 @@ from shapecheck.types import ArrayType
 def transpose(value: ArrayType, axes: Sequence[int] | None = None) -> Outcome:
     """`x.T`, `jnp.transpose(x, axes)`."""
     if value.ellipsis is not None:
-        return Outcome(value)
+        # Dims around `...` of unknown length cannot be placed by position: only a reversal
+        # keeps them (mirrored), and explicit axes fix the rank but not which dim goes where.
+        if axes is None:
+            return Outcome(value.with_dims(reversed(value.dims), len(value.dims) - value.ellipsis))
+        return Outcome(value.with_dims([None] * len(axes)))
     rank = len(value.dims)
     if axes is None:
         return Outcome(value.with_dims(reversed(value.dims)))
@@ -37,7 +41,8 @@ def transpose(value: ArrayType, axes: Sequence[int] | None = None) -> Outcome:
 
 def swapaxes(value: ArrayType, first: int, second: int) -> Outcome:
     if value.ellipsis is not None:
-        return Outcome(value)
+        # Which dims move depends on the rank `...` hides: none of the known ones stays certain.
+        return Outcome(value.with_dims((), 0))
     rank = len(value.dims)
     a, b = normalize_axis(first, rank), normalize_axis(second, rank)
     if a is None or b is None:
@@ -50,7 +55,7 @@ def swapaxes(value: ArrayType, first: int, second: int) -> Outcome:
 
 def moveaxis(value: ArrayType, source: int, destination: int) -> Outcome:
     if value.ellipsis is not None:
-        return Outcome(value)
+        return Outcome(value.with_dims((), 0))
     rank = len(value.dims)
     a, b = normalize_axis(source, rank), normalize_axis(destination, rank)
     if a is None or b is None:
@@ -64,7 +69,8 @@ def moveaxis(value: ArrayType, source: int, destination: int) -> Outcome:
 def expand_dims(value: ArrayType, axis: int | Sequence[int]) -> Outcome:
     """`jnp.expand_dims`: insert size-1 dims at positions of the result."""
     if value.ellipsis is not None:
-        return Outcome(value)
+        # The new 1s land at positions that depend on the rank `...` hides.
+        return Outcome(value.with_dims((), 0))
     axes = [axis] if isinstance(axis, int) else list(axis)
     rank = len(value.dims) + len(axes)
     positions: list[int] = []

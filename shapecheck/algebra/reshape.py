@@ -63,6 +63,10 @@ def squeeze(value: ArrayType, axis: int | Sequence[int] | None = None) -> Outcom
         if position is None:
             problems.append(out_of_range(a, rank, "squeeze"))
             continue
+        if position in drop:
+            # JAX refuses an axis named twice (0 and -rank too), as reductions do.
+            problems.append(Problem("SC106", f"squeeze: axis {a} is repeated", axes=(a,)))
+            continue
         size = value.dims[position]
         if isinstance(size, int) and size != 1:
             problems.append(

@@ -14,7 +14,7 @@ from shapecheck.algebra import layout, linalg
 from shapecheck.algebra.einsum import einsum, parse_einsum
 from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.algebra.reduction import reduce
-from shapecheck.algebra.reshape import reshape
+from shapecheck.algebra.reshape import reshape, squeeze
 from shapecheck.types import ArrayType
 
 jax = pytest.importorskip("jax")
@@ -45,6 +45,8 @@ CASES: list[tuple[str, Callable[..., Any], tuple[tuple[int, ...], ...], Callable
     # NumPy still lets axis 0 reduce a 0-d array.
     ("sum 0-d axis 0", lambda x: jnp.sum(x, axis=0), ((),), lambda: reduce(typ(), 0)),
     ("max 0-d axis -1", lambda x: jnp.max(x, axis=-1), ((),), lambda: reduce(typ(), -1)),
+    ("squeeze 0-d axis 0", lambda x: jnp.squeeze(x, 0), ((),), lambda: squeeze(typ(), 0)),
+    ("squeeze repeated", lambda x: jnp.squeeze(x, (0, -2)), ((1, 1),), lambda: squeeze(typ(1, 1), (0, -2))),
     # A diagonal over sizes 1 and 3: NumPy refuses, JAX broadcasts.
     ("einsum ii 1x3", lambda x: jnp.einsum("ii->i", x), ((1, 3),),
      lambda: einsum(spec("ii->i"), [typ(1, 3)])),
