@@ -79,7 +79,7 @@ def analyze_source(path: str, text: str, config: Config | None = None, *, keep_t
     lines = text.count("\n") + 1
     try:
         module = cst.parse_module(text)
-    except Exception as error:  # noqa: BLE001  ParserSyntaxError, or inputs libcst cannot tokenise
+    except Exception as error:
         diagnostic = _syntax_error(path, text, error)
         return FileResult(path, _filter([diagnostic], text, config), (), None, lines)
     if not keep_types and not _relevant(text, config):
@@ -88,7 +88,7 @@ def analyze_source(path: str, text: str, config: Config | None = None, *, keep_t
         diagnostics, types = _interpret(path, module, config, keep_types)
     except RecursionError:
         return FileResult(path, (), (), "internal error: the file nests too deeply to analyse", lines)
-    except Exception:  # noqa: BLE001  one file's internal error must not stop the run
+    except Exception:
         return FileResult(path, (), (), "internal error:\n" + traceback.format_exc(), lines)
     return FileResult(path, _filter(diagnostics, text, config), types, None, lines)
 

@@ -95,7 +95,7 @@ def test_pyproject_config(project: Path, capsys: pytest.CaptureFixture[str]) -> 
 def test_explicit_config_file(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     other = project / "other.toml"
     other.write_text('[tool.shapecheck]\nselect = ["SC101"]\n')
-    code, out, _ = run(capsys, "check", "model.py", "--config", str(other), "--format", "json")
+    _, out, _ = run(capsys, "check", "model.py", "--config", str(other), "--format", "json")
     assert [i["code"] for i in json.loads(out)] == ["SC101"]
 
 
@@ -105,7 +105,7 @@ def test_suppression_comments(project: Path, capsys: pytest.CaptureFixture[str])
     (project / "model.py").write_text(text)
     assert run(capsys, "check", "model.py")[0] == 0
     (project / "model.py").write_text(PROGRAM.replace("jnp.ones((5,))\n", "jnp.ones((5,))  # shapecheck: ignore[SC102]\n"))
-    code, out, _ = run(capsys, "check", "model.py", "--format", "json")
+    _, out, _ = run(capsys, "check", "model.py", "--format", "json")
     assert [i["code"] for i in json.loads(out)] == ["SC102", "SC101"]
 
 

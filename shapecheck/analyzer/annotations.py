@@ -9,7 +9,12 @@ import libcst as cst
 
 from shapecheck.analyzer.literals import to_lit
 from shapecheck.analyzer.values import Qual, Value
-from shapecheck.annotation import JAXTYPING_DTYPES, AnnotationError, parse_annotation, parse_jaxtyping
+from shapecheck.annotation import (
+    JAXTYPING_DTYPES,
+    AnnotationError,
+    parse_annotation,
+    parse_jaxtyping,
+)
 from shapecheck.dtypes import DTYPE_NAMES
 from shapecheck.types import ArrayType
 

@@ -16,14 +16,26 @@ from shapecheck.algebra.conformance import Bindings, conform, substitute
 from shapecheck.algebra.resources import cooccurrence
 from shapecheck.analyzer.annotations import Invalid, read_annotation
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.literals import to_lit
+from shapecheck.analyzer.literals import string_value, to_lit
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.report import Reporter
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.walk import assigned_names, subscripts, target_names
 from shapecheck.analyzer.values import (
-    BoundMethod, Const, Dict, Function, Mesh, MeshContext, Partial, Qual, Seq, Value, Vmap, Xmap, as_int, join,
+    BoundMethod,
+    Const,
+    Dict,
+    Function,
+    Mesh,
+    MeshContext,
+    Partial,
+    Qual,
+    Seq,
+    Value,
+    Vmap,
+    Xmap,
+    join,
 )
+from shapecheck.analyzer.walk import assigned_names, subscripts, target_names
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
 
@@ -132,10 +144,6 @@ class Interpreter:
                 self.analyse_alone(function)
 
     def analyse_alone(self, function: Function) -> None:
-        params = _params(function.node)
-        args: list[Value] = []
-        for param in params.params + params.kwonly_params:
-            args.append(None)
         self.call_function(function, CallArgs(function.node), Context(), alone=True)
 
     # ---------------------------------------------------------------- statements
@@ -198,10 +206,7 @@ class Interpreter:
                 scope.bind(name, None)
 
     def exec_import_from(self, node: cst.ImportFrom, scope: Scope) -> None:
-        if node.relative or node.module is None:
-            module = None
-        else:
-            module = _dotted(node.module)
+        module = None if node.relative or node.module is None else _dotted(node.module)
         if isinstance(node.names, cst.ImportStar):
             return
         for alias in node.names:
@@ -418,7 +423,7 @@ class Interpreter:
         return Const(float(node.value.replace("_", "")))
 
     def eval_string(self, node: cst.SimpleString | cst.ConcatenatedString, scope: Scope, ctx: Context) -> Value:
-        value = node.evaluated_value
+        value = string_value(node) if isinstance(node, cst.SimpleString) else node.evaluated_value
         return Const(value) if isinstance(value, str) else None
 
     def eval_seq(self, node: cst.Tuple | cst.List, scope: Scope, ctx: Context) -> Value:
@@ -633,11 +638,10 @@ class Interpreter:
         if params.star_kwarg is not None:
             scope.bind(params.star_kwarg.name.value, None)
 
-        declared_return = None
+        declared_return: ArrayType | None = None
         if isinstance(function.node, cst.FunctionDef) and function.node.returns is not None:
-            declared_return = self.read(function.node.returns.annotation, function.scope)
-            if not isinstance(declared_return, ArrayType):
-                declared_return = None
+            read = self.read(function.node.returns.annotation, function.scope)
+            declared_return = read if isinstance(read, ArrayType) else None
         arg_key = tuple(scope.bindings.items())
         key = (id(function.node), _hashable(arg_key), ctx.key())
         if key in self.cache:
@@ -660,7 +664,8 @@ class Interpreter:
                     self.exec_block(body.body, scope, inner)
                 else:
                     for small in body.body:
-                        self.exec_small(small, scope, inner)
+                        if isinstance(small, cst.BaseSmallStatement):
+                            self.exec_small(small, scope, inner)
         finally:
             self.frames.pop()
             self.active.discard(id(function.node))

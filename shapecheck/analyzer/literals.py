@@ -19,14 +19,14 @@ def to_lit(node: cst.BaseExpression, lookup: NameLookup | None = None) -> Lit:
     if isinstance(node, cst.Float):
         return Lit(Kind.FLOAT, None, text=node.value, origin=node)
     if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        if isinstance(value, str):
-            return Lit(Kind.STR, value, text=node.value, origin=node)
+        text = string_value(node)
+        if text is not None:
+            return Lit(Kind.STR, text, text=node.value, origin=node)
         return Lit(Kind.OTHER, text=node.value, origin=node)
     if isinstance(node, cst.ConcatenatedString):
-        value = node.evaluated_value
-        if isinstance(value, str):
-            return Lit(Kind.STR, value, text=repr(value), origin=node)
+        joined = node.evaluated_value
+        if isinstance(joined, str):
+            return Lit(Kind.STR, joined, text=repr(joined), origin=node)
         return Lit(Kind.OTHER, text="<string>", origin=node)
     if isinstance(node, cst.Ellipsis):
         return Lit(Kind.ELLIPSIS, text="...", origin=node)
@@ -65,6 +65,21 @@ def to_lit(node: cst.BaseExpression, lookup: NameLookup | None = None) -> Lit:
     if isinstance(node, cst.Attribute):
         return Lit(Kind.NAME, _code(node), text=_code(node), origin=node)
     return Lit(Kind.OTHER, text=_code(node), origin=node)
+
+
+def string_value(node: cst.SimpleString) -> str | None:
+    """The text of a string literal (None for bytes). Plain strings are read directly: libcst's
+    `evaluated_value` compiles every literal, a cost that shows on large files."""
+    raw = node.value
+    prefix = node.prefix.lower()
+    quote = node.quote
+    body = raw[len(node.prefix) + len(quote) : len(raw) - len(quote)]
+    if "b" in prefix:
+        return None
+    if "\\" not in body or "r" in prefix:
+        return body
+    value = node.evaluated_value
+    return value if isinstance(value, str) else None
 
 
 _MODULE = cst.Module(body=[])

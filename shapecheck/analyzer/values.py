@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import libcst as cst
 
+from shapecheck.literal import Lit
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:

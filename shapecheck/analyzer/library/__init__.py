@@ -6,20 +6,16 @@ canonical qualified names (see `qualnames`) to handlers.
 
 from __future__ import annotations
 
+import importlib
+
 from shapecheck.analyzer.interpreter import Handler
 from shapecheck.analyzer.library.registry import HANDLERS, METHODS
+
+_MODULES = ("builtins_api", "lax_api", "maps", "mesh_api", "nn_api", "numpy_api", "operators")
 
 
 def handlers() -> tuple[dict[str, Handler], dict[str, Handler]]:
     """The function and method handler tables, with every library module registered."""
-    from shapecheck.analyzer.library import (  # noqa: F401  (registration on import)
-        builtins_api,
-        lax_api,
-        maps,
-        mesh_api,
-        nn_api,
-        numpy_api,
-        operators,
-    )
-
+    for name in _MODULES:
+        importlib.import_module(f"{__name__}.{name}")  # handlers register themselves on import
     return HANDLERS, METHODS

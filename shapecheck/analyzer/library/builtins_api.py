@@ -28,7 +28,7 @@ def length(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
 @handles("builtins.range")
 def range_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     bounds = [as_int(arg) for arg in call.args]
-    if not bounds or any(b is None for b in bounds) or call.kwargs or bounds[-1] == 0 and len(bounds) == 3:
+    if not bounds or any(b is None for b in bounds) or call.kwargs or (bounds[-1] == 0 and len(bounds) == 3):
         return None
     values = range(*[b for b in bounds if b is not None])
     if len(values) > _MAX_RANGE:

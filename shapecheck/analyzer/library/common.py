@@ -58,7 +58,7 @@ def shape(value: Value) -> tuple[Dim, ...] | None:
     return None
 
 
-def axes(value: Value) -> int | str | tuple[int | str, ...] | None | bool:
+def axes(value: Value) -> int | str | tuple[int | str, ...] | bool | None:
     """An axis argument: int, name, or tuple of them. False when it cannot be read."""
     if value is None:
         return False
@@ -83,7 +83,7 @@ def axes(value: Value) -> int | str | tuple[int | str, ...] | None | bool:
     return False
 
 
-def axis_names(value: int | str | tuple[int | str, ...] | None | bool) -> list[str]:
+def axis_names(value: int | str | tuple[int | str, ...] | bool | None) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, tuple):

@@ -7,7 +7,15 @@ from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.interpreter import CallArgs, Interpreter
-from shapecheck.analyzer.library.common import axes, axis_names, check_bound, finish, flag, labels, shape
+from shapecheck.analyzer.library.common import (
+    axes,
+    axis_names,
+    check_bound,
+    finish,
+    flag,
+    labels,
+    shape,
+)
 from shapecheck.analyzer.library.registry import each, handles
 from shapecheck.analyzer.qualnames import LAX
 from shapecheck.analyzer.scope import Scope
@@ -117,7 +125,8 @@ def all_gather(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     if tiled:
         if not 0 <= axis < len(dims):
             return ArrayType(value.dtype, (), named, 0, value.named_open)
-        dims[axis] = dims[axis] * size if isinstance(dims[axis], int) and isinstance(size, int) else None
+        current = dims[axis]
+        dims[axis] = current * size if isinstance(current, int) and isinstance(size, int) else None
     else:
         if not 0 <= axis <= len(dims):
             return ArrayType(value.dtype, (), named, 0, value.named_open)

@@ -7,17 +7,34 @@ from typing import Any
 import libcst as cst
 
 from shapecheck.algebra.axis_mapping import (
-    AxisMapping, SpecTree, ValueTree, apply_in_axes, apply_out_axes, parse_axis_spec, spec_names,
+    AxisMapping,
+    SpecTree,
+    ValueTree,
+    apply_in_axes,
+    apply_out_axes,
+    parse_axis_spec,
+    spec_names,
 )
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.resources import cooccurrence, divisibility, unknown_resources
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.interpreter import CallArgs, Interpreter
-from shapecheck.analyzer.literals import to_lit
 from shapecheck.analyzer.library.registry import handles
+from shapecheck.analyzer.literals import to_lit
 from shapecheck.analyzer.qualnames import PARTIAL, PMAP, VMAP, XMAP
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Dict, Function, Partial, Seq, Value, Vmap, Xmap, as_int, as_str
+from shapecheck.analyzer.values import (
+    Const,
+    Dict,
+    Function,
+    Partial,
+    Seq,
+    Value,
+    Vmap,
+    Xmap,
+    as_int,
+    as_str,
+)
 from shapecheck.dims import Dim
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
@@ -67,6 +84,10 @@ def _lit(interp: Interpreter, value: Value, expr: cst.BaseExpression | None) -> 
     return None if lit.kind in (Kind.NAME, Kind.OTHER) else lit
 
 
+def _origin(lit: Lit, default: cst.CSTNode) -> cst.CSTNode:
+    return lit.origin if isinstance(lit.origin, cst.CSTNode) else default
+
+
 def _axis_sizes(interp: Interpreter, call: CallArgs) -> tuple[dict[str, Any], dict[str, cst.CSTNode]]:
     value = call.kwargs.get("axis_sizes")
     sizes: dict[str, Any] = {}
@@ -77,16 +98,16 @@ def _axis_sizes(interp: Interpreter, call: CallArgs) -> tuple[dict[str, Any], di
             name = as_str(key)
             if name is None:
                 if key is not None:
-                    interp.reporter.add(key_lit.origin or call.node, "SC002",
+                    interp.reporter.add(_origin(key_lit, call.node), "SC002",
                                         f"axis_sizes: axis name `{key_lit.describe()}` must be a string")
                 continue
             number = as_int(size)
-            if number is not None and number < 0 or isinstance(size, Const) and not isinstance(size.value, int):
-                interp.reporter.add(size_lit.origin or call.node, "SC002",
+            if (number is not None and number < 0) or (isinstance(size, Const) and not isinstance(size.value, int)):
+                interp.reporter.add(_origin(size_lit, call.node), "SC002",
                                     f"axis_sizes[{name!r}] must be a non-negative int; got {size_lit.describe()}")
                 continue
             sizes[name] = number
-            nodes[name] = size_lit.origin if isinstance(size_lit.origin, cst.CSTNode) else call.node
+            nodes[name] = _origin(size_lit, call.node)
     return sizes, nodes
 
 
@@ -97,9 +118,9 @@ def _resources(interp: Interpreter, call: CallArgs) -> tuple[dict[str, tuple[str
     lit = _lit(interp, value, None)
     if not isinstance(value, Dict) or lit is None or lit.kind is not Kind.DICT:
         return resources, nodes
-    for (key, target), (key_lit, target_lit) in zip(value.items, lit.pairs, strict=True):
+    for (key, target), (_, target_lit) in zip(value.items, lit.pairs, strict=True):
         name = as_str(key)
-        origin = target_lit.origin if isinstance(target_lit.origin, cst.CSTNode) else call.node
+        origin = _origin(target_lit, call.node)
         if name is None:
             continue
         single = as_str(target)
@@ -212,9 +233,9 @@ def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scop
         interp.reporter.add(target, problem.code, problem.message)
     axis_sizes: dict[str, Dim] = dict(sizes.sizes)
     _check_mesh(interp, xm, axis_sizes, ctx)
-    notes = (("the xmap is defined here", xm.node),) + tuple(
+    notes = (("the xmap is defined here", xm.node), *(
         (f"axis_resources maps {name!r} to {', '.join(repr(r) for r in mesh)}", xm.resource_nodes[name])
-        for name, mesh in sorted(xm.resources.items()) if name in xm.resource_nodes)
+        for name, mesh in sorted(xm.resources.items()) if name in xm.resource_nodes))
     # Values built straight from in_axes may already hold two co-mapped axes.
     if xm.resources:
         for arg_node, named in zip(call.arg_nodes, named_args, strict=False):
@@ -296,7 +317,7 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
             body_args.append(None)
             continue
         if arg.ellipsis is not None:
-            body_args.append(ArrayType(arg.dtype, (), arg.named + ((axis, None),), 0, True))
+            body_args.append(ArrayType(arg.dtype, (), (*arg.named, (axis, None)), 0, True))
             continue
         rank = len(arg.dims)
         if not -rank <= position < rank:

@@ -6,7 +6,14 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.library.common import shape
 from shapecheck.analyzer.library.registry import handles
-from shapecheck.analyzer.qualnames import DEVICES, LOCAL_DEVICES, MAKE_MESH, MESH, SET_MESH, USE_MESH
+from shapecheck.analyzer.qualnames import (
+    DEVICES,
+    LOCAL_DEVICES,
+    MAKE_MESH,
+    MESH,
+    SET_MESH,
+    USE_MESH,
+)
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Devices, Mesh, MeshContext, Seq, Value, as_str
 from shapecheck.types import ArrayType

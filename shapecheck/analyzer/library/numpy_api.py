@@ -10,7 +10,17 @@ from shapecheck.algebra import layout, linalg, reduction, reshape
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.library.common import (
-    DTYPE_ALIASES, array, axes, axis_names, check_bound, code_of, dtype_arg, finish, flag, labels, shape,
+    DTYPE_ALIASES,
+    array,
+    axes,
+    axis_names,
+    check_bound,
+    code_of,
+    dtype_arg,
+    finish,
+    flag,
+    labels,
+    shape,
 )
 from shapecheck.analyzer.library.operators import unknown_partner
 from shapecheck.analyzer.library.registry import each, handles

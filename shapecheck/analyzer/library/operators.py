@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from shapecheck.algebra import broadcast as algebra_broadcast
@@ -14,7 +16,7 @@ from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Devices, Dict, Seq, Value, as_int
 from shapecheck.types import ArrayType
 
-_INT_OPS = {
+_INT_OPS: dict[str, Callable[[int, int], int | None]] = {
     "Add": lambda a, b: a + b,
     "Subtract": lambda a, b: a - b,
     "Multiply": lambda a, b: a * b,
@@ -97,7 +99,7 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
                 items.append(value.value)
             else:
                 items.append(layout.OPAQUE)
-        else:
+        elif isinstance(inner, cst.Slice):
             bounds = [interp.eval(part, scope, ctx) if part is not None else Const(None)
                       for part in (inner.lower, inner.upper, inner.step)]
             known = all(isinstance(b, Const) and (b.value is None or b.is_int) for b in bounds)
