@@ -458,6 +458,20 @@ def test_stack_matches_numpy(operands: list[Shape], axis: int) -> None:
         assert out.type.dims == expected
 
 
+@SETTINGS
+@given(joined_shapes(), st.integers(-4, 3), st.booleans(), st.lists(forget, min_size=3, max_size=3))
+def test_join_unknowns_never_add_problems(
+    operands: list[Shape], axis: int, use_stack: bool, masks: list[list[str]]
+) -> None:
+    join = layout.stack if use_stack else layout.concatenate
+    concrete = join([typ(s) for s in operands], axis)
+    vague = join([abstract(s, m) for s, m in zip(operands, masks, strict=False)], axis)
+    if concrete.ok:
+        assert vague.ok, (vague, concrete)
+        assert consistent(vague.type, concrete.type.dims), (vague.type, concrete.type)
+    assert codes(vague) <= codes(concrete)
+
+
 index_items = st.one_of(
     st.integers(-5, 4),
     st.builds(
