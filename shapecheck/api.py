@@ -18,8 +18,10 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from shapecheck.analyzer.modules import ModuleLoader
 from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic, Note, Span
+from shapecheck.project import ModuleSource, ProjectIndex, module_names
 from shapecheck.suppression import is_suppressed, suppressions
 from shapecheck.types import ArrayType
 
@@ -73,8 +75,13 @@ def check_source(path: str, text: str, config: Config | None = None) -> list[Dia
     return list(result.diagnostics)
 
 
-def analyze_source(path: str, text: str, config: Config | None = None, *, keep_types: bool = False) -> FileResult:
-    """Analyse one file. Never raises: an internal error is returned in `FileResult.error`."""
+def analyze_source(path: str, text: str, config: Config | None = None, *, keep_types: bool = False,
+                   modules: ModuleSource | None = None, loader: ModuleLoader | None = None) -> FileResult:
+    """Analyse one file. Never raises: an internal error is returned in `FileResult.error`.
+
+    `modules` finds the project's other modules (calls and specs across files); `loader`
+    shares loaded modules between the files of one batch.
+    """
     config = config or Config()
     lines = text.count("\n") + 1
     try:
@@ -85,7 +92,7 @@ def analyze_source(path: str, text: str, config: Config | None = None, *, keep_t
     if not keep_types and not _relevant(text, config):
         return FileResult(path, (), (), None, lines)
     try:
-        diagnostics, types = _interpret(path, module, config, keep_types)
+        diagnostics, types = _interpret(path, module, config, keep_types, modules, loader)
     except RecursionError:
         return FileResult(path, (), (), "internal error: the file nests too deeply to analyse", lines)
     except Exception:
@@ -122,8 +129,9 @@ def _relevant(text: str, config: Config) -> bool:
     return any(f"{name}[" in text for name in config.annotation_names)
 
 
-def _interpret(path: str, module: cst.Module, config: Config,
-               keep_types: bool) -> tuple[list[Diagnostic], tuple[TypedSpan, ...]]:
+def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool,
+               modules: ModuleSource | None, loader: ModuleLoader | None,
+               ) -> tuple[list[Diagnostic], tuple[TypedSpan, ...]]:
     from shapecheck.analyzer.interpreter import Interpreter
     from shapecheck.analyzer.library import handlers
     from shapecheck.analyzer.report import Reporter
@@ -131,8 +139,11 @@ def _interpret(path: str, module: cst.Module, config: Config,
     functions, methods = handlers()
     reporter = Reporter()
     types: dict[int, tuple[cst.CSTNode, ArrayType]] | None = {} if keep_types else None
-    interpreter = Interpreter(module, _module_name(path), reporter, functions, methods,
-                              config.annotation_names, types)
+    if loader is None and modules is not None:
+        loader = ModuleLoader(modules, functions, methods, config.annotation_names)
+    names = module_names(Path(path))
+    interpreter = Interpreter(module, names[0] if names else Path(path).stem, reporter, functions, methods,
+                              config.annotation_names, types, loader)
     interpreter.run()
     if not reporter.findings and not types:
         return [], ()
@@ -154,10 +165,6 @@ def _interpret(path: str, module: cst.Module, config: Config,
     return diagnostics, typed
 
 
-def _module_name(path: str) -> str:
-    return Path(path).with_suffix("").as_posix().replace("/", ".").lstrip(".")
-
-
 def _filter(diagnostics: Iterable[Diagnostic], text: str, config: Config) -> tuple[Diagnostic, ...]:
     table = suppressions(text)
     kept = [
@@ -169,13 +176,14 @@ def _filter(diagnostics: Iterable[Diagnostic], text: str, config: Config) -> tup
     return tuple(sorted(kept, key=Diagnostic.sort_key))
 
 
-def check_file(path: str | Path, config: Config | None = None) -> FileResult:
+def check_file(path: str | Path, config: Config | None = None, modules: ModuleSource | None = None,
+               loader: ModuleLoader | None = None) -> FileResult:
     """Read and analyse one file; unreadable files are internal errors for that file."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         return FileResult(str(path), (), (), f"cannot read file: {error}")
-    return analyze_source(str(path), text, config)
+    return analyze_source(str(path), text, config, modules=modules, loader=loader)
 
 
 def tune_gc() -> None:
@@ -185,22 +193,28 @@ def tune_gc() -> None:
     gc.set_threshold(50_000, 50, 100)
 
 
-def _check_batch(batch: Sequence[str], config: Config) -> list[FileResult]:
-    return [check_file(path, config) for path in batch]
+def _check_batch(batch: Sequence[str], config: Config, index: ProjectIndex) -> list[FileResult]:
+    from shapecheck.analyzer.library import handlers
+
+    functions, methods = handlers()
+    loader = ModuleLoader(index, functions, methods, config.annotation_names)
+    return [check_file(path, config, index, loader) for path in batch]
 
 
 def check_files(paths: Sequence[str], config: Config | None = None, jobs: int | None = None) -> Report:
     """Check many files, in parallel worker processes when there are enough of them."""
     config = config or Config()
     jobs = jobs or config.jobs or os.cpu_count() or 1
+    index = ProjectIndex.of(paths)
     report = Report()
     if jobs <= 1 or len(paths) < 8:
-        report.results = _check_batch(paths, config)
+        report.results = _check_batch(paths, config, index)
         return report
     batches = list(_batches(paths, jobs * 8))
     with ProcessPoolExecutor(max_workers=jobs, initializer=tune_gc) as pool:
-        for results in pool.map(_check_batch, batches, [config] * len(batches)):
+        for results in pool.map(_check_batch, batches, [config] * len(batches), [index] * len(batches)):
             report.results.extend(results)
+    report.results.sort(key=lambda result: result.path)
     return report
 
 

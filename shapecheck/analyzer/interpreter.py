@@ -17,6 +17,7 @@ from shapecheck.algebra.resources import cooccurrence
 from shapecheck.analyzer.annotations import Invalid, read_annotation
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.literals import string_value, to_lit
+from shapecheck.analyzer.modules import ModuleLoader
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.report import Reporter
 from shapecheck.analyzer.scope import Scope
@@ -25,8 +26,10 @@ from shapecheck.analyzer.values import (
     Const,
     Dict,
     Function,
+    Lazy,
     Mesh,
     MeshContext,
+    Module,
     Partial,
     Qual,
     Seq,
@@ -38,6 +41,10 @@ from shapecheck.analyzer.values import (
 from shapecheck.analyzer.walk import assigned_names, subscripts, target_names
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
+
+_TAKES_FUNCTIONS = frozenset({
+    "jax.experimental.maps.xmap", "jax.vmap", "jax.pmap", "functools.partial", "jax.jit",
+})
 
 MAX_DEPTH = 12  # nested analyses (calls within calls) before results are left unknown
 
@@ -108,7 +115,9 @@ class Interpreter:
         self, module: cst.Module, module_name: str, reporter: Reporter,
         handlers: dict[str, Handler], methods: dict[str, Handler],
         annotation_names: frozenset[str], types: dict[int, tuple[cst.CSTNode, ArrayType]] | None = None,
+        loader: ModuleLoader | None = None,
     ) -> None:
+        self.loader = loader
         self.module = module
         self.module_name = module_name
         self.reporter = reporter
@@ -129,11 +138,13 @@ class Interpreter:
 
     # ---------------------------------------------------------------- module
 
-    def run(self) -> None:
+    def run(self, *, analyse_functions: bool = True) -> None:
         ctx = Context(bound=frozenset())
         self.frames.append(Frame(None))
         self.exec_block(self.module.body, self.scope, ctx)
         self.frames.pop()
+        if not analyse_functions:
+            return
         # Every function is also analysed on its own, with its declared (or unknown) argument
         # types, so code that no checked call reaches is still checked.
         index = 0
@@ -192,10 +203,10 @@ class Interpreter:
             for alias in node.names:
                 full = _dotted(alias.name)
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    scope.bind(alias.asname.name.value, Qual(full))
+                    scope.bind(alias.asname.name.value, self.imported(full, None))
                 else:
                     root = full.split(".")[0]
-                    scope.bind(root, Qual(root))
+                    scope.bind(root, self.imported(root, None))
         elif isinstance(node, cst.ImportFrom):
             self.exec_import_from(node, scope)
         elif isinstance(node, cst.Global | cst.Nonlocal):
@@ -206,13 +217,49 @@ class Interpreter:
                 scope.bind(name, None)
 
     def exec_import_from(self, node: cst.ImportFrom, scope: Scope) -> None:
-        module = None if node.relative or node.module is None else _dotted(node.module)
-        if isinstance(node.names, cst.ImportStar):
+        module = _dotted(node.module) if node.module is not None else ""
+        if node.relative:
+            # `from .layers import dense` inside package `models`: `models.layers`.
+            package = self.module_name.split(".")
+            base = package[: max(len(package) - len(node.relative), 0)]
+            module = ".".join([*base, module] if module else base)
+        if isinstance(node.names, cst.ImportStar) or not module:
             return
         for alias in node.names:
             name = _dotted(alias.name)
             local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
-            scope.bind(local, Qual(f"{module}.{name}") if module else None)
+            if self.loader is not None and self.loader.knows(f"{module}.{name}"):
+                scope.bind(local, Lazy(f"{module}.{name}"))
+            else:
+                scope.bind(local, self.imported(module, name))
+
+    def imported(self, module: str, name: str | None) -> Value:
+        """What an import binds: a project module (lazily) or a library name."""
+        if self.loader is not None and self.loader.knows(module):
+            return Lazy(module, name)
+        return Qual(f"{module}.{name}" if name else module)
+
+    def resolve(self, value: Value) -> Value:
+        """The value behind a lazy import (None when it cannot be loaded)."""
+        if not isinstance(value, Lazy) or self.loader is None:
+            return value
+        scope = self.loader.load(value.module)
+        if scope is None:
+            return None
+        if value.attr is None:
+            return Module(value.module, scope)
+        if self.loader.knows(f"{value.module}.{value.attr}"):
+            return self.resolve(Lazy(f"{value.module}.{value.attr}"))
+        return scope.lookup(value.attr)
+
+    def worth_loading(self, value: Value, call: CallArgs) -> bool:
+        """Load an imported callee only where it can say something: known arrays go in, or its
+        module uses the annotation language."""
+        if not isinstance(value, Lazy) or self.loader is None:
+            return False
+        if any(isinstance(arg, ArrayType) for arg in (*call.args, *call.kwargs.values())):
+            return True
+        return self.loader.mentions_annotations(value.module)
 
     def exec_annassign(self, node: cst.AnnAssign, scope: Scope, ctx: Context) -> None:
         declared = self.annotation(node.annotation.annotation, scope)
@@ -451,6 +498,12 @@ class Interpreter:
         attr = node.attr.value
         if isinstance(base, Qual):
             return Qual(f"{base.name}.{attr}")
+        if isinstance(base, Lazy):
+            if base.attr is None:
+                return Lazy(base.module, attr)
+            return Lazy(f"{base.module}.{base.attr}", attr)
+        if isinstance(base, Module):
+            return base.scope.bindings.get(attr)
         if isinstance(base, ArrayType):
             handler = self.methods.get(f"attr:{attr}")
             if handler is not None:
@@ -554,12 +607,14 @@ class Interpreter:
                 call.args.append(value)
                 call.arg_nodes.append(arg.value)
                 call.raw_args.append(arg.value)
+        if isinstance(func, Lazy):
+            func = self.resolve(func) if self.worth_loading(func, call) else None
         if func is None:
-            for value in (*call.args, *call.kwargs.values()):
-                if isinstance(value, Function):
-                    # A function handed to code the checker cannot see: analysed on its own later.
-                    pass
             return None
+        if isinstance(func, Qual) and canonical(func.name) in _TAKES_FUNCTIONS:
+            # xmap/vmap/partial need the function and specs they are given, even imported ones.
+            call.args = [self.resolve(arg) for arg in call.args]
+            call.kwargs = {key: self.resolve(arg) for key, arg in call.kwargs.items()}
         result = self.call(func, call, ctx, scope)
         inputs = [v for v in (*call.args, *call.kwargs.values()) if isinstance(v, ArrayType)]
         if isinstance(func, BoundMethod):
@@ -650,6 +705,10 @@ class Interpreter:
             # Recursion (whatever the arguments) and runaway call trees are cut off: unknown.
             return self._returned(None, declared_return, bindings)
         self.budget -= 1
+        foreign = function.module != self.module_name
+        if foreign:
+            # Another module's body: its diagnostics belong to its own check.
+            self.reporter.muted += 1
         self.active.add(id(function.node))
         self.analysed.add(id(function.node))
         frame = Frame(function, declared_return=declared_return, bindings=dict(bindings))
@@ -669,6 +728,8 @@ class Interpreter:
         finally:
             self.frames.pop()
             self.active.discard(id(function.node))
+            if foreign:
+                self.reporter.muted -= 1
         result: Value = None
         if frame.returns:
             result = frame.returns[0]

@@ -150,6 +150,22 @@ class MeshContext:
 
 
 @dataclass(frozen=True, slots=True)
+class Lazy:
+    """An import from a project module, resolved only when its value matters."""
+
+    module: str
+    attr: str | None = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Module:
+    """A loaded project module: its top-level bindings."""
+
+    name: str
+    scope: Scope
+
+
+@dataclass(frozen=True, slots=True)
 class AxisSize:
     """`lax.psum(1, 'k')`: the size of axis 'k', a constant once the axis size is known."""
 
@@ -159,7 +175,7 @@ class AxisSize:
 
 Value: TypeAlias = (
     ArrayType | Const | Seq | Dict | Qual | BoundMethod | Function | Partial | Xmap | Vmap
-    | Devices | Mesh | DType | MeshContext | AxisSize | None
+    | Devices | Mesh | DType | MeshContext | AxisSize | Lazy | Module | None
 )
 """None is the unknown value: nothing is certain about it, so nothing is reported."""
 

@@ -1,0 +1,74 @@
+"""Calls, specs and annotations followed across the files of one run (the project index)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from shapecheck.api import check_files
+from shapecheck.project import ProjectIndex, module_names
+
+LAYERS = textwrap.dedent("""\
+    import jax.numpy as jnp
+    from shapecheck import f32
+
+    IN_AXES = (['batch', ...], ['batch', ...])
+
+    def dense(x: f32[('b', 784)], w: f32[(784, 512)]) -> f32[('b', 512)]:
+        return jnp.dot(x, w)
+
+    def add(x, y):
+        return x + y
+    """)
+
+MAIN = textwrap.dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+    from layers import IN_AXES, dense, add
+    import layers
+
+    x = jnp.ones((128, 784))
+    h = dense(x, jnp.ones((700, 512)))
+    r = xmap(add, in_axes=IN_AXES, out_axes=['batch', ...])(jnp.ones((5, 2)), jnp.ones((6, 2)))
+    h2 = layers.dense(x, jnp.ones((784, 512)))
+    z = h2 + jnp.ones((3,))
+    ok = dense(x, jnp.ones((784, 512))) + jnp.ones((512,))
+    """)
+
+
+def _check(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    report = check_files([str(tmp_path / name) for name in files], jobs=1)
+    assert not report.errors
+    return [(Path(d.path).name, d.span.line, d.code) for d in report.diagnostics]
+
+
+def test_imported_annotations_specs_and_returns(tmp_path: Path) -> None:
+    found = _check(tmp_path, {"layers.py": LAYERS, "main.py": MAIN})
+    assert found == [("main.py", 7, "SC103"), ("main.py", 8, "SC102"), ("main.py", 10, "SC101")]
+
+
+def test_relative_imports_inside_a_package(tmp_path: Path) -> None:
+    main = "from .layers import dense\nimport jax.numpy as jnp\n\ny = dense(jnp.ones((2, 784)), jnp.ones((3, 512)))\n"
+    found = _check(tmp_path, {"pkg/__init__.py": "", "pkg/layers.py": LAYERS, "pkg/main.py": main})
+    assert found == [("main.py", 4, "SC103")]
+
+
+def test_import_cycles_read_as_unknown(tmp_path: Path) -> None:
+    a = "import jax.numpy as jnp\nfrom b import g\n\ndef f(x):\n    return g(x)\n\ny = f(jnp.ones((3,))) + jnp.ones((4,))\n"
+    b = "from a import f\n\ndef g(x):\n    return f(x)\n"
+    assert _check(tmp_path, {"a.py": a, "b.py": b}) == []
+
+
+def test_module_names(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    for init in ("pkg/__init__.py", "pkg/sub/__init__.py"):
+        (tmp_path / init).write_text("")
+    (tmp_path / "pkg" / "sub" / "mod.py").write_text("")
+    assert module_names(tmp_path / "pkg" / "sub" / "mod.py") == ["pkg.sub.mod", "mod"]
+    assert module_names(tmp_path / "pkg" / "sub" / "__init__.py") == ["pkg.sub"]
+    index = ProjectIndex.of([tmp_path / "pkg" / "sub" / "mod.py"])
+    assert index.find("pkg.sub.mod") is not None and index.find("jax") is None
