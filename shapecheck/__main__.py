@@ -2,4 +2,6 @@
 
 from shapecheck.cli import main
 
-raise SystemExit(main())
+# Worker processes start from a fresh interpreter and import __main__ under another name.
+if __name__ == "__main__":
+    raise SystemExit(main())

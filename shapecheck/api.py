@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import multiprocessing
 import os
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
@@ -205,13 +206,15 @@ def check_files(paths: Sequence[str], config: Config | None = None, jobs: int | 
     """Check many files, in parallel worker processes when there are enough of them."""
     config = config or Config()
     jobs = jobs or config.jobs or os.cpu_count() or 1
-    index = ProjectIndex.of(paths)
+    index = ProjectIndex.of(paths, [config.root])
     report = Report()
     if jobs <= 1 or len(paths) < 8:
         report.results = _check_batch(paths, config, index)
         return report
     batches = list(_batches(paths, jobs * 8))
-    with ProcessPoolExecutor(max_workers=jobs, initializer=tune_gc) as pool:
+    # forkserver, not fork: the caller may have imported jax, whose threads make fork unsafe.
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=jobs, initializer=tune_gc, mp_context=context) as pool:
         for results in pool.map(_check_batch, batches, [config] * len(batches), [index] * len(batches)):
             report.results.extend(results)
     report.results.sort(key=lambda result: result.path)

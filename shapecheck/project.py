@@ -34,23 +34,52 @@ def module_names(path: Path) -> list[str]:
 
 @dataclass(slots=True)
 class ProjectIndex:
-    """The files of one run, by module name."""
+    """The files of one run by module name, and the folders imports are searched from.
+
+    pre-commit passes only the changed files: a module they import is still found on disk,
+    beside them or under the import roots, as Python itself would find it.
+    """
 
     paths: dict[str, str] = field(default_factory=dict)
+    roots: tuple[str, ...] = ()
 
     @staticmethod
-    def of(files: Iterable[str | Path]) -> ProjectIndex:
+    def of(files: Iterable[str | Path], extra_roots: Iterable[str | Path] = ()) -> ProjectIndex:
         index = ProjectIndex()
+        roots: dict[str, None] = {}
         for file in files:
-            for name in module_names(Path(file)):
+            path = Path(file)
+            for name in module_names(path):
                 index.paths.setdefault(name, str(file))
+            roots[str(_import_root(path))] = None
+            roots[str(path.resolve().parent)] = None
+        for root in extra_roots:
+            roots[str(Path(root).resolve())] = None
+        index.roots = tuple(roots)
         return index
 
     def find(self, module: str) -> tuple[str, str] | None:
-        path = self.paths.get(module)
+        path = self.paths.get(module) or self._on_disk(module)
         if path is None:
             return None
         try:
             return path, Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return None
+
+    def _on_disk(self, module: str) -> str | None:
+        relative = Path(*module.split("."))
+        for root in self.roots:
+            for candidate in (Path(root) / relative.with_suffix(".py"), Path(root) / relative / "__init__.py"):
+                if candidate.is_file():
+                    self.paths[module] = str(candidate)
+                    return str(candidate)
+        return None
+
+
+def _import_root(path: Path) -> Path:
+    """The folder a file's top-level package sits in (where `import pkg` would find it)."""
+    folder = path.resolve().parent
+    while (folder / "__init__.py").is_file():
+        folder = folder.parent
+    return folder

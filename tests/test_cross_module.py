@@ -72,3 +72,11 @@ def test_module_names(tmp_path: Path) -> None:
     assert module_names(tmp_path / "pkg" / "sub" / "__init__.py") == ["pkg.sub"]
     index = ProjectIndex.of([tmp_path / "pkg" / "sub" / "mod.py"])
     assert index.find("pkg.sub.mod") is not None and index.find("jax") is None
+
+
+def test_imports_are_found_on_disk_when_only_one_file_is_checked(tmp_path: Path) -> None:
+    # pre-commit passes only the changed files; their imports still resolve beside them.
+    (tmp_path / "layers.py").write_text(LAYERS)
+    (tmp_path / "main.py").write_text(MAIN)
+    report = check_files([str(tmp_path / "main.py")], jobs=1)
+    assert [(d.span.line, d.code) for d in report.diagnostics] == [(7, "SC103"), (8, "SC102"), (10, "SC101")]

@@ -154,18 +154,27 @@ class AxisSizes:
 
     sizes: dict[str, Dim] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+    source_operands: dict[str, int | None] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
     def add(self, name: str, size: Dim, source: str, operand: int | None = None) -> None:
+        """Record that `source` gives axis `name` this size; a conflict is SC102.
+
+        The problem's operands are the argument blamed (this one) and, when known, the
+        argument the other size came from, so a front end can point a note at it; a conflict
+        found at an `axis_sizes` entry (no operand) has none (see `source_operands`).
+        """
         if name in self.sizes and certainly_differ(self.sizes[name], size):
+            earlier = self.source_operands.get(name)
+            operands = () if operand is None else tuple(i for i in (operand, earlier) if i is not None)
             self.problems.append(Problem(
                 "SC102", f"named axis {name!r} has size {format_dim(size)} in {source} but "
                 f"{format_dim(self.sizes[name])} in {self.sources[name]}",
-                axes=(name,), sizes=(size, self.sizes[name]),
-                operands=() if operand is None else (operand,)))
+                axes=(name,), sizes=(size, self.sizes[name]), operands=operands))
             return
         if name not in self.sizes or not isinstance(self.sizes[name], int):
             self.sources[name] = source
+            self.source_operands[name] = operand
         self.sizes[name] = unify(self.sizes.get(name), size)
 
 
@@ -234,7 +243,7 @@ def _name_dims(spec: AxisMapping, value: ArrayType, where: str, sizes: AxisSizes
         for position, name in spec.entries:
             known = position < value.ellipsis
             named[name] = value.dims[position] if known else None
-            sizes.add(name, named[name], f"{where}), dim {position}", operand)
+            sizes.add(name, named[name], f"{where}, dim {position})", operand)
         return ArrayType(value.dtype, (), named_shape(named), 0, value.named_open)
     rank = len(value.dims)
     if spec.rank is not None and spec.rank != rank:
@@ -253,7 +262,7 @@ def _name_dims(spec: AxisMapping, value: ArrayType, where: str, sizes: AxisSizes
             continue
         drop.add(position)
         named[name] = value.dims[position]
-        sizes.add(name, value.dims[position], f"{where}), dim {position}", operand)
+        sizes.add(name, value.dims[position], f"{where}, dim {position})", operand)
     dims = tuple(d for i, d in enumerate(value.dims) if i not in drop)
     return ArrayType(value.dtype, dims, named_shape(named), None, value.named_open)
 

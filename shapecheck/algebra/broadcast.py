@@ -57,12 +57,13 @@ def _positional(
             dim = tail[-back]
             merged, ok = broadcast_dim(size, dim)
             if not ok:
-                position = len(tail) - back
                 problems.append(
                     Problem(
                         "SC101",
-                        f"cannot broadcast {label(labels, first)} (dim {format_dim(size)}) "
-                        f"with {label(labels, index)} (dim {format_dim(dim)} at axis {position})",
+                        f"cannot broadcast {label(labels, first)} of shape {types[first].positional_text()} "
+                        f"with {label(labels, index)} of shape {types[index].positional_text()}: "
+                        f"sizes {format_dim(size)} and {format_dim(dim)} meet at axis {-back} "
+                        "(dims align from the right; each pair must be equal or 1)",
                         axes=(-back,),
                         sizes=(size, dim),
                         operands=(first, index),

@@ -222,15 +222,24 @@ def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scop
     named_args, sizes = apply_in_axes(in_tree, args, xm.axis_sizes)
     for problem in sizes.problems:
         target: cst.CSTNode = call.node
+        notes: list[tuple[str, cst.CSTNode]] = []
         if isinstance(problem.origin, cst.CSTNode):
             target = problem.origin
         elif problem.operands and problem.operands[0] < len(call.arg_nodes):
             target = call.arg_nodes[problem.operands[0]]
-        elif problem.code == "SC102" and problem.axes and str(problem.axes[0]) in xm.axis_sizes_nodes:
-            target = xm.axis_sizes_nodes[str(problem.axes[0])]
-        if problem.code == "SC102" and not problem.operands and problem.axes:
-            target = xm.axis_sizes_nodes.get(str(problem.axes[0]), target)
-        interp.reporter.add(target, problem.code, problem.message)
+        if problem.code == "SC102" and problem.axes:
+            name = str(problem.axes[0])
+            if len(problem.operands) > 1 and problem.operands[1] < len(call.arg_nodes):
+                notes.append((f"the other size of {name!r} comes from this argument",
+                              call.arg_nodes[problem.operands[1]]))
+            if not problem.operands and name in xm.axis_sizes_nodes:
+                # axis_sizes contradicts the arguments: blame the entry, note the argument.
+                target = xm.axis_sizes_nodes[name]
+                earlier = sizes.source_operands.get(name)
+                if earlier is not None and earlier < len(call.arg_nodes):
+                    notes.append((f"the other size of {name!r} comes from this argument",
+                                  call.arg_nodes[earlier]))
+        interp.reporter.add(target, problem.code, problem.message, notes)
     axis_sizes: dict[str, Dim] = dict(sizes.sizes)
     _check_mesh(interp, xm, axis_sizes, ctx)
     notes = (("the xmap is defined here", xm.node), *(
