@@ -222,7 +222,7 @@ def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scop
     named_args, sizes = apply_in_axes(in_tree, args, xm.axis_sizes)
     for problem in sizes.problems:
         target: cst.CSTNode = call.node
-        notes: list[tuple[str, cst.CSTNode]] = []
+        related: list[tuple[str, cst.CSTNode]] = []
         if isinstance(problem.origin, cst.CSTNode):
             target = problem.origin
         elif problem.operands and problem.operands[0] < len(call.arg_nodes):
@@ -230,16 +230,16 @@ def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scop
         if problem.code == "SC102" and problem.axes:
             name = str(problem.axes[0])
             if len(problem.operands) > 1 and problem.operands[1] < len(call.arg_nodes):
-                notes.append((f"the other size of {name!r} comes from this argument",
-                              call.arg_nodes[problem.operands[1]]))
+                related.append((f"the other size of {name!r} comes from this argument",
+                                call.arg_nodes[problem.operands[1]]))
             if not problem.operands and name in xm.axis_sizes_nodes:
                 # axis_sizes contradicts the arguments: blame the entry, note the argument.
                 target = xm.axis_sizes_nodes[name]
                 earlier = sizes.source_operands.get(name)
                 if earlier is not None and earlier < len(call.arg_nodes):
-                    notes.append((f"the other size of {name!r} comes from this argument",
-                                  call.arg_nodes[earlier]))
-        interp.reporter.add(target, problem.code, problem.message, notes)
+                    related.append((f"the other size of {name!r} comes from this argument",
+                                    call.arg_nodes[earlier]))
+        interp.reporter.add(target, problem.code, problem.message, related)
     axis_sizes: dict[str, Dim] = dict(sizes.sizes)
     _check_mesh(interp, xm, axis_sizes, ctx)
     notes = (("the xmap is defined here", xm.node), *(
