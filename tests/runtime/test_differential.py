@@ -29,10 +29,6 @@ RUNTIME_ERRORS = {"SC102", "SC201", "SC205"}
 # Checks that need the mesh's size, which the analyzer may not know statically (a mesh over
 # "all local devices"): the runtime, which knows it, may refuse a statically clean program.
 MESH_DEPENDENT = {"SC205", "SC206"}
-# Fixtures that are clean for the checker by design but fail in JAX itself when run.
-KNOWN_UNRUNNABLE = {
-    "dynamic_code_ok.py": "adds (128, 512) and (10,) at module level: JAX refuses the broadcast",
-}
 
 
 def markers(text: str) -> set[str]:
@@ -106,8 +102,6 @@ def test_clean_fixture_runs_with_the_inferred_shapes(path: Path) -> None:
     result = analyze_source(str(path), text, keep_types=True)
     assert result.error is None, result.error
     types = {t.span: t.type for t in result.types}
-    if path.name in KNOWN_UNRUNNABLE:
-        pytest.xfail(KNOWN_UNRUNNABLE[path.name])
     try:
         values = execute(path)
     except NamedAxisError as error:
