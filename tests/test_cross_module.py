@@ -80,3 +80,9 @@ def test_imports_are_found_on_disk_when_only_one_file_is_checked(tmp_path: Path)
     (tmp_path / "main.py").write_text(MAIN)
     report = check_files([str(tmp_path / "main.py")], jobs=1)
     assert [(d.span.line, d.code) for d in report.diagnostics] == [(7, "SC103"), (8, "SC102"), (10, "SC101")]
+
+
+def test_an_error_inside_an_imported_function_is_reported_at_the_call(tmp_path: Path) -> None:
+    main = "import jax.numpy as jnp\nfrom layers import add\n\nok = add(jnp.ones((3,)), 2.0)\nbad = add(jnp.ones((3,)), jnp.ones((4,)))\n"
+    found = _check(tmp_path, {"layers.py": LAYERS, "main.py": main})
+    assert found == [("main.py", 5, "SC101")]

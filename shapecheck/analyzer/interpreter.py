@@ -707,8 +707,9 @@ class Interpreter:
         self.budget -= 1
         foreign = function.module != self.module_name
         if foreign:
-            # Another module's body: its diagnostics belong to its own check.
-            self.reporter.muted += 1
+            # Another module's body: what fails there only for these arguments is reported at
+            # this file's call; the rest belongs to that module's own check.
+            self.reporter.capture()
         self.active.add(id(function.node))
         self.analysed.add(id(function.node))
         frame = Frame(function, declared_return=declared_return, bindings=dict(bindings))
@@ -729,7 +730,12 @@ class Interpreter:
             self.frames.pop()
             self.active.discard(id(function.node))
             if foreign:
-                self.reporter.muted -= 1
+                inside = self.reporter.release()
+                if inside and not alone:
+                    first = inside[0]
+                    self.reporter.add(call.node, first.code,
+                                      f"in `{function.name}` (module {function.module}), called here: "
+                                      f"{first.message}")
         result: Value = None
         if frame.returns:
             result = frame.returns[0]

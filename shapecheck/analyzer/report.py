@@ -24,16 +24,28 @@ class Reporter:
     """One file's findings. A node gets at most one finding per code: a function analysed for
     several argument types reports its first, most specific finding once."""
 
-    __slots__ = ("_seen", "findings", "muted")
+    __slots__ = ("_captured", "_seen", "findings", "muted")
 
     def __init__(self) -> None:
         self.findings: list[Finding] = []
         self._seen: set[tuple[int, str]] = set()
         self.muted = 0  # >0 while analysing code whose findings belong to another file or pass
+        self._captured: list[list[Finding]] = []
+
+    def capture(self) -> None:
+        """Collect (rather than report) findings until `release`: another module's body, whose
+        own check cannot know this file's arguments."""
+        self._captured.append([])
+
+    def release(self) -> list[Finding]:
+        return self._captured.pop()
 
     def add(self, node: cst.CSTNode, code: str, message: str,
             notes: Iterable[tuple[str, cst.CSTNode]] = ()) -> None:
         if self.muted:
+            return
+        if self._captured:
+            self._captured[-1].append(Finding(node, code, message, tuple(notes)))
             return
         key = (id(node), code)
         if key in self._seen:
