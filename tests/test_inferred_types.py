@@ -1,0 +1,46 @@
+"""The engine keeps the inferred type of array-valued expressions, with spans, for the
+language server and codemods (no second analysis)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from shapecheck import f32
+from shapecheck.api import analyze_source
+
+SOURCE = textwrap.dedent("""\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+    x = jnp.ones((2, 3))
+    y = x.dot(jnp.ones((3, 5)))
+    z = xmap(lambda v: v.sum(0), in_axes=['b', ...], out_axes=['b', ...])(jnp.ones((20, 4, 7)))
+    """)
+
+
+def _types_at(line: int) -> list[tuple[int, int, str]]:
+    result = analyze_source("t.py", SOURCE, keep_types=True)
+    assert result.error is None
+    return sorted((t.span.column, t.span.end_column, str(t.type)) for t in result.types if t.span.line == line)
+
+
+def _span(line: int, text: str) -> tuple[int, int]:
+    """The columns of `text` on a 1-based line of SOURCE."""
+    start = SOURCE.splitlines()[line - 1].index(text)
+    return start, start + len(text)
+
+
+def test_types_have_spans() -> None:
+    assert (*_span(4, "jnp.ones((2, 3))"), str(f32[(2, 3)]).replace("f32", "Array")) in _types_at(4)
+    assert (*_span(5, "x.dot(jnp.ones((3, 5)))"), "Array[(2, 5)]") in _types_at(5)
+
+
+def test_types_inside_an_xmapped_body_carry_named_axes() -> None:
+    types = _types_at(6)
+    assert (*_span(6, "v.sum(0)"), "Array[(7,), {'b': 20}]") in types
+    call = SOURCE.splitlines()[5]
+    assert (call.index("xmap("), len(call), "Array[(20, 7)]") in types
+
+
+def test_no_types_kept_unless_asked() -> None:
+    assert analyze_source("t.py", SOURCE).types == ()
