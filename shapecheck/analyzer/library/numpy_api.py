@@ -36,15 +36,11 @@ from shapecheck.types import ArrayType
 @handles(*each(JNP, "zeros", "ones", "empty"), *each("jax.numpy", "full"))
 def zeros(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     dims = shape(call.get(0, "shape"))
-    dtype_index = 2 if _qual_last(call) == "full" else 1
+    dtype_index = 2 if call.short_name == "full" else 1
     dtype = dtype_arg(call.get(dtype_index, "dtype"))
     if dims is None:
         return None
     return ArrayType(dtype, dims)
-
-
-def _qual_last(call: CallArgs) -> str:
-    return call.short_name
 
 
 @handles(*each(JNP, "zeros_like", "ones_like", "empty_like", "full_like"))
@@ -118,7 +114,7 @@ def _nested_shape(value: Value) -> tuple[Dim, ...] | None:
 @handles(*each("jax.random", "normal", "uniform", "bernoulli", "randint", "truncated_normal",
                "gumbel", "laplace", "logistic", "cauchy", "rademacher", "exponential"))
 def random(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    name = _qual_last(call)
+    name = call.short_name
     index = {"normal": 1, "uniform": 1, "randint": 1, "bernoulli": 2, "truncated_normal": 3}.get(name, 1)
     given = call.get(index, "shape")
     if given is None and not call.has(index, "shape"):
@@ -174,7 +170,7 @@ def elementwise(interp: Interpreter, call: CallArgs, dtype: str | None = None, k
 @handles(*each(JNP, *UNARY), *each(JNP, *BINARY), *each("jax.scipy.special", *SPECIAL),
          *each("jax.lax", *LAX_ELEMENTWISE), "jax.numpy.fft.fftshift")
 def elementwise_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    name = _qual_last(call)
+    name = call.short_name
     if name == "where" and len(call.args) == 1:
         return None  # the one-argument form returns indices
     if name == "clamp":
@@ -224,42 +220,28 @@ def reduce_call(interp: Interpreter, call: CallArgs, ctx: Context, value: Value,
     return finish(interp, outcome, call)
 
 
-@handles(*each(JNP, *REDUCTIONS))
+def _what(call: CallArgs) -> str:
+    """How a message names the reduction: `jnp.sum` or `.sum()`."""
+    return f".{call.short_name}()" if call.name.startswith("method:") else f"jnp.{call.short_name}"
+
+
+@handles(*each(JNP, *REDUCTIONS),
+         *(f"method:{name}" for name in ("sum", "prod", "max", "min", "mean", "any", "all", "std", "var")))
 def reduce_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    name = _qual_last(call)
+    # Methods arrive with the receiver as argument 0: the same positions as the functions.
+    name = call.short_name
     dtype = "bool_" if name in ("any", "all") else ("i32" if name == "count_nonzero" else None)
     return reduce_call(interp, call, ctx, call.get(0, "a"), call.get(1, "axis"), call.has(1, "axis"),
-                       call.kwargs.get("keepdims"), f"jnp.{name}", dtype=dtype)
+                       call.kwargs.get("keepdims"), _what(call), dtype=dtype)
 
 
-@handles(*each(JNP, *ARG_REDUCTIONS))
+@handles(*each(JNP, *ARG_REDUCTIONS), "method:argmax", "method:argmin")
 def arg_reduce_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0, "a")
     if isinstance(value, ArrayType) and not call.has(1, "axis"):
         return ArrayType("i32", (), value.named, None, value.named_open)
     return reduce_call(interp, call, ctx, value, call.get(1, "axis"), call.has(1, "axis"),
-                       call.kwargs.get("keepdims"), f"jnp.{_qual_last(call)}", dtype="i32")
-
-
-@handles(*(f"method:{name}" for name in ("sum", "prod", "max", "min", "mean", "any", "all", "std", "var")))
-def reduce_method(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    name = _method_name(call)
-    dtype = "bool_" if name in ("any", "all") else None
-    return reduce_call(interp, call, ctx, call.args[0], call.get(1, "axis"), call.has(1, "axis"),
-                       call.kwargs.get("keepdims"), f".{name}()", dtype=dtype)
-
-
-@handles("method:argmax", "method:argmin")
-def arg_reduce_method(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0]
-    if isinstance(value, ArrayType) and not call.has(1, "axis"):
-        return ArrayType("i32", (), value.named, None, value.named_open)
-    return reduce_call(interp, call, ctx, value, call.get(1, "axis"), call.has(1, "axis"),
-                       call.kwargs.get("keepdims"), f".{_method_name(call)}()", dtype="i32")
-
-
-def _method_name(call: CallArgs) -> str:
-    return call.short_name
+                       call.kwargs.get("keepdims"), _what(call), dtype="i32")
 
 
 @handles(f"{JNP}.cumsum", f"{JNP}.cumprod", "method:cumsum", "method:cumprod")
@@ -281,27 +263,17 @@ def norm(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
 # ---------------------------------------------------------------- contractions
 
 
-@handles(f"{JNP}.dot", "method:dot", "jax.lax.dot")
-def dot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+_CONTRACTIONS = {
+    f"{JNP}.dot": linalg.dot, "method:dot": linalg.dot, "jax.lax.dot": linalg.dot,
+    f"{JNP}.matmul": linalg.matmul, f"{JNP}.vdot": linalg.vdot,
+}
+
+
+@handles(*_CONTRACTIONS)
+def contraction(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     a, b = call.get(0, "a"), call.get(1, "b")
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
-        return finish(interp, linalg.dot(a, b, labels(call, 2)), call)
-    return None
-
-
-@handles(f"{JNP}.matmul")
-def matmul(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    a, b = call.get(0, "a"), call.get(1, "b")
-    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
-        return finish(interp, linalg.matmul(a, b, labels(call, 2)), call)
-    return None
-
-
-@handles(f"{JNP}.vdot")
-def vdot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    a, b = call.get(0, "a"), call.get(1, "b")
-    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
-        return finish(interp, linalg.vdot(a, b, labels(call, 2)), call)
+        return finish(interp, _CONTRACTIONS[call.name](a, b, labels(call, 2)), call)
     return None
 
 
