@@ -22,6 +22,7 @@ from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.report import Reporter
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
+    AtIndexer,
     BoundMethod,
     Const,
     Dict,
@@ -504,6 +505,8 @@ class Interpreter:
             return Lazy(f"{base.module}.{base.attr}", attr)
         if isinstance(base, Module):
             return base.scope.bindings.get(attr)
+        if isinstance(base, AtIndexer) and base.indexed:
+            return BoundMethod(base.receiver, f"at.{attr}")
         if isinstance(base, ArrayType):
             handler = self.methods.get(f"attr:{attr}")
             if handler is not None:

@@ -150,6 +150,14 @@ class MeshContext:
 
 
 @dataclass(frozen=True, slots=True)
+class AtIndexer:
+    """`x.at` or `x.at[idx]`: functional updates that keep `x`'s type (`.set`, `.add`, ...)."""
+
+    receiver: ArrayType
+    indexed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Lazy:
     """An import from a project module, resolved only when its value matters."""
 
@@ -175,7 +183,7 @@ class AxisSize:
 
 Value: TypeAlias = (
     ArrayType | Const | Seq | Dict | Qual | BoundMethod | Function | Partial | Xmap | Vmap
-    | Devices | Mesh | DType | MeshContext | AxisSize | Lazy | Module | None
+    | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Lazy | Module | None
 )
 """None is the unknown value: nothing is certain about it, so nothing is reported."""
 

@@ -257,6 +257,9 @@ def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scop
     named_args = [_with_sizes(arg, axis_sizes) for arg in named_args]
     body_call = CallArgs(call.node, [_to_value(v) for v in named_args], list(call.arg_nodes))
     result = interp.call(xm.fun, body_call, inner, scope)
+    if not isinstance(xm.fun, Function):
+        # A library function as the body (`xmap(jnp.vdot, ...)`): its result is built by this call.
+        interp.check_cooccurrence(result, body_call.args, call.node, inner)
     if out_tree is None:
         return None
     result_tree = _value_tree(result)

@@ -26,7 +26,7 @@ from shapecheck.analyzer.library.operators import unknown_partner
 from shapecheck.analyzer.library.registry import each, handles
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Devices, DType, Seq, Value, as_int, as_str
+from shapecheck.analyzer.values import AtIndexer, Const, Devices, DType, Seq, Value, as_int, as_str
 from shapecheck.dims import Dim, product
 from shapecheck.types import ArrayType
 
@@ -152,14 +152,15 @@ LAX_ELEMENTWISE = ("exp", "log", "tanh", "logistic", "rsqrt", "sqrt", "neg", "ab
 
 
 def elementwise(interp: Interpreter, call: CallArgs, dtype: str | None = None, keep_dtype: bool = True) -> Value:
-    operands = [v for v in call.args if isinstance(v, ArrayType | Const)]
     arrays = [array(v) for v in call.args]
     if not any(isinstance(v, ArrayType) for v in call.args):
+        # jnp.sqrt(64): Python numbers in, a 0-d array out.
+        if call.args and all(a is not None for a in arrays) and not call.kwargs:
+            return ArrayType(dtype, ())
         return None
     if any(a is None for a in arrays) or call.opaque:
         known = next(v for v in call.args if isinstance(v, ArrayType))
         return unknown_partner(known)
-    del operands
     outcome = algebra_broadcast.broadcast([a for a in arrays if a is not None], labels(call))
     result = finish(interp, outcome, call)
     if dtype is not None:
@@ -408,6 +409,18 @@ def size_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
 def dtype_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0]
     return DType(value.dtype) if isinstance(value, ArrayType) and value.dtype else None
+
+
+@handles("attr:at")
+def at_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0]
+    return AtIndexer(value) if isinstance(value, ArrayType) else None
+
+
+@handles(*(f"method:at.{name}" for name in ("set", "add", "multiply", "divide", "power", "min", "max",
+                                            "apply")))
+def at_update(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return call.args[0]
 
 
 @handles("attr:real", "attr:imag")

@@ -13,7 +13,7 @@ from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.library.common import array, finish, labels
 from shapecheck.analyzer.library.registry import handles
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Devices, Dict, Seq, Value, as_int
+from shapecheck.analyzer.values import AtIndexer, Const, Devices, Dict, Seq, Value, as_int
 from shapecheck.types import ArrayType
 
 _INT_OPS: dict[str, Callable[[int, int], int | None]] = {
@@ -108,6 +108,9 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
             raw.append(None)
     if isinstance(base, ArrayType):
         return finish(interp, layout.index(base, items), call)
+    if isinstance(base, AtIndexer):
+        # The index of `x.at[...]` is checked when `.get()` reads it; updates keep x's type.
+        return AtIndexer(base.receiver, True)
     if isinstance(base, Seq) and len(items) == 1:
         item = items[0]
         if isinstance(item, int) and -len(base.items) <= item < len(base.items):
