@@ -23,13 +23,15 @@ def _combine(
 
 def _contract(
     left: Dim, right: Dim, labels: Sequence[str] | None, where: str, problems: list[Problem],
+    shapes: tuple[ArrayType, ArrayType] | None = None,
 ) -> None:
     if certainly_differ(left, right):
+        a, b = (f" of shape {t.positional_text()}" for t in shapes) if shapes else ("", "")
         problems.append(
             Problem(
                 "SC104",
-                f"{where}: contracted dims differ: {format_dim(left)} in {label(labels, 0)} "
-                f"but {format_dim(right)} in {label(labels, 1)}",
+                f"{where}: contracted dims differ: {format_dim(left)} in {label(labels, 0)}{a} "
+                f"but {format_dim(right)} in {label(labels, 1)}{b}",
                 sizes=(left, right),
                 operands=(0, 1),
             )
@@ -51,7 +53,7 @@ def matmul(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> O
         return _combine(a, b, (), labels, problems, open_rank=True)
     ad = a.dims if len(a.dims) > 1 else (1, *a.dims)
     bd = b.dims if len(b.dims) > 1 else (*b.dims, 1)
-    _contract(ad[-1], bd[-2], labels, "matmul", problems)
+    _contract(ad[-1], bd[-2], labels, "matmul", problems, (a, b))
     batch_a, batch_b = ad[:-2], bd[:-2]
     batch: list[Dim] = []
     for back in range(1, max(len(batch_a), len(batch_b)) + 1):
@@ -81,9 +83,9 @@ def dot(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> Outc
     if not a.dims or not b.dims:
         return _combine(a, b, a.dims or b.dims, labels, problems)
     if len(b.dims) == 1:
-        _contract(a.dims[-1], b.dims[0], labels, "dot", problems)
+        _contract(a.dims[-1], b.dims[0], labels, "dot", problems, (a, b))
         return _combine(a, b, a.dims[:-1], labels, problems)
-    _contract(a.dims[-1], b.dims[-2], labels, "dot", problems)
+    _contract(a.dims[-1], b.dims[-2], labels, "dot", problems, (a, b))
     return _combine(a, b, (*a.dims[:-1], *b.dims[:-2], b.dims[-1]), labels, problems)
 
 
@@ -92,7 +94,7 @@ def vdot(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> Out
     problems: list[Problem] = []
     size_a, size_b = product(a.dims), product(b.dims)
     if a.ellipsis is None and b.ellipsis is None:
-        _contract(size_a, size_b, labels, "vdot", problems)
+        _contract(size_a, size_b, labels, "vdot", problems, (a, b))
     return _combine(a, b, (), labels, problems)
 
 
@@ -137,7 +139,7 @@ def tensordot(
         if problems:
             return _combine(a, b, (), labels, problems, open_rank=True)
     for i, j in zip(left, right, strict=True):
-        _contract(a.dims[i], b.dims[j], labels, "tensordot", problems)
+        _contract(a.dims[i], b.dims[j], labels, "tensordot", problems, (a, b))
     dims = [d for i, d in enumerate(a.dims) if i not in left]
     dims += [d for j, d in enumerate(b.dims) if j not in right]
     return _combine(a, b, dims, labels, problems)
