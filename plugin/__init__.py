@@ -1,1 +1,36 @@
-"""The mypy plugin."""
+"""The mypy plugin: shapecheck's diagnostics inside mypy, with `plugins = shapecheck.plugin`.
+
+What it does:
+- `f32[(5, 7), {'batch': 20}]` and the other annotations of the language are valid types that
+  mean `jax.Array` (Any where jax is not installed), through the type-analyze hook
+  (`annotations`); mypy checks the values exactly as strictly as any `jax.Array`.
+- Each checked file is analysed by the shared engine (`shapecheck.api.analyze_source`) over
+  its text, with mypy's module graph as the source of imported project modules, and the
+  diagnostics are reported as mypy errors with codes `shape-<rule name>` (`codes`).
+
+How errors get reported (mypy has no per-file plugin hook): the first plugin hook that runs
+while mypy is processing a file reports that file's diagnostics into mypy's `Errors` object,
+reached through the hook's api (`reporting`); the file's path is remembered so it is reported
+exactly once per build. The hooks that can fire are listed in `hooks`: annotations and
+`x = jnp...(...)` assignments during semantic analysis (which covers unannotated functions,
+whose bodies mypy never type-checks), and calls, methods and attributes of jax, numpy and
+the project during type checking. Reporting is deferred while mypy runs an inference attempt
+under an error watcher, which would discard it. Since the diagnostics are ordinary mypy
+errors of that file, `# type: ignore[code]` applies, `warn_unused_ignores` sees them, and
+mypy's incremental cache stores and replays them for unchanged modules;
+`report_config_data` (plugin version and options) invalidates the cache when either changes.
+
+A file with shapecheck findings but none of those constructs (no annotation of the
+language, no assignment from jax/numpy, no checked call into them) is not reported.
+"""
+
+from __future__ import annotations
+
+from mypy.plugin import Plugin
+
+from shapecheck.plugin.main import ShapecheckPlugin
+
+
+def plugin(version: str) -> type[Plugin]:
+    """mypy's entry point: the plugin class for any mypy version (it uses the 1.x+ hook API)."""
+    return ShapecheckPlugin

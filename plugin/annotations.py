@@ -1,0 +1,47 @@
+"""The annotation language as mypy types: `f32[(5, 7), {'batch': 20}]` means `jax.Array`.
+
+mypy's parser already accepts the literals inside the brackets (tuples, TypedDict-like dicts,
+ints, strings, `...`) as raw type arguments; the type-analyze hook then replaces the whole
+subscript with `jax.Array` without looking at them. Whether the dims are valid is the
+engine's question (SC001), reported with the rest of the file's diagnostics, so mypy itself
+never adds an error of its own here and stays exactly as strict about the value as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from mypy.nodes import SymbolTableNode, TypeInfo, Var
+from mypy.plugin import AnalyzeTypeContext
+from mypy.types import AnyType, Instance, Type, TypeOfAny
+
+# Where `jax.Array` is defined (jax re-exports it from here).
+JAX_ARRAY: Final = "jax._src.basearray.Array"
+JAX_ARRAY_MODULE: Final = "jax._src.basearray"
+
+# The module whose DType constants (`f32 = DType("f32")`) are the annotation language.
+DTYPE_MODULE: Final = "shapecheck.dtype_objects"
+
+Lookup = Callable[[str], SymbolTableNode | None]
+
+
+def is_annotation(fullname: str, names: frozenset[str], lookup: Lookup) -> bool:
+    """Whether a name used as a type is one of ours: shapecheck's DType constants, or a
+    variable with a configured annotation name (the tutorial's `f32 = ArrayType()`).
+
+    Classes and aliases that share a name (`jax.Array`, `numpy.float32`) are left to mypy.
+    """
+    module, _, name = fullname.rpartition(".")
+    if module != DTYPE_MODULE and name not in names:
+        return False
+    found = lookup(fullname)
+    return found is not None and isinstance(found.node, Var)
+
+
+def array_type(ctx: AnalyzeTypeContext, lookup: Lookup) -> Type:
+    """`jax.Array`, or Any where jax is not part of the build (not installed)."""
+    found = lookup(JAX_ARRAY)
+    if found is not None and isinstance(found.node, TypeInfo):
+        return Instance(found.node, [], line=ctx.type.line, column=ctx.type.column)
+    return AnyType(TypeOfAny.special_form, line=ctx.type.line, column=ctx.type.column)

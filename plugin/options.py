@@ -1,0 +1,74 @@
+"""The plugin's settings: `[shapecheck]` in mypy.ini/setup.cfg or `[tool.shapecheck]` in pyproject.toml.
+
+They are read from the file mypy itself was configured from, and parsed by the same
+`shapecheck.config.from_table` as the CLI's, so both front ends accept the same keys.
+"""
+
+from __future__ import annotations
+
+import configparser
+import sys
+import tomllib
+from pathlib import Path
+from typing import Final
+
+from mypy.options import Options
+
+from shapecheck.config import Config, ConfigError, from_table
+
+# Bumped whenever the plugin's output for an unchanged file could change: it is part of
+# `report_config_data`, so mypy's cache never replays diagnostics of an older plugin.
+PLUGIN_VERSION: Final = "1"
+
+_LIST_KEYS: Final = frozenset({"select", "ignore", "exclude", "extend-exclude", "annotation-names",
+                               "extend-annotation-names"})
+
+
+def load_config(options: Options) -> Config:
+    """The Config for this mypy run; a bad setting stops mypy with a usage error, as mypy's own do."""
+    path = Path(options.config_file) if options.config_file else None
+    if path is None or not path.is_file():
+        return Config(root=Path.cwd())
+    try:
+        table = _toml_table(path) if path.suffix == ".toml" else _ini_table(path)
+        return from_table(table, path.parent.resolve())
+    except (ConfigError, OSError, tomllib.TOMLDecodeError, configparser.Error) as error:
+        sys.stderr.write(f"{path}: [shapecheck]: {error}\n")
+        raise SystemExit(2) from error
+
+
+def _toml_table(path: Path) -> dict[str, object]:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    section = data.get("tool", {}).get("shapecheck", {})
+    return dict(section) if isinstance(section, dict) else {}
+
+
+def _ini_table(path: Path) -> dict[str, object]:
+    parser = configparser.ConfigParser()
+    parser.read(path, encoding="utf-8")
+    if not parser.has_section("shapecheck"):
+        return {}
+    table: dict[str, object] = {}
+    for key, raw in parser.items("shapecheck"):
+        # ini files spell lists with commas or newlines and keys with either - or _ (as mypy does).
+        key = key.replace("_", "-")
+        value = raw.strip()
+        if key in _LIST_KEYS:
+            table[key] = [item.strip() for item in value.replace("\n", ",").split(",") if item.strip()]
+        elif value.lower() in ("true", "false"):
+            table[key] = value.lower() == "true"
+        elif value.isdigit():
+            table[key] = int(value)
+        else:
+            table[key] = value
+    return table
+
+
+def config_data(config: Config) -> dict[str, object]:
+    """What mypy stores with each cached module: a change here invalidates the cache."""
+    return {
+        "version": PLUGIN_VERSION,
+        "select": sorted(config.select) if config.select is not None else None,
+        "ignore": sorted(config.ignore),
+        "annotation_names": sorted(config.annotation_names),
+    }

@@ -1,0 +1,77 @@
+"""Running real mypy (its API, in this process) with the plugin, and reading what it reports."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mypy import api
+
+from shapecheck.plugin.codes import SC_CODES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<severity>error|note): "
+                   r"(?P<message>.*?)(?:  \[(?P<code>[a-z0-9-]+)\])?$")
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    path: str
+    line: int
+    column: int  # 1-based, as mypy prints it
+    severity: str
+    message: str
+    code: str | None
+
+    @property
+    def sc_code(self) -> str | None:
+        """The shapecheck code of a plugin error (`shape-broadcast-mismatch` -> SC101)."""
+        return SC_CODES.get(self.code or "") if self.severity == "error" else None
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    messages: list[Message]
+    stdout: str
+    stderr: str
+    status: int
+
+    def errors(self, file: str | None = None) -> list[Message]:
+        return [m for m in self.messages if m.severity == "error"
+                and (file is None or Path(m.path).name == file)]
+
+    def shape_pairs(self, file: str) -> Counter[tuple[int, str]]:
+        return Counter((m.line, m.sc_code) for m in self.errors(file) if m.sc_code)
+
+    def mypy_errors(self, file: str) -> set[tuple[int, str | None]]:
+        """mypy's own errors (not the plugin's), as (line, code)."""
+        return {(m.line, m.code) for m in self.errors(file) if m.sc_code is None}
+
+
+def write_config(folder: Path, *, plugin: bool = True, shapecheck: str = "") -> Path:
+    """A mypy.ini for the run; mypy_path finds the repository's `shapecheck` package (mypy cannot
+    see through the editable install's import hook)."""
+    lines = ["[mypy]", f"mypy_path = {ROOT}"]
+    if plugin:
+        lines.append("plugins = shapecheck.plugin")
+    if shapecheck:
+        lines += ["[shapecheck]", shapecheck]
+    path = folder / "mypy.ini"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run_mypy(paths: Sequence[str | Path], config: Path, cache_dir: Path,
+             extra: Iterable[str] = ()) -> Result:
+    args = ["--config-file", str(config), "--cache-dir", str(cache_dir), "--show-column-numbers",
+            "--show-error-codes", "--no-error-summary", "--no-pretty", "--hide-error-context",
+            "--no-color-output", *extra, *map(str, paths)]
+    stdout, stderr, status = api.run(args)
+    messages = [Message(m["path"], int(m["line"]), int(m["column"]), m["severity"], m["message"],
+                        m["code"])
+                for m in (_LINE.match(line) for line in stdout.splitlines()) if m]
+    return Result(messages, stdout, stderr, status)
