@@ -12,6 +12,7 @@ from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType, named_shape
 
 ELLIPSIS = "..."
+_PUNCTUATION = frozenset(".,-><{}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +106,10 @@ def _term(text: str) -> Term:
             rest = rest[3:]
             continue
         char, rest = rest[0], rest[1:]
-        if not char.isalpha():
-            raise SpecError(f"has {char!r}, which is not a letter, `...` or `{{names}}`")
+        # jnp.einsum takes any symbol as a subscript (`'kh1d'` in flax, `_`, Greek letters);
+        # only the spec's own punctuation is not one.
+        if char in _PUNCTUATION or char.isspace():
+            raise SpecError(f"has {char!r} where a subscript, `...` or `{{names}}` belongs")
         letters.append(char)
     return Term(tuple(letters), names)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 
@@ -23,6 +24,7 @@ from shapecheck.analyzer.report import Reporter
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     AtIndexer,
+    AxisSize,
     BoundMethod,
     Const,
     Dict,
@@ -42,6 +44,11 @@ from shapecheck.analyzer.values import (
 from shapecheck.analyzer.walk import assigned_names, subscripts, target_names
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
+
+_MUTATORS = frozenset({
+    "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
+    "setdefault", "popitem", "__setitem__", "__delitem__",
+})
 
 _TAKES_FUNCTIONS = frozenset({
     "jax.experimental.maps.xmap", "jax.vmap", "jax.pmap", "functools.partial", "jax.jit",
@@ -160,34 +167,49 @@ class Interpreter:
 
     # ---------------------------------------------------------------- statements
 
-    def exec_block(self, body: Sequence[cst.CSTNode], scope: Scope, ctx: Context) -> None:
-        for statement in body:
-            self.exec_statement(statement, scope, ctx)
+    def exec_block(self, body: Sequence[cst.CSTNode], scope: Scope, ctx: Context) -> bool:
+        """Run statements in order. False when control certainly leaves the block (return,
+        raise, break, continue): what follows is dead on this path and must not be checked."""
+        return all(self.exec_statement(statement, scope, ctx) for statement in body)
 
-    def exec_statement(self, node: cst.CSTNode, scope: Scope, ctx: Context) -> None:
+    def exec_statement(self, node: cst.CSTNode, scope: Scope, ctx: Context) -> bool:
         if isinstance(node, cst.SimpleStatementLine):
-            for small in node.body:
-                self.exec_small(small, scope, ctx)
-        elif isinstance(node, cst.FunctionDef):
+            return all(self.exec_small(small, scope, ctx) for small in node.body)
+        if isinstance(node, cst.FunctionDef):
             self.define_function(node, scope, ctx)
         elif isinstance(node, cst.If):
-            self.exec_if(node, scope, ctx)
+            return self.exec_if(node, scope, ctx)
         elif isinstance(node, cst.For | cst.While):
             self.exec_loop(node, scope, ctx)
         elif isinstance(node, cst.With):
-            self.exec_with(node, scope, ctx)
+            return self.exec_with(node, scope, ctx)
         elif isinstance(node, cst.Try | cst.TryStar):
             self.exec_try(node, scope, ctx)
         elif isinstance(node, cst.ClassDef):
             self.exec_class(node, scope, ctx)
         elif isinstance(node, cst.IndentedBlock):
-            self.exec_block(node.body, scope, ctx)
+            return self.exec_block(node.body, scope, ctx)
         # match statements and anything else: names they bind read as unknown
         elif isinstance(node, cst.Match):
             for name in assigned_names(node):
                 scope.bind(name, None)
+        return True
 
-    def exec_small(self, node: cst.BaseSmallStatement, scope: Scope, ctx: Context) -> None:
+    def exec_small(self, node: cst.BaseSmallStatement, scope: Scope, ctx: Context) -> bool:
+        """Run one small statement; False when it certainly leaves the block."""
+        if isinstance(node, cst.Return):
+            self.exec_return(node, scope, ctx)
+            return False
+        if isinstance(node, cst.Raise):
+            if node.exc is not None:
+                self.eval(node.exc, scope, ctx)
+            return False
+        if isinstance(node, cst.Break | cst.Continue):
+            return False
+        self._exec_simple(node, scope, ctx)
+        return True
+
+    def _exec_simple(self, node: cst.BaseSmallStatement, scope: Scope, ctx: Context) -> None:
         if isinstance(node, cst.Assign):
             value = self.eval(node.value, scope, ctx)
             for target in node.targets:
@@ -198,8 +220,8 @@ class Interpreter:
             self.exec_augassign(node, scope, ctx)
         elif isinstance(node, cst.Expr):
             self.eval(node.value, scope, ctx)
-        elif isinstance(node, cst.Return):
-            self.exec_return(node, scope, ctx)
+        elif isinstance(node, cst.Assert):
+            self.eval(node.test, scope, ctx)
         elif isinstance(node, cst.Import):
             for alias in node.names:
                 full = _dotted(alias.name)
@@ -298,18 +320,32 @@ class Interpreter:
                 node.value)
         frame.returns.append(value)
 
-    def exec_if(self, node: cst.If, scope: Scope, ctx: Context) -> None:
-        self.eval(node.test, scope, ctx)
+    def exec_if(self, node: cst.If, scope: Scope, ctx: Context) -> bool:
+        # A condition the checker can decide (`x.ndim == 4` for a known rank, `axis is None`)
+        # leaves the other branch dead: code there is never checked against these values.
+        test = truth(self.eval(node.test, scope, ctx))
+        if test is True:
+            return self.exec_block(node.body.body, scope, ctx)
+        if test is False:
+            return self._exec_else(node.orelse, scope, ctx)
         before = scope.snapshot()
-        self.exec_block(node.body.body, scope, ctx)
+        body_falls = self.exec_block(node.body.body, scope, ctx)
         after_body = scope.snapshot()
         scope.restore(dict(before))
-        if isinstance(node.orelse, cst.If):
-            self.exec_if(node.orelse, scope, ctx)
-        elif isinstance(node.orelse, cst.Else):
-            self.exec_block(node.orelse.body.body, scope, ctx)
+        else_falls = self._exec_else(node.orelse, scope, ctx)
         after_else = scope.snapshot()
-        scope.restore(_merge(after_body, after_else))
+        if body_falls and else_falls:
+            scope.restore(_merge(after_body, after_else))
+        elif body_falls:
+            scope.restore(after_body)
+        return body_falls or else_falls
+
+    def _exec_else(self, orelse: cst.If | cst.Else | None, scope: Scope, ctx: Context) -> bool:
+        if isinstance(orelse, cst.If):
+            return self.exec_if(orelse, scope, ctx)
+        if isinstance(orelse, cst.Else):
+            return self.exec_block(orelse.body.body, scope, ctx)
+        return True
 
     def exec_loop(self, node: cst.For | cst.While, scope: Scope, ctx: Context) -> None:
         # A loop body may run many times: what it rebinds is unknown on entry and after.
@@ -323,8 +359,8 @@ class Interpreter:
                 for other in iterated.items[1:]:
                     item = join(item, other)
             self.assign(node.target, item, scope, node.iter)
-        else:
-            self.eval(node.test, scope, ctx)
+        elif truth(self.eval(node.test, scope, ctx)) is False:
+            return
         self.exec_block(node.body.body, scope, ctx)
         for name in assigned_names(node.body):
             scope.bind(name, None)
@@ -334,9 +370,11 @@ class Interpreter:
         if node.orelse is not None:
             self.exec_block(node.orelse.body.body, scope, ctx)
 
-    def exec_with(self, node: cst.With, scope: Scope, ctx: Context) -> None:
+    def exec_with(self, node: cst.With, scope: Scope, ctx: Context) -> bool:
         inner = ctx
+        expects_error = False
         for item in node.items:
+            expects_error = expects_error or _expects_error(item.item)
             value = self.eval(item.item, scope, ctx)
             if isinstance(value, MeshContext):
                 inner = inner.with_mesh(value.mesh)
@@ -345,7 +383,14 @@ class Interpreter:
                 inner = inner.with_mesh(value)
             if item.asname is not None:
                 self.assign(item.asname.name, value, scope, item.item)
-        self.exec_block(node.body.body, scope, inner)
+        if expects_error:
+            # `with pytest.raises(ValueError):` — the code inside is meant to fail.
+            self.reporter.muted += 1
+        try:
+            return self.exec_block(node.body.body, scope, inner)
+        finally:
+            if expects_error:
+                self.reporter.muted -= 1
 
     def exec_try(self, node: cst.Try | cst.TryStar, scope: Scope, ctx: Context) -> None:
         before = scope.snapshot()
@@ -438,7 +483,18 @@ class Interpreter:
                 self.assign(inner, item, scope, source)
         elif isinstance(target, cst.StarredElement):
             self.assign(target.value, None, scope, source)
-        # attributes and subscripts: the interpreter does not track object state
+        elif (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name)
+              and isinstance(scope.lookup(target.value.value), Seq | Dict)):
+            # `items[i] = v` changes a list or dict the interpreter may have tracked.
+            scope.bind(target.value.value, None)
+        # attributes: the interpreter does not track object state
+
+    def _forget_mutated(self, func: cst.BaseExpression, scope: Scope) -> None:
+        """`labels.append(row)` and friends: the list's contents are no longer what was built."""
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.attr.value in _MUTATORS
+                and isinstance(scope.lookup(func.value.value), Seq | Dict)):
+            scope.bind(func.value.value, None)
 
     def literal_lookup(self, name: str) -> Lit | None:
         """Module-level names bound to literals (an in_axes spec assigned once, used later)."""
@@ -535,7 +591,8 @@ class Interpreter:
     def eval_unary(self, node: cst.UnaryOperation, scope: Scope, ctx: Context) -> Value:
         value = self.eval(node.expression, scope, ctx)
         if isinstance(node.operator, cst.Not):
-            return None
+            known = truth(value)
+            return None if known is None else Const(not known)
         if isinstance(value, ArrayType):
             return value
         if isinstance(value, Const) and isinstance(value.value, int | float) and not isinstance(value.value, bool):
@@ -549,23 +606,37 @@ class Interpreter:
         left = self.eval(node.left, scope, ctx)
         left_node: cst.CSTNode = node.left
         result: Value = None
+        decided: list[bool | None] = []
         for target in node.comparisons:
             right = self.eval(target.comparator, scope, ctx)
+            decided.append(compare(target.operator, left, right))
             if isinstance(target.operator, cst.Is | cst.IsNot | cst.In | cst.NotIn):
                 result = None
-            else:
+            elif isinstance(left, ArrayType) or isinstance(right, ArrayType):
                 handler = self.handlers["operator:Comparison"]
                 result = handler(self, CallArgs(node, [left, right], [left_node, target.comparator]), ctx, scope)
             left, left_node = right, target.comparator
+        if decided and all(d is not None for d in decided):
+            return Const(all(decided))
+        if any(d is False for d in decided):
+            return Const(False)
         return result if len(node.comparisons) == 1 else None
 
     def eval_boolean(self, node: cst.BooleanOperation, scope: Scope, ctx: Context) -> Value:
-        self.eval(node.left, scope, ctx)
-        self.eval(node.right, scope, ctx)
-        return None
+        left = self.eval(node.left, scope, ctx)
+        known = truth(left)
+        is_and = isinstance(node.operator, cst.And)
+        if known is not None and known is not is_and:
+            return left  # short-circuited: the right side never runs
+        right = self.eval(node.right, scope, ctx)
+        return right if known is not None else None
 
     def eval_ifexp(self, node: cst.IfExp, scope: Scope, ctx: Context) -> Value:
-        self.eval(node.test, scope, ctx)
+        test = truth(self.eval(node.test, scope, ctx))
+        if test is True:
+            return self.eval(node.body, scope, ctx)
+        if test is False:
+            return self.eval(node.orelse, scope, ctx)
         return join(self.eval(node.body, scope, ctx), self.eval(node.orelse, scope, ctx))
 
     def eval_lambda(self, node: cst.Lambda, scope: Scope, ctx: Context) -> Value:
@@ -590,6 +661,7 @@ class Interpreter:
 
     def eval_call(self, node: cst.Call, scope: Scope, ctx: Context) -> Value:
         func = self.eval(node.func, scope, ctx)
+        self._forget_mutated(node.func, scope)
         call = CallArgs(node)
         for arg in node.args:
             value = self.eval(arg.value, scope, ctx)
@@ -724,11 +796,12 @@ class Interpreter:
             else:
                 body = function.node.body
                 if isinstance(body, cst.IndentedBlock):
-                    self.exec_block(body.body, scope, inner)
+                    falls_off = self.exec_block(body.body, scope, inner)
                 else:
-                    for small in body.body:
-                        if isinstance(small, cst.BaseSmallStatement):
-                            self.exec_small(small, scope, inner)
+                    falls_off = all(self.exec_small(small, scope, inner) for small in body.body
+                                    if isinstance(small, cst.BaseSmallStatement))
+                if falls_off and frame.returns:
+                    frame.returns.append(Const(None))  # reaching the end returns None too
         finally:
             self.frames.pop()
             self.active.discard(id(function.node))
@@ -790,6 +863,81 @@ class Interpreter:
 
 def _function_defs(module: cst.Module) -> list[cst.CSTNode]:
     return [n for n in module.body if isinstance(n, cst.FunctionDef | cst.ClassDef)]
+
+
+_RAISES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesWithLiteralMatch"})
+
+
+def _expects_error(item: cst.BaseExpression) -> bool:
+    """`pytest.raises(...)`, `self.assertRaises(...)`, `assertRaisesRegex(...)`."""
+    if not isinstance(item, cst.Call):
+        return False
+    func = item.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name in _RAISES
+
+
+def truth(value: Value) -> bool | None:
+    """Python truthiness where the checker knows it, else None."""
+    if isinstance(value, Const):
+        return bool(value.value)
+    if isinstance(value, Seq):
+        return bool(value.items)
+    if isinstance(value, Function | Partial | Xmap | Vmap | Mesh):
+        return True
+    return None
+
+
+def _known_not_none(value: Value) -> bool:
+    if isinstance(value, Const):
+        return value.value is not None
+    return value is not None and not isinstance(value, Qual | Lazy | Module | AxisSize)
+
+
+def _plain(value: Value) -> object:
+    """The Python value of a constant (tuples of constants included), or a sentinel."""
+    if isinstance(value, Const):
+        return value.value
+    if isinstance(value, Seq) and all(isinstance(item, Const) for item in value.items):
+        return tuple(item.value for item in value.items if isinstance(item, Const))
+    return _UNKNOWN
+
+
+_UNKNOWN = object()
+
+
+def compare(operator: cst.BaseCompOp, left: Value, right: Value) -> bool | None:
+    """The outcome of one comparison between constants (shape tuples included), else None."""
+    if isinstance(operator, cst.Is | cst.IsNot):
+        outcome: bool | None = None
+        if isinstance(right, Const) and right.value is None:
+            if isinstance(left, Const) and left.value is None:
+                outcome = True
+            elif _known_not_none(left):
+                outcome = False
+        return outcome if outcome is None or isinstance(operator, cst.Is) else not outcome
+    a, b = _plain(left), _plain(right)
+    if a is _UNKNOWN or b is _UNKNOWN:
+        return None
+    try:
+        if isinstance(operator, cst.In | cst.NotIn):
+            if not isinstance(b, tuple):
+                return None
+            return (a in b) == isinstance(operator, cst.In)
+        result = _COMPARE[type(operator)](a, b)
+    except (TypeError, KeyError):
+        return None
+    return bool(result)
+
+
+_COMPARE: dict[type, Callable[[Any, Any], object]] = {
+    cst.Equal: lambda a, b: a == b,
+    cst.NotEqual: lambda a, b: a != b,
+    cst.LessThan: lambda a, b: a < b,
+    cst.LessThanEqual: lambda a, b: a <= b,
+    cst.GreaterThan: lambda a, b: a > b,
+    cst.GreaterThanEqual: lambda a, b: a >= b,
+}
 
 
 def _visible(value: ArrayType, ctx: Context) -> ArrayType:

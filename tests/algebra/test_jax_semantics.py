@@ -58,6 +58,11 @@ CASES: list[tuple[str, Callable[..., Any], tuple[tuple[int, ...], ...], Callable
      lambda: einsum(spec("...i->i"), [typ(2, 3)])),
     ("einsum drop ... mismatched", lambda x, y: jnp.einsum("...i,...i->i", x, y), ((2, 3), (4, 3)),
      lambda: einsum(spec("...i,...i->i"), [typ(2, 3), typ(4, 3)])),
+    # jnp.einsum takes any symbol as a subscript (flax writes 'kh1d'); NumPy only letters.
+    ("einsum digit subscripts", lambda x, y: jnp.einsum("hk,kh1d->hd", x, y), ((2, 5), (5, 2, 1, 6)),
+     lambda: einsum(spec("hk,kh1d->hd"), [typ(2, 5), typ(5, 2, 1, 6)])),
+    ("einsum greek subscripts", lambda x, y: jnp.einsum("αβ,βγ->αγ", x, y), ((2, 3), (3, 4)),
+     lambda: einsum(spec("αβ,βγ->αγ"), [typ(2, 3), typ(3, 4)])),
     # Both agree, and the algebra used to refuse it: a negative count contracts nothing.
     ("tensordot -1", lambda x, y: jnp.tensordot(x, y, -1), ((2, 3), (3, 4)),
      lambda: linalg.tensordot(typ(2, 3), typ(3, 4), -1)),

@@ -1,0 +1,97 @@
+"""Precision where real code branches on shapes, returns early, mutates lists, or expects errors.
+
+Each case is a false positive seen on correct library code (optax, flax) before the fix.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from shapecheck.api import analyze_source
+
+
+def codes(source: str) -> list[tuple[int, str]]:
+    result = analyze_source("t.py", textwrap.dedent(source))
+    assert result.error is None, result.error
+    return [(d.span.line, d.code) for d in result.diagnostics]
+
+
+def test_branches_decided_by_known_ranks_are_dead() -> None:
+    assert codes("""\
+        import jax.numpy as jnp
+
+        def unitwise_norm(x, axis=None):
+            if axis is not None:
+                return jnp.sum(x, axis=axis, keepdims=True)
+            elif x.ndim in (2, 3):
+                return jnp.sum(x, axis=0, keepdims=True)
+            elif x.ndim == 4:
+                return jnp.sum(x, axis=(0, 1, 2), keepdims=True)
+            raise ValueError(x.shape)
+
+        norm = unitwise_norm(jnp.ones((3, 4)))
+        """) == []
+
+
+def test_code_after_an_early_return_is_dead_on_that_path() -> None:
+    assert codes("""\
+        import jax.numpy as jnp
+
+        def project(x, w):
+            if x.ndim == 1:
+                return x[:, None] * w
+            return x @ w
+
+        y = project(jnp.ones((3,)), jnp.ones((3, 5)))
+        """) == []
+
+
+def test_undecidable_branches_are_both_checked() -> None:
+    assert codes("""\
+        import jax.numpy as jnp
+
+        def f(x, flag):
+            if flag:
+                return x + jnp.ones((4,))
+            return x
+
+        y = f(jnp.ones((3,)), object())
+        """) == [(5, "SC101")]
+
+
+def test_mutated_lists_are_forgotten() -> None:
+    assert codes("""\
+        import numpy as np
+        import jax.numpy as jnp
+
+        rows = []
+        for i in range(4):
+            rows.append([1, 2, 3])
+        table = np.array(rows)
+        first = table[0, 1] + jnp.ones((2,))
+        cells = [0.0]
+        cells[0] = [1.0, 2.0]
+        """) == []
+
+
+def test_code_expected_to_raise_is_not_reported() -> None:
+    assert codes("""\
+        import pytest
+        import jax.numpy as jnp
+
+        def test_mismatch():
+            with pytest.raises(TypeError):
+                jnp.ones((3,)) + jnp.ones((4,))
+            jnp.ones((3,)) + jnp.ones((5,))
+        """) == [(7, "SC101")]
+
+
+def test_constant_conditions_pick_one_side() -> None:
+    assert codes("""\
+        import jax.numpy as jnp
+
+        size = 4
+        x = jnp.ones((3,)) if size == 3 else jnp.ones((4,))
+        y = x + jnp.ones((4,))
+        z = x + jnp.ones((3,)) if size > 10 and x.ndim == 1 else x
+        """) == []
