@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from shapecheck.dims import Dim, Sym
-from shapecheck.dtypes import DTYPE_NAMES
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType, named_shape
 
@@ -192,7 +191,3 @@ def _jaxtyping_token(token: str) -> tuple[bool, Dim]:
         return False, Sym(rest)
     # Arithmetic such as `n+1`: no static size.
     return False, None
-
-
-def is_dtype_name(name: str) -> bool:
-    return name in DTYPE_NAMES or name == "Array"

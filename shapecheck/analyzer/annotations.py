@@ -97,20 +97,3 @@ def _dotted(node: cst.BaseExpression) -> str | None:
         inner = _dotted(node.value)
         return None if inner is None else f"{inner}.{node.attr.value}"
     return None
-
-
-def annotation_subscripts(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """Every subscript nested in an annotation (`Callable[[f32[(3,)]], f32[()]]`), outermost first."""
-    found: list[cst.BaseExpression] = []
-
-    class _Visitor(cst.CSTVisitor):
-        def visit_Subscript(self, sub: cst.Subscript) -> bool:
-            found.append(sub)
-            return True
-
-        def visit_SimpleString(self, string: cst.SimpleString) -> bool:
-            found.append(string)
-            return False
-
-    node.visit(_Visitor())
-    return found

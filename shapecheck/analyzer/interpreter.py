@@ -101,10 +101,6 @@ class CallArgs:
 Handler = Callable[["Interpreter", CallArgs, Context, Scope], Value]
 
 
-class _Return(Exception):
-    """Unused marker kept out of the hot path: returns are collected, not raised."""
-
-
 @dataclass(slots=True)
 class Frame:
     """One function analysis in progress: what it returns, and its signature's bindings."""

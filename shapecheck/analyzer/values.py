@@ -130,10 +130,6 @@ class Mesh:
     def names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.axes)
 
-    @property
-    def complete(self) -> bool:
-        return all(size is not None for _, size in self.axes)
-
 
 @dataclass(frozen=True, slots=True)
 class DType:

@@ -9,7 +9,7 @@ import libcst as cst
 from shapecheck.algebra.outcome import Outcome
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.interpreter import CallArgs, Interpreter
-from shapecheck.analyzer.values import Const, Devices, DType, Qual, Seq, Value, as_int, as_str
+from shapecheck.analyzer.values import Const, DType, Qual, Seq, Value, as_int, as_str
 from shapecheck.dims import Dim
 from shapecheck.types import ArrayType, scalar
 
@@ -127,7 +127,3 @@ def check_bound(interp: Interpreter, names: Sequence[str], call: CallArgs, ctx: 
             interp.reporter.add(
                 node, "SC202",
                 f"{what} names axis {name!r}, which no enclosing xmap/vmap binds (bound here: {bound})")
-
-
-def devices_count(value: Value) -> int | None:
-    return value.count if isinstance(value, Devices) else None
