@@ -14,7 +14,7 @@ from typing import Final
 
 from mypy.nodes import SymbolTableNode, TypeInfo, Var
 from mypy.plugin import AnalyzeTypeContext
-from mypy.types import AnyType, Instance, Type, TypeOfAny
+from mypy.types import AnyType, Instance, TupleType, Type, TypedDictType, TypeOfAny, UnboundType
 
 # Where `jax.Array` is defined (jax re-exports it from here).
 JAX_ARRAY: Final = "jax._src.basearray.Array"
@@ -45,3 +45,22 @@ def array_type(ctx: AnalyzeTypeContext, lookup: Lookup) -> Type:
     if found is not None and isinstance(found.node, TypeInfo):
         return Instance(found.node, [], line=ctx.type.line, column=ctx.type.column)
     return AnyType(TypeOfAny.special_form, line=ctx.type.line, column=ctx.type.column)
+
+
+def string_dims(t: Type) -> list[UnboundType]:
+    """The quoted dims (`'n'`) inside an annotation's arguments, as mypy parsed them: names.
+
+    mypy's search for a function's type variables runs before the type-analyze hook and looks
+    each of them up as a name, reporting `Name "n" is not defined`; the hook withdraws those.
+    """
+    found: list[UnboundType] = []
+    pending = list(t.args) if isinstance(t, UnboundType) else []
+    while pending:
+        arg = pending.pop()
+        if isinstance(arg, UnboundType) and arg.original_str_expr is not None:
+            found.append(arg)
+        elif isinstance(arg, TupleType):
+            pending.extend(arg.items)
+        elif isinstance(arg, TypedDictType):
+            pending.extend(arg.items.values())
+    return found

@@ -26,14 +26,15 @@ from mypy.semanal import SemanticAnalyzer
 from mypy.typeanal import TypeAnalyser
 from mypy.types import Type
 
-from shapecheck.plugin.annotations import Lookup, array_type
-from shapecheck.plugin.reporting import FileReporter
+from shapecheck.plugin.annotations import Lookup, array_type, string_dims
+from shapecheck.plugin.reporting import FileReporter, withdraw_name_errors
 
 
 def annotation_hook(reporter: FileReporter, lookup: Lookup) -> Callable[[AnalyzeTypeContext], Type]:
     def hook(ctx: AnalyzeTypeContext) -> Type:
         if isinstance(ctx.api, TypeAnalyser) and isinstance(ctx.api.api, SemanticAnalyzer):
             reporter.report_current(ctx.api.api.errors)
+            withdraw_name_errors(ctx.api.api.errors, string_dims(ctx.type))
         return array_type(ctx, lookup)
 
     return hook

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mypy.errorcodes import NAME_DEFINED
 from mypy.errors import Errors
 from mypy.nodes import MypyFile
+from mypy.types import UnboundType
 
 from shapecheck.analyzer.library import handlers
 from shapecheck.analyzer.modules import ModuleLoader
@@ -85,3 +87,13 @@ def _read(path: str) -> str | None:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def withdraw_name_errors(errors: Errors, dims: list[UnboundType]) -> None:
+    """Remove mypy's `Name "n" is not defined` for quoted dims of the annotation language."""
+    found = errors.error_info_map.get(errors.file)
+    if not found or not dims:
+        return
+    spurious = {(dim.line, dim.column, f'Name "{dim.name}" is not defined') for dim in dims}
+    found[:] = [info for info in found if info.code != NAME_DEFINED
+                or (info.line, info.column, info.message) not in spurious]

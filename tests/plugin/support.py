@@ -14,7 +14,7 @@ from shapecheck.plugin.codes import SC_CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 
-_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<severity>error|note): "
+_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?:(?P<column>\d+):)? (?P<severity>error|note): "
                    r"(?P<message>.*?)(?:  \[(?P<code>[a-z0-9-]+)\])?$")
 
 
@@ -22,7 +22,7 @@ _LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<severity>
 class Message:
     path: str
     line: int
-    column: int  # 1-based, as mypy prints it
+    column: int  # 1-based, as mypy prints it; 0 where mypy prints none
     severity: str
     message: str
     code: str | None
@@ -71,7 +71,7 @@ def run_mypy(paths: Sequence[str | Path], config: Path, cache_dir: Path,
             "--show-error-codes", "--no-error-summary", "--no-pretty", "--hide-error-context",
             "--no-color-output", *extra, *map(str, paths)]
     stdout, stderr, status = api.run(args)
-    messages = [Message(m["path"], int(m["line"]), int(m["column"]), m["severity"], m["message"],
+    messages = [Message(m["path"], int(m["line"]), int(m["column"] or 0), m["severity"], m["message"],
                         m["code"])
                 for m in (_LINE.match(line) for line in stdout.splitlines()) if m]
     return Result(messages, stdout, stderr, status)
