@@ -12,7 +12,7 @@ import importlib.util
 from functools import cache
 from typing import Final
 
-from mypy.nodes import Import, MypyFile
+from mypy.nodes import Import, ImportAll, ImportFrom, MypyFile
 
 from shapecheck.plugin.annotations import JAX_ARRAY_MODULE
 
@@ -25,7 +25,12 @@ def additional_deps(file: MypyFile) -> list[tuple[int, str, int]]:
     if file.fullname.split(".", 1)[0] in _ROOTS or not _jax_installed():
         return []
     for node in file.imports:
-        names = [name for name, _ in node.ids] if isinstance(node, Import) else [node.id]
+        if isinstance(node, Import):
+            names = [name for name, _ in node.ids]
+        elif isinstance(node, ImportFrom | ImportAll):
+            names = [node.id]
+        else:
+            continue
         if any(name.split(".", 1)[0] in _ROOTS for name in names):
             return [(_PRIORITY, JAX_ARRAY_MODULE, node.line)]
     return []
