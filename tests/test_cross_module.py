@@ -86,3 +86,19 @@ def test_an_error_inside_an_imported_function_is_reported_at_the_call(tmp_path: 
     main = "import jax.numpy as jnp\nfrom layers import add\n\nok = add(jnp.ones((3,)), 2.0)\nbad = add(jnp.ones((3,)), jnp.ones((4,)))\n"
     found = _check(tmp_path, {"layers.py": LAYERS, "main.py": main})
     assert found == [("main.py", 5, "SC101")]
+
+
+def test_specs_built_from_imported_names(tmp_path: Path) -> None:
+    specs = "BATCH = ['batch', ...]\nPAIR = (BATCH, BATCH)\n"
+    main = textwrap.dedent("""\
+        import jax.numpy as jnp
+        from jax.experimental.maps import xmap
+        from specs import BATCH, PAIR
+        import specs
+
+        a = xmap(lambda x, y: x + y, in_axes=(BATCH, BATCH), out_axes=BATCH)(jnp.ones((5, 2)), jnp.ones((6, 2)))
+        b = xmap(lambda x, y: x + y, in_axes=PAIR, out_axes=BATCH)(jnp.ones((5, 2)), jnp.ones((6, 2)))
+        c = xmap(lambda x, y: x + y, in_axes=specs.PAIR, out_axes=['batch', ...])(jnp.ones((5, 2)), jnp.ones((6, 2)))
+        """)
+    found = _check(tmp_path, {"specs.py": specs, "main.py": main})
+    assert found == [("main.py", 6, "SC102"), ("main.py", 7, "SC102"), ("main.py", 8, "SC102")]

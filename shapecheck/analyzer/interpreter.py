@@ -496,8 +496,12 @@ class Interpreter:
         """Module-level names bound to literals (an in_axes spec assigned once, used later)."""
         source = self._module_sources.get(name)
         if source is None:
+            # `from specs import BATCH`: the literal lives in the other module.
+            bound = self.scope.bindings.get(name)
+            if isinstance(bound, Lazy) and bound.attr is not None and self.loader is not None:
+                return self.loader.literal(bound.module, bound.attr)
             return None
-        lit = to_lit(source, None)
+        lit = to_lit(source, self.literal_lookup)
         return lit if lit.kind not in (Kind.NAME, Kind.OTHER) else None
 
     # ---------------------------------------------------------------- expressions
@@ -536,7 +540,7 @@ class Interpreter:
                 items.extend(inner.items)
             else:
                 items.append(self.eval(element.value, scope, ctx))
-        return Seq(tuple(items), isinstance(node, cst.List), node)
+        return Seq(tuple(items), isinstance(node, cst.List), node, self.literal_lookup)
 
     def eval_dict(self, node: cst.Dict, scope: Scope, ctx: Context) -> Value:
         items: list[tuple[Value, Value]] = []
@@ -544,7 +548,7 @@ class Interpreter:
             if not isinstance(element, cst.DictElement):
                 return None
             items.append((self.eval(element.key, scope, ctx), self.eval(element.value, scope, ctx)))
-        return Dict(tuple(items), node)
+        return Dict(tuple(items), node, self.literal_lookup)
 
     def eval_attribute(self, node: cst.Attribute, scope: Scope, ctx: Context) -> Value:
         base = self.eval(node.value, scope, ctx)

@@ -13,10 +13,11 @@ import libcst as cst
 
 from shapecheck.analyzer.qualnames import ARRAY_ROOTS
 from shapecheck.analyzer.scope import Scope
+from shapecheck.literal import Lit
 from shapecheck.project import ModuleSource
 
 if TYPE_CHECKING:
-    from shapecheck.analyzer.interpreter import Handler
+    from shapecheck.analyzer.interpreter import Handler, Interpreter
 
 
 class ModuleLoader:
@@ -29,6 +30,7 @@ class ModuleLoader:
         self.methods = methods
         self.annotation_names = annotation_names
         self.loaded: dict[str, Scope | None] = {}
+        self.interpreters: dict[str, Interpreter] = {}
         self.texts: dict[str, str | None] = {}
 
     def knows(self, module: str) -> bool:
@@ -67,4 +69,11 @@ class ModuleLoader:
                                   loader=self)
         interpreter.run(analyse_functions=False)
         self.loaded[module] = interpreter.scope
+        self.interpreters[module] = interpreter
         return interpreter.scope
+
+    def literal(self, module: str, name: str) -> Lit | None:
+        """The literal a module-level name of `module` was assigned (an in_axes spec)."""
+        if self.load(module) is None:
+            return None
+        return self.interpreters[module].literal_lookup(name)

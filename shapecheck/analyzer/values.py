@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -32,6 +33,8 @@ class Seq:
     items: tuple[Value, ...]
     is_list: bool = False
     node: cst.BaseExpression | None = field(default=None, compare=False, hash=False)
+    # Reads names inside `node` in the module that wrote it (specs imported from elsewhere).
+    lookup: Callable[[str], Lit | None] | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +43,7 @@ class Dict:
 
     items: tuple[tuple[Value, Value], ...]
     node: cst.BaseExpression | None = field(default=None, compare=False, hash=False)
+    lookup: Callable[[str], Lit | None] | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,11 +76,13 @@ def xmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
 
 def _lit(interp: Interpreter, value: Value, expr: cst.BaseExpression | None) -> Lit | None:
     """The spec's literal syntax: where the value was built (a module constant's own literal)."""
+    lookup = interp.literal_lookup
     if isinstance(value, Seq | Dict) and value.node is not None:
         expr = value.node
+        lookup = value.lookup or lookup
     if expr is None:
         return None
-    lit = to_lit(expr, interp.literal_lookup)
+    lit = to_lit(expr, lookup)
     return None if lit.kind in (Kind.NAME, Kind.OTHER) else lit
 
 
