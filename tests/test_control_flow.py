@@ -95,3 +95,49 @@ def test_constant_conditions_pick_one_side() -> None:
         y = x + jnp.ones((4,))
         z = x + jnp.ones((3,)) if size > 10 and x.ndim == 1 else x
         """) == []
+
+
+def test_numpy_keeps_its_own_leniency_and_jax_its_strictness() -> None:
+    assert codes("""\
+        import numpy as np
+        import jax.numpy as jnp
+
+        A = np.array(True, ndmin=2, dtype=bool)
+        s = np.swapaxes(A, 0, 1)
+        r = np.sum(np.float32(1.0), axis=0)
+        j = jnp.sum(jnp.float32(1.0), axis=0)
+        """) == [(7, "SC106")]
+
+
+def test_callables_handed_to_assert_raises_are_expected_to_fail() -> None:
+    assert codes("""\
+        import numpy as np
+        from numpy.testing import assert_raises
+
+        a = np.ones((1, 0, 3))
+        assert_raises(IndexError, lambda: a[0, 5, None])
+        b = a[0, 5, None]
+        """) == [(6, "SC106")]
+
+
+def test_isinstance_guards_decide_branches() -> None:
+    assert codes("""\
+        import numpy as np
+
+        def issequence(t):
+            return (isinstance(t, list | tuple) and (len(t) == 0 or np.isscalar(t[0]))) or (
+                isinstance(t, np.ndarray) and t.ndim == 1)
+
+        ok = issequence(np.arange(3)[0])
+        """) == []
+
+
+def test_other_libraries_array_classes_are_not_annotations() -> None:
+    assert codes("""\
+        import ctypes
+        from ctypes import Array
+
+        class Buffer(ctypes.Structure): ...
+
+        def f(x: Array[ctypes.c_char]) -> None: ...
+        """) == []

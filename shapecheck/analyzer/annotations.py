@@ -82,8 +82,12 @@ def _head(base: cst.BaseExpression, resolve: Resolve, names: Collection[str]) ->
             return "jaxtyping", JAXTYPING_DTYPES[attr]
         if module.split(".")[0] == "shapecheck" and (attr in DTYPE_NAMES or attr == "Array"):
             return "shapecheck", None if attr == "Array" else attr
-        if module.split(".")[0] in ("jax", "numpy", "typing", "jaxtyping", "collections"):
+        if module.split(".")[0] in ("jax", "numpy", "typing", "jaxtyping", "collections") or attr == "Array":
+            # `Array` names other libraries' classes too (ctypes.Array, jax.Array): only
+            # shapecheck's, or one defined here, is ours. A dtype name re-exported is ours.
             return None, None
+    if value is not None and not isinstance(value, Qual):
+        return None, None  # a class or function of this module, not an annotation factory
     if not root and last in names:
         # Tutorial style: `f32 = ArrayType()` defined locally, or a configured alias.
         return "shapecheck", None if last == "Array" else (last if last in DTYPE_NAMES else None)

@@ -150,6 +150,13 @@ class MeshContext:
 
 
 @dataclass(frozen=True, slots=True)
+class Class:
+    """A class the checked program defines (instances are not tracked)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class AtIndexer:
     """`x.at` or `x.at[idx]`: functional updates that keep `x`'s type (`.set`, `.add`, ...)."""
 
@@ -183,7 +190,7 @@ class AxisSize:
 
 Value: TypeAlias = (
     ArrayType | Const | Seq | Dict | Qual | BoundMethod | Function | Partial | Xmap | Vmap
-    | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Lazy | Module | None
+    | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Class | Lazy | Module | None
 )
 """None is the unknown value: nothing is certain about it, so nothing is reported."""
 

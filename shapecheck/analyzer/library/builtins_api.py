@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.library.registry import handles
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Devices, Seq, Value, as_int
+from shapecheck.analyzer.values import Const, Devices, Dict, Seq, Value, as_int
 from shapecheck.types import ArrayType
 
 _MAX_RANGE = 64  # longer ranges are loops, not shapes: not worth tracking element by element
@@ -65,6 +67,48 @@ def extreme(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
         return None
     known = [n for n in numbers if n is not None]
     return Const(min(known) if call.short_name == "min" else max(known))
+
+
+_BUILTIN_TYPES = {"list": Seq, "tuple": Seq, "dict": Dict, "int": Const, "float": Const, "str": Const,
+                  "bool": Const}
+_ARRAY_TYPES = ("ndarray", "Array", "ArrayImpl", "generic")
+
+
+@handles("builtins.isinstance")
+def isinstance_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """What `isinstance` certainly answers for an array or a literal container; guards such as
+    `isinstance(t, list | tuple) and len(t)` then decide which branch runs."""
+    value = call.get(0)
+    names = _class_names(call.expr_of(1))
+    if value is None or names is None:
+        return None
+    if isinstance(value, ArrayType):
+        if any(name in _ARRAY_TYPES for name in names):
+            return Const(True)
+        return Const(False) if all(name in _BUILTIN_TYPES for name in names) else None
+    if isinstance(value, Seq) and all(name in _BUILTIN_TYPES for name in names):
+        wanted = {"list"} if value.is_list else {"tuple"}
+        return Const(bool(wanted & set(names)))
+    return None
+
+
+def _class_names(node: cst.BaseExpression | None) -> list[str] | None:
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, cst.Attribute):
+        return [node.attr.value]
+    if isinstance(node, cst.Tuple):
+        found: list[str] = []
+        for element in node.elements:
+            inner = _class_names(element.value)
+            if inner is None:
+                return None
+            found += inner
+        return found
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        left, right = _class_names(node.left), _class_names(node.right)
+        return None if left is None or right is None else left + right
+    return None
 
 
 @handles("builtins.print")

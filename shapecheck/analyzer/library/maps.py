@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import libcst as cst
@@ -76,7 +77,7 @@ def xmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
 
 def _lit(interp: Interpreter, value: Value, expr: cst.BaseExpression | None) -> Lit | None:
     """The spec's literal syntax: where the value was built (a module constant's own literal)."""
-    lookup = interp.literal_lookup
+    lookup: Callable[[str], Lit | None] = interp.literal_lookup
     if isinstance(value, Seq | Dict) and value.node is not None:
         expr = value.node
         lookup = value.lookup or lookup

@@ -85,16 +85,23 @@ def linspace(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
 def as_array(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     source = call.get(0, "object" if "object" in call.kwargs else "a")
     dtype = dtype_arg(call.get(1, "dtype"))
+    result: ArrayType | None = None
     if isinstance(source, ArrayType):
-        return source.with_dtype(dtype) if dtype else source
-    if isinstance(source, Devices):
-        return ArrayType(None, (source.count,))
-    if isinstance(source, Seq):
+        result = source.with_dtype(dtype) if dtype else source
+    elif isinstance(source, Devices):
+        result = ArrayType(None, (source.count,))
+    elif isinstance(source, Seq):
         dims = _nested_shape(source)
-        return ArrayType(dtype, dims) if dims is not None else None
-    if isinstance(source, Const) and isinstance(source.value, int | float):
-        return ArrayType(dtype, ())
-    return None
+        result = ArrayType(dtype, dims) if dims is not None else None
+    elif isinstance(source, Const) and isinstance(source.value, int | float):
+        result = ArrayType(dtype, ())
+    if result is None or "ndmin" not in call.kwargs:
+        return result
+    ndmin = as_int(call.kwargs["ndmin"])
+    if ndmin is None or result.ellipsis is not None:
+        return result.with_dims((), 0)
+    # `np.array(x, ndmin=2)` pads the shape with leading 1s.
+    return result.with_dims((1,) * max(ndmin - len(result.dims), 0) + result.dims)
 
 
 def _nested_shape(value: Value) -> tuple[Dim, ...] | None:
@@ -214,6 +221,8 @@ def reduce_call(interp: Interpreter, call: CallArgs, ctx: Context, value: Value,
     if keep is None:
         return ArrayType(dtype or value.dtype, (), value.named, 0, value.named_open)
     assert axis is not False and not isinstance(axis, bool)
+    if call.plain_numpy and value.ellipsis is None and not value.dims and axis in (0, -1, (0,), (-1,)):
+        return value.with_dtype(dtype) if dtype else value  # NumPy reduces a 0-d array over axis 0
     names = axis_names(axis)
     if names:
         check_bound(interp, names, call, ctx, call.node_of(axis_index, "axis"), what)
