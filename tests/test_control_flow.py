@@ -141,3 +141,24 @@ def test_other_libraries_array_classes_are_not_annotations() -> None:
 
         def f(x: Array[ctypes.c_char]) -> None: ...
         """) == []
+
+
+def test_forward_references_to_classes_and_unmodelled_options() -> None:
+    assert codes("""\
+        import numpy as np
+
+        def make(n: int) -> type[Array[int]]: ...
+
+        class Array: ...
+
+        a = np.arange(60).reshape(3, 4, 5)
+        c = np.matmul(a, a, axes=[(-2, -1), (-1, -2), (1, 2)])
+
+        def edges(bins=10):
+            if np.ndim(bins) == 1:
+                edges = np.asarray(bins)
+                return edges[:-1]
+            return np.linspace(0, 1, bins + 1)
+
+        e = edges()
+        """) == []

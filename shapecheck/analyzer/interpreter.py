@@ -151,6 +151,11 @@ class Interpreter:
     # ---------------------------------------------------------------- module
 
     def run(self, *, analyse_functions: bool = True) -> None:
+        # Classes are known before their statement runs: stubs and postponed annotations name
+        # them earlier (`Array[_CT]` above `class Array` in typeshed's _ctypes).
+        for statement in self.module.body:
+            if isinstance(statement, cst.ClassDef):
+                self.scope.bind(statement.name.value, Class(statement.name.value))
         ctx = Context(bound=frozenset())
         self.frames.append(Frame(None))
         self.exec_block(self.module.body, self.scope, ctx)

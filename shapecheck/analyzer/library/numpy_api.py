@@ -279,8 +279,13 @@ _CONTRACTIONS = {
 }
 
 
+_PLAIN_OPTIONS = frozenset({"precision", "preferred_element_type", "out", "dtype"})
+
+
 @handles(*_CONTRACTIONS)
 def contraction(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if set(call.kwargs) - _PLAIN_OPTIONS - {"a", "b"}:
+        return None  # np.matmul(a, b, axes=[...]) moves the contracted axes: not modelled
     a, b = call.get(0, "a"), call.get(1, "b")
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         return finish(interp, _CONTRACTIONS[call.name](a, b, labels(call, 2)), call)
@@ -389,6 +394,27 @@ def matrix_transpose(interp: Interpreter, call: CallArgs, ctx: Context, scope: S
     if isinstance(value, ArrayType) and value.ellipsis is None and len(value.dims) >= 2:
         return finish(interp, layout.swapaxes(value, -1, -2), call)
     return None
+
+
+@handles(f"{JNP}.ndim", f"{JNP}.shape", f"{JNP}.size")
+def shape_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`np.ndim(x)`, `np.shape(x)`, `np.size(x)` of arrays, numbers and nested literals."""
+    value = call.get(0, "a")
+    dims: tuple[Dim, ...] | None = None
+    if isinstance(value, ArrayType) and value.ellipsis is None:
+        dims = value.dims
+    elif isinstance(value, Const) and isinstance(value.value, int | float):
+        dims = ()
+    elif isinstance(value, Seq):
+        dims = _nested_shape(value)
+    if dims is None or call.has(1, "axis"):
+        return None
+    if call.short_name == "ndim":
+        return Const(len(dims))
+    if call.short_name == "size":
+        total = product(dims)
+        return Const(total) if total is not None else None
+    return Seq(tuple(Const(d) if isinstance(d, int) else None for d in dims))
 
 
 @handles("attr:shape")
