@@ -162,3 +162,19 @@ def test_forward_references_to_classes_and_unmodelled_options() -> None:
 
         e = edges()
         """) == []
+
+
+def test_pdot_takes_its_contraction_positionally() -> None:
+    assert codes("""\
+        import jax.numpy as jnp
+        from jax import lax
+        from jax.experimental.maps import xmap
+        from shapecheck import f32
+
+        def body(x: f32[(3, 4), {'b': 8}], y: f32[(4, 5), {'b': 8}]):
+            p: f32[(3, 5)] = lax.pdot(x, y, 'b', ((1,), (0,)), ((), ()))
+            q: f32[(3, 6)] = lax.pdot(x, y, 'b', ((1,), (0,)))
+            return p
+
+        r = xmap(body, in_axes=(['b', ...], ['b', ...]), out_axes=[...])(jnp.ones((8, 3, 4)), jnp.ones((8, 4, 5)))
+        """) == [(8, "SC103")]

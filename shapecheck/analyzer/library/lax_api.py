@@ -71,8 +71,8 @@ def pdot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     if x.ellipsis is not None or y.ellipsis is not None:
         interp.reporter.problems(problems, call.node, call.arg_nodes)
         return ArrayType(None, (), tuple(sorted(named.items())), 0, x.named_open or y.named_open)
-    contract = _pairs(call.kwargs.get("pos_contract"))
-    batch = _pairs(call.kwargs.get("pos_batch"))
+    contract = _pairs(call.get(3, "pos_contract"))
+    batch = _pairs(call.get(4, "pos_batch"))
     if contract is None or batch is None:
         interp.reporter.problems(problems, call.node, call.arg_nodes)
         return ArrayType(None, (), tuple(sorted(named.items())), 0, x.named_open or y.named_open)
