@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from shapecheck.analyzer.literals import to_lit
-from shapecheck.analyzer.values import Qual, Value
+from shapecheck.analyzer.values import Class, Function, Qual, Value
 from shapecheck.annotation import (
     JAXTYPING_DTYPES,
     AnnotationError,
@@ -86,7 +86,7 @@ def _head(base: cst.BaseExpression, resolve: Resolve, names: Collection[str]) ->
             # `Array` names other libraries' classes too (ctypes.Array, jax.Array): only
             # shapecheck's, or one defined here, is ours. A dtype name re-exported is ours.
             return None, None
-    if value is not None and not isinstance(value, Qual):
+    if isinstance(value, Class | Function):
         return None, None  # a class or function of this module, not an annotation factory
     if not root and last in names:
         # Tutorial style: `f32 = ArrayType()` defined locally, or a configured alias.
