@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 
 from shapecheck.diagnostic import Diagnostic, Span
 
 
-@lru_cache(maxsize=64)
-def _lines(path: str) -> tuple[str, ...]:
-    try:
-        return tuple(Path(path).read_text(encoding="utf-8").splitlines())
-    except (OSError, UnicodeDecodeError):
-        return ()
+def _lines(path: str, cache: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    # One render's cache only: a path read in an earlier run may name another file now.
+    if path not in cache:
+        try:
+            cache[path] = tuple(Path(path).read_text(encoding="utf-8").splitlines())
+        except (OSError, UnicodeDecodeError):
+            cache[path] = ()
+    return cache[path]
 
 
-def _excerpt(path: str, span: Span) -> list[str]:
-    lines = _lines(path)
+def _excerpt(path: str, span: Span, cache: dict[str, tuple[str, ...]]) -> list[str]:
+    lines = _lines(path, cache)
     if not 1 <= span.line <= len(lines):
         return []
     source = lines[span.line - 1].expandtabs(1)
@@ -34,9 +35,10 @@ def _excerpt(path: str, span: Span) -> list[str]:
 
 def render(diagnostics: Sequence[Diagnostic], files: int) -> str:
     out: list[str] = []
+    cache: dict[str, tuple[str, ...]] = {}
     for d in diagnostics:
         out.append(f"{d.path}:{d.span.line}:{d.span.column + 1}: {d.code} {d.message}")
-        out.extend(_excerpt(d.path, d.span))
+        out.extend(_excerpt(d.path, d.span, cache))
         for note in d.notes:
             out.append(f"  = note: {note.message} ({note.path}:{note.span.line}:{note.span.column + 1})")
         out.append("")
