@@ -180,3 +180,16 @@ def test_pdot_takes_its_contraction_positionally() -> None:
 
         r = xmap(body, in_axes=(['b', ...], ['b', ...]), out_axes=[...])(jnp.ones((8, 3, 4)), jnp.ones((8, 4, 5)))
         """) == [(8, "SC103")]
+
+
+def test_augmented_assignment_checks_like_its_operator() -> None:
+    assert codes("""\
+        import jax.numpy as jnp
+
+        x = jnp.ones((3,))
+        x += jnp.ones((4,))
+        y = jnp.ones((2, 3))
+        y @= jnp.ones((4, 5))
+        z = jnp.ones((2, 3))
+        z *= 2.0
+        """) == [(4, "SC101"), (6, "SC104")]

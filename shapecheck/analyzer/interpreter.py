@@ -316,11 +316,10 @@ class Interpreter:
         self.assign(node.target, value, scope, node.value)
 
     def exec_augassign(self, node: cst.AugAssign, scope: Scope, ctx: Context) -> None:
-        binary = cst.BinaryOperation(left=node.target, operator=_AUG.get(type(node.operator), cst.Add()),
-                                     right=node.value)
         left = self.eval(node.target, scope, ctx)
         right = self.eval(node.value, scope, ctx)
-        value = self.binary(node, type(binary.operator), left, right, node.target, node.value, ctx)
+        operator = _AUG.get(type(node.operator))
+        value = self.binary(node, operator, left, right, node.target, node.value, ctx) if operator else None
         self.assign(node.target, value, scope, node.value)
 
     def exec_return(self, node: cst.Return, scope: Scope, ctx: Context) -> None:
@@ -587,8 +586,6 @@ class Interpreter:
                 return handler(self, CallArgs(node, [base], [node.value]), ctx, scope)
             if f"method:{attr}" in self.methods:
                 return BoundMethod(base, attr)
-        if isinstance(base, Seq | Dict) and attr in ("count", "index", "items", "keys", "values"):
-            return None
         return None
 
     def eval_binary(self, node: cst.BinaryOperation, scope: Scope, ctx: Context) -> Value:
@@ -766,7 +763,7 @@ class Interpreter:
         """Analyse `function` for these arguments (once per distinct argument types)."""
         if ctx.depth > MAX_DEPTH:
             return None
-        params = _params(function.node)
+        params = function.node.params
         scope = function.scope.child()
         bindings: Bindings = {}
         positional = [*params.posonly_params, *params.params]
@@ -1003,10 +1000,6 @@ def _hashable(items: object) -> object:
     return items
 
 
-def _params(node: cst.FunctionDef | cst.Lambda) -> cst.Parameters:
-    return node.params
-
-
 def _merge(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
     merged: dict[str, Value] = {}
     for name in a.keys() | b.keys():
@@ -1032,12 +1025,12 @@ def _code(node: cst.CSTNode) -> str:
     return " ".join(_MODULE.code_for_node(node).split())
 
 
-_AUG: dict[type, cst.BaseBinaryOp] = {
-    cst.AddAssign: cst.Add(), cst.SubtractAssign: cst.Subtract(), cst.MultiplyAssign: cst.Multiply(),
-    cst.DivideAssign: cst.Divide(), cst.FloorDivideAssign: cst.FloorDivide(),
-    cst.ModuloAssign: cst.Modulo(), cst.PowerAssign: cst.Power(), cst.MatrixMultiplyAssign: cst.MatrixMultiply(),
-    cst.BitAndAssign: cst.BitAnd(), cst.BitOrAssign: cst.BitOr(), cst.BitXorAssign: cst.BitXor(),
-    cst.LeftShiftAssign: cst.LeftShift(), cst.RightShiftAssign: cst.RightShift(),
+_AUG: dict[type, type] = {
+    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide,
+    cst.ModuloAssign: cst.Modulo, cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply,
+    cst.BitAndAssign: cst.BitAnd, cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
+    cst.LeftShiftAssign: cst.LeftShift, cst.RightShiftAssign: cst.RightShift,
 }
 
 _EVAL: dict[type, Callable[[Interpreter, cst.BaseExpression, Scope, Context], Value]] = {
