@@ -102,3 +102,15 @@ def test_specs_built_from_imported_names(tmp_path: Path) -> None:
         """)
     found = _check(tmp_path, {"specs.py": specs, "main.py": main})
     assert found == [("main.py", 6, "SC102"), ("main.py", 7, "SC102"), ("main.py", 8, "SC102")]
+
+
+def test_annotation_names_imported_from_project_modules(tmp_path: Path) -> None:
+    # An `Array` class of another module is not the annotation language (typeshed's _ctypes);
+    # a dtype name re-exported by a project module still is.
+    found = _check(tmp_path, {
+        "_ct.py": "class Array: ...\n",
+        "user.py": "from _ct import Array\n\ndef f() -> Array[int]: ...\n",
+        "dt.py": "f32 = object()\n",
+        "use_dt.py": "from dt import f32\nimport jax.numpy as jnp\n\nx: f32[(3,)] = jnp.ones((4,))\n",
+    })
+    assert found == [("use_dt.py", 4, "SC103")]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from shapecheck.analyzer.literals import to_lit
-from shapecheck.analyzer.values import Class, Function, Qual, Value
+from shapecheck.analyzer.values import Class, Function, Lazy, Qual, Value
 from shapecheck.annotation import (
     JAXTYPING_DTYPES,
     AnnotationError,
@@ -72,6 +72,9 @@ def _head(base: cst.BaseExpression, resolve: Resolve, names: Collection[str]) ->
     root, _, last = dotted.rpartition(".")
     value = resolve(dotted.split(".")[0]) if not root else None
     qual = value.name if isinstance(value, Qual) else None
+    if isinstance(value, Lazy):
+        # Imported from a module of the checked project: the same rules as any import.
+        qual = f"{value.module}.{value.attr}" if value.attr else value.module
     if root:
         rooted = resolve(root.split(".")[0])
         if isinstance(rooted, Qual):
