@@ -48,17 +48,10 @@ def assignment_hook(reporter: FileReporter) -> Callable[[DynamicClassDefContext]
     return hook
 
 
-def function_hook(reporter: FileReporter) -> Callable[[FunctionContext], Type]:
-    def hook(ctx: FunctionContext) -> Type:
-        if isinstance(ctx.api, TypeChecker):
-            reporter.report_current(ctx.api.errors)
-        return ctx.default_return_type
+def call_hook(reporter: FileReporter) -> Callable[[FunctionContext | MethodContext], Type]:
+    """For calls of functions and of methods alike: report the file, keep mypy's type."""
 
-    return hook
-
-
-def method_hook(reporter: FileReporter) -> Callable[[MethodContext], Type]:
-    def hook(ctx: MethodContext) -> Type:
+    def hook(ctx: FunctionContext | MethodContext) -> Type:
         if isinstance(ctx.api, TypeChecker):
             reporter.report_current(ctx.api.errors)
         return ctx.default_return_type

@@ -52,10 +52,10 @@ class ShapecheckPlugin(Plugin):
         return hooks.assignment_hook(self.reporter) if self.watch(fullname) else None
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        return hooks.function_hook(self.reporter) if self.watch(fullname) else None
+        return hooks.call_hook(self.reporter) if self.watch(fullname) else None
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        return hooks.method_hook(self.reporter) if self.watch(fullname) else None
+        return hooks.call_hook(self.reporter) if self.watch(fullname) else None
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
         return hooks.attribute_hook(self.reporter) if self.watch(fullname) else None

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import libcst as cst
 
+from shapecheck.algebra.axis_mapping import SpecTree
 from shapecheck.literal import Lit
 from shapecheck.types import ArrayType
 
@@ -93,6 +94,8 @@ class Xmap:
     fun: Value
     in_axes: Lit | None
     out_axes: Lit | None
+    in_tree: SpecTree | None  # in_axes and out_axes parsed once, when the xmap is built
+    out_tree: SpecTree | None
     axis_sizes: dict[str, Any]
     axis_sizes_nodes: dict[str, cst.CSTNode]
     resources: dict[str, tuple[str, ...]]

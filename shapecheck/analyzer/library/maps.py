@@ -70,7 +70,10 @@ def xmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     out_lit = _lit(interp, call.get(2, "out_axes"), out_expr)
     sizes, size_nodes = _axis_sizes(interp, call)
     resources, resource_nodes = _resources(interp, call)
-    result = Xmap(fun, in_lit, out_lit, sizes, size_nodes, resources, resource_nodes, call.node)
+    in_tree = _parse(in_lit, "in_axes", interp, call.node)
+    out_tree = _parse(out_lit, "out_axes", interp, call.node)
+    result = Xmap(fun, in_lit, out_lit, in_tree, out_tree, sizes, size_nodes, resources, resource_nodes,
+                  call.node)
     _check_definition(interp, result)
     return result
 
@@ -141,18 +144,18 @@ def _resources(interp: Interpreter, call: CallArgs) -> tuple[dict[str, tuple[str
     return resources, nodes
 
 
-def _parse(lit: Lit | None, what: str, interp: Interpreter) -> SpecTree | None:
+def _parse(lit: Lit | None, what: str, interp: Interpreter, call: cst.CSTNode) -> SpecTree | None:
+    """Parse a spec, reporting its SC002 problems (at their own node, else at the xmap call)."""
     if lit is None:
         return None
     tree, problems = parse_axis_spec(lit, what)
-    interp.reporter.problems(problems, lit.origin if isinstance(lit.origin, cst.CSTNode) else cst.Name("?"))
+    interp.reporter.problems(problems, _origin(lit, call))
     return tree
 
 
 def _check_definition(interp: Interpreter, xm: Xmap) -> None:
-    """SC002 for what is wrong with the xmap whatever its arguments: spec syntax, undefined names."""
-    in_tree = _parse(xm.in_axes, "in_axes", interp)
-    out_tree = _parse(xm.out_axes, "out_axes", interp)
+    """SC002 for names the xmap uses but does not define, whatever its arguments."""
+    in_tree, out_tree = xm.in_tree, xm.out_tree
     if xm.in_axes is None:
         return
     defined = {name for name, _ in spec_names(in_tree)} | set(xm.axis_sizes)
@@ -212,13 +215,7 @@ def call_map(interp: Interpreter, fn: Xmap | Vmap, call: CallArgs, ctx: Context,
 
 
 def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    muted = interp.reporter.muted
-    interp.reporter.muted += 1  # spec syntax was reported when the xmap was built
-    try:
-        in_tree = _parse(xm.in_axes, "in_axes", interp)
-        out_tree = _parse(xm.out_axes, "out_axes", interp)
-    finally:
-        interp.reporter.muted = muted
+    in_tree, out_tree = xm.in_tree, xm.out_tree
     if in_tree is None:
         return None
     args = [_value_tree(arg) for arg in call.args]
