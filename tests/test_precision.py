@@ -193,3 +193,43 @@ def test_augmented_assignment_checks_like_its_operator() -> None:
         z = jnp.ones((2, 3))
         z *= 2.0
         """) == [(4, "SC101"), (6, "SC104")]
+
+
+def test_axis_specs_with_elements_that_cannot_be_evaluated_are_unchecked() -> None:
+    # Parameters, class constants defined elsewhere and calls can each be an axis name (or a
+    # whole mapping): a list holding one is a mapping or unknown, never malformed.
+    assert codes("""\
+        import jax.numpy as jnp
+        from jax.experimental.maps import xmap
+        from jax.sharding import Mesh
+        from somewhere import Axis, names
+
+        def build(fn, out_axis, params_axes, sizes, mesh_axis):
+            a = xmap(fn, in_axes=[params_axes, [Axis.BATCH, ...]], out_axes=[out_axis, ...])
+            b = xmap(fn, in_axes=[None, Axis.BATCH, ...], out_axes=[...])
+            c = xmap(fn, in_axes={0: Axis.BATCH, 1: out_axis}, out_axes={Axis.K: 0})
+            d = xmap(fn, in_axes=(['i', ...], {Axis.K: names()}), out_axes={0: 'i', out_axis: 'j'},
+                     axis_sizes={'j': 4})
+            e = xmap(fn, in_axes=['i', ...], out_axes=[out_axis, 'i', ...],
+                     axis_sizes={Axis.K: 4, out_axis: sizes}, axis_resources={'i': (mesh_axis, 'x')})
+            f = xmap(fn, in_axes=['i', ...], out_axes=['k', ...], axis_sizes=sizes)
+            g = xmap(fn, in_axes=['i', ...], out_axes=['i', ...], axis_resources={Axis.K: mesh_axis})
+            h = xmap(fn, in_axes=[['i', ...], *params_axes], out_axes=(names(), ['i', ...]))
+            return a, b, c, d, e, f, g, h
+
+        def body(x, axis):
+            return jnp.sum(x, axis=axis) + jnp.sum(x, axis=(axis, 0)) + jnp.einsum(axis, x, x)
+        """) == []
+
+
+def test_axis_specs_still_report_what_is_wrong_whatever_the_unknowns() -> None:
+    assert codes("""\
+        from jax.experimental.maps import xmap
+
+        def build(fn, a):
+            p = xmap(fn, in_axes={0: 'i', 'j': a}, out_axes=['i', ...])
+            q = xmap(fn, in_axes=[a, 'i', 'i'], out_axes=[...])
+            r = xmap(fn, in_axes={-1: a}, out_axes=[...])
+            s = xmap(fn, in_axes=['i', ...], out_axes=[a, ...], axis_sizes={3: 4})
+            return p, q, r, s
+        """) == [(4, "SC002"), (5, "SC002"), (6, "SC002"), (7, "SC002")]

@@ -48,21 +48,34 @@ def parse_axis_spec(node: Lit, what: str) -> tuple[SpecTree | None, list[Problem
     return tree, problems
 
 
+# Elements the front end could not evaluate (parameters, constants defined elsewhere, calls):
+# each may be an axis name, None or a whole subtree, so nothing certain follows from one alone.
+_UNKNOWN = (Kind.NAME, Kind.OTHER)
+
+
 def _is_mapping_list(node: Lit) -> bool:
-    return all(item.kind in (Kind.STR, Kind.NONE, Kind.ELLIPSIS) for item in node.items)
+    """Whether a list/tuple is (or, with unknown elements, may only be) one mapping.
+
+    A list of names with an unknown element is a mapping, or a container whose bare names are
+    malformed anyway: reading it as a mapping reports only what is wrong in both readings.
+    """
+    return all(item.kind in (Kind.STR, Kind.NONE, Kind.ELLIPSIS, *_UNKNOWN) for item in node.items)
 
 
 def _parse(node: Lit, what: str, problems: list[Problem]) -> SpecTree | None:
     if node.kind is Kind.DICT:
         pairs = node.pairs
-        if all(key.kind is Kind.INT for key, _ in pairs):
+        known = [key for key, _ in pairs if key.kind not in _UNKNOWN]
+        if all(key.kind is Kind.INT for key in known) and (known or not pairs):
             return _dict_mapping(node, what, problems)
-        if all(key.kind is Kind.STR for key, _ in pairs):
+        if all(key.kind is Kind.STR for key in known) and known:
             keys = tuple(str(key.value) for key, _ in pairs)
             items = tuple(_parse(value, f"{what}[{key.value!r}]", problems) for key, value in pairs)
-            if any(item is None for item in items):
+            if any(item is None for item in items) or len(known) < len(pairs):
                 return None
             return SpecContainer(tuple(i for i in items if i is not None), keys, node.origin)
+        if not known:
+            return None  # every key unknown: a mapping or a container, nothing to check
         problems.append(Problem(
             "SC002", f"{what}: a mapping's keys must be non-negative int positions, e.g. {{0: 'batch'}}",
             origin=node.origin))
@@ -92,7 +105,9 @@ def _dict_mapping(node: Lit, what: str, problems: list[Problem]) -> AxisMapping 
     ok = True
     for key, value in node.pairs:
         position = key.value
-        assert isinstance(position, int)
+        if not isinstance(position, int):
+            ok = False  # an unknown position: the mapping is unknown, its other entries still checked
+            continue
         if position < 0:
             problems.append(Problem(
                 "SC002", f"{what}: position {position} is negative; xmap positions count from 0",
@@ -123,6 +138,8 @@ def _list_mapping(node: Lit, what: str, problems: list[Problem]) -> AxisMapping 
     entries = [(i, str(item.value)) for i, item in enumerate(body) if item.kind is Kind.STR]
     if not _unique(entries, what, node, problems):
         return None
+    if any(item.kind in _UNKNOWN for item in body):
+        return None  # an unknown element may be any name (or None): which names, unknown
     return AxisMapping(tuple(entries), None if ends_open else len(body), node.describe(), node.origin)
 
 

@@ -74,8 +74,15 @@ def xmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     out_tree = _parse(out_lit, "out_axes", interp, call.node)
     result = Xmap(fun, in_lit, out_lit, in_tree, out_tree, sizes, size_nodes, resources, resource_nodes,
                   call.node)
-    _check_definition(interp, result)
+    _check_definition(interp, result, _all_keys_known(call.kwargs.get("axis_sizes", Dict(()))))
     return result
+
+
+def _all_keys_known(value: Value) -> bool:
+    """Whether every axis an `axis_sizes` argument defines is known (a parameter may define any)."""
+    if value == Const(None):
+        return True
+    return isinstance(value, Dict) and all(as_str(key) is not None for key, _ in value.items)
 
 
 def _lit(interp: Interpreter, value: Value, expr: cst.BaseExpression | None) -> Lit | None:
@@ -103,7 +110,7 @@ def _axis_sizes(interp: Interpreter, call: CallArgs) -> tuple[dict[str, Any], di
         for (key, size), (key_lit, size_lit) in zip(value.items, lit.pairs, strict=True):
             name = as_str(key)
             if name is None:
-                if key is not None:
+                if isinstance(key, Const):  # certainly not a name; anything else may be one
                     interp.reporter.add(_origin(key_lit, call.node), "SC002",
                                         f"axis_sizes: axis name `{key_lit.describe()}` must be a string")
                 continue
@@ -134,7 +141,7 @@ def _resources(interp: Interpreter, call: CallArgs) -> tuple[dict[str, tuple[str
             resources[name] = (single,)
         elif isinstance(target, Seq) and all(as_str(item) is not None for item in target.items):
             resources[name] = tuple(as_str(item) or "" for item in target.items)
-        elif target is not None:
+        elif _certainly_not_resources(target):
             interp.reporter.add(origin, "SC002", f"axis_resources[{name!r}] must be a mesh axis name or a "
                                 f"tuple of them; got {target_lit.describe()}")
             continue
@@ -153,10 +160,17 @@ def _parse(lit: Lit | None, what: str, interp: Interpreter, call: cst.CSTNode) -
     return tree
 
 
-def _check_definition(interp: Interpreter, xm: Xmap) -> None:
+def _certainly_not_resources(target: Value) -> bool:
+    """A constant other than a name, or a tuple holding one: never mesh axis names."""
+    if isinstance(target, Seq):
+        return any(_certainly_not_resources(item) for item in target.items)
+    return isinstance(target, Const) and not isinstance(target.value, str)
+
+
+def _check_definition(interp: Interpreter, xm: Xmap, sizes_known: bool) -> None:
     """SC002 for names the xmap uses but does not define, whatever its arguments."""
     in_tree, out_tree = xm.in_tree, xm.out_tree
-    if xm.in_axes is None:
+    if xm.in_axes is None or not sizes_known:
         return
     defined = {name for name, _ in spec_names(in_tree)} | set(xm.axis_sizes)
     if in_tree is None:
