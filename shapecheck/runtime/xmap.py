@@ -86,7 +86,7 @@ class _XMapped:
         self.defined = _defined_axes(self.in_spec, self.axis_sizes)
         _check_defined(self.out_spec, self.resources, self.defined)
         self._jitted: dict[Any, Callable[..., Any]] = {}
-        functools.update_wrapper(self, fun)
+        _take_name(self, fun)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
@@ -197,6 +197,19 @@ class _XMapped:
             return tuple(outs)
 
         return body
+
+
+def _take_name(wrapper: object, fun: Callable[..., Any]) -> None:
+    """Give `wrapper` the name and docs of `fun`, and nothing else of it.
+
+    Not `functools.update_wrapper`: it copies `fun.__dict__` over the wrapper's own, so an
+    xmap of an xmapped function took the inner one's specs and computed the inner map alone;
+    and its `__wrapped__` makes `inspect.signature` report `fun`'s per-example annotations as
+    the signature of the positional function xmap returns.
+    """
+    for attribute in ("__module__", "__name__", "__qualname__", "__doc__"):
+        with contextlib.suppress(AttributeError):
+            setattr(wrapper, attribute, getattr(fun, attribute))
 
 
 def _tupled(in_axes: Any) -> Any:
