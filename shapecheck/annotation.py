@@ -144,7 +144,13 @@ JAXTYPING_DTYPES: Final[dict[str, str | None]] = {
 
 
 def parse_jaxtyping(dtype: str | None, elements: Sequence[Lit], whole: Lit | None = None) -> ParseResult:
-    """Parse `Float[Array, "batch seq"]`; what jaxtyping accepts always parses."""
+    """Parse `Float[Array, "batch seq"]`; what jaxtyping accepts always parses.
+
+    A dims string that is not a literal (`Float[Array, dims]`, an f-string) is unknown: any
+    positional dims of that dtype.
+    """
+    if len(elements) == 2 and elements[1].kind in (Kind.NAME, Kind.OTHER):
+        return ArrayType(dtype, (), (), 0, False)
     if len(elements) != 2 or elements[1].kind is not Kind.STR:
         node = elements[1] if len(elements) > 1 else (whole or Lit(Kind.OTHER))
         return AnnotationError('expected jaxtyping form Dtype[Array, "dims"]', node.origin)
@@ -162,6 +168,15 @@ def parse_jaxtyping(dtype: str | None, elements: Sequence[Lit], whole: Lit | Non
             continue
         dims.append(dim)
     return ArrayType(dtype, tuple(dims), (), ellipsis, False)
+
+
+def nest_jaxtyping(outer: ArrayType, inner: ArrayType) -> ArrayType:
+    """`Float[Float[Array, "c"], "b"]`: jaxtyping puts the outer dims before the inner ones."""
+    if outer.ellipsis is not None and inner.ellipsis is not None:
+        return ArrayType(outer.dtype, (), (), 0, False)  # jaxtyping refuses two variadics
+    ellipsis = outer.ellipsis if inner.ellipsis is None else (
+        inner.ellipsis + len(outer.dims))
+    return ArrayType(outer.dtype or inner.dtype, outer.dims + inner.dims, (), ellipsis, False)
 
 
 def _jaxtyping_token(token: str) -> tuple[bool, Dim]:

@@ -106,11 +106,51 @@ def test_specs_built_from_imported_names(tmp_path: Path) -> None:
 
 def test_annotation_names_imported_from_project_modules(tmp_path: Path) -> None:
     # An `Array` class of another module is not the annotation language (typeshed's _ctypes);
-    # a dtype name re-exported by a project module still is.
+    # a dtype name a project module defines in the tutorial style still is.
     found = _check(tmp_path, {
         "_ct.py": "class Array: ...\n",
         "user.py": "from _ct import Array\n\ndef f() -> Array[int]: ...\n",
-        "dt.py": "f32 = object()\n",
+        "dt.py": "class ArrayType:\n    def __getitem__(self, idx): ...\n\nf32 = ArrayType()\n",
         "use_dt.py": "from dt import f32\nimport jax.numpy as jnp\n\nx: f32[(3,)] = jnp.ones((4,))\n",
     })
     assert found == [("use_dt.py", 4, "SC103")]
+
+
+def test_annotation_names_follow_star_imports_and_re_exports(tmp_path: Path) -> None:
+    # A star import binds exactly what the module defines (its __all__ when it has one); a star
+    # import of a module the analyzer cannot read may bind any name; a name a project module
+    # takes from another library is that library's.
+    found = _check(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/axis_names.py": "import jax\n\nclass Array: ...\nBATCH = 'batch'\n",
+        "pkg/dtypes.py": "from shapecheck import f32, i32\n",
+        "pkg/lib_dtypes.py": textwrap.dedent("""\
+            from typing import TYPE_CHECKING
+            from haliax.haxtyping import f32
+
+            if TYPE_CHECKING:
+                from jaxtyping import Int32 as i32
+            else:
+                def _wrapper(dtype):
+                    class _Wrapper: ...
+                    return _Wrapper
+                i32 = _wrapper('int32')
+            """),
+        "pkg/hidden.py": "from shapecheck import f32\n__all__ = ['g']\n\ndef g(): ...\n",
+        "main.py": textwrap.dedent("""\
+            import jax.numpy as jnp
+            from unreadable.names import *
+            from pkg.axis_names import *
+            from pkg.dtypes import *
+
+            def f(x: Array["x", "y"], y: bf16["batch embed"]) -> None: ...
+            bad: f32[(3,)] = jnp.ones((4,))
+            """),
+        "lib.py": textwrap.dedent("""\
+            from pkg.lib_dtypes import f32, i32
+            from pkg.hidden import *
+
+            def f(x: f32["batch embed"], y: i32["batch"]) -> None: ...
+            """),
+    })
+    assert found == [("main.py", 7, "SC103")]

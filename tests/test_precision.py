@@ -233,3 +233,66 @@ def test_axis_specs_still_report_what_is_wrong_whatever_the_unknowns() -> None:
             s = xmap(fn, in_axes=['i', ...], out_axes=[a, ...], axis_sizes={3: 4})
             return p, q, r, s
         """) == [(4, "SC002"), (5, "SC002"), (6, "SC002"), (7, "SC002")]
+
+
+def test_annotation_names_of_other_libraries_are_not_ours() -> None:
+    # Only names provably from shapecheck, jaxtyping or a tutorial-style local definition are
+    # the annotation language; a star import from a module that cannot be read may bind any.
+    assert codes("""\
+        from haliax.haxtyping import f32, i32
+        from pkg.axis_names import *
+        import equinox as eqx
+
+        def f(x: f32["batch embed"], y: i32["batch"]) -> Array["x", "y"]: ...
+
+        def g(x: eqx.f32["b"], y: bf16["b"]) -> None: ...
+        """) == []
+
+
+def test_annotation_names_that_are_ours_are_still_checked() -> None:
+    assert codes("""\
+        from pkg.axis_names import *
+        from shapecheck import *
+        import shapecheck as sc
+
+        class ArrayType:
+            def __getitem__(self, idx): ...
+
+        i8 = ArrayType()
+
+        def f(x: f32["batch"], y: sc.i32[3], z: i8[(-1,)], w: Array[1, 2, 3]) -> None: ...
+        """) == [(10, "SC001"), (10, "SC001"), (10, "SC001"), (10, "SC001")]
+
+
+def test_jaxtyping_forms_jaxtyping_accepts_are_never_invalid() -> None:
+    assert codes("""\
+        import jax
+        import numpy as np
+        import torch
+        import jaxtyping as jt
+        from jaxtyping import Array, Float, Float32, Int, Key, PRNGKeyArray, PyTree, Shaped
+
+        dims = "batch seq"
+
+        def f(x: Float[Array, dims], t: PyTree[Float[Array, "n"], " T"], u: Int[Array, f"b {dims}"],
+              a: Float32[np.ndarray, "*b #c _"], b: Shaped[jax.Array, "b=4 _n ?m"], c: Key[Array, ""],
+              d: jt.Float[torch.Tensor, "n m"], e: jt.Int[Array, "dim-1 dim+1 2*dim min(a,b)"],
+              k: PRNGKeyArray, m: Float[Array | np.ndarray, "n"], n: Float[Array, "b " + "c"],
+              o: jt.PyTree[Float[Array, "?n"], "T S"], p: "Float[Array, 'b ...']") -> None: ...
+        """) == []
+
+
+def test_jaxtyping_dims_from_unknown_parts_are_unknown() -> None:
+    # `Vector` may itself be a jaxtyping type, whose dims jaxtyping appends; a nested one is read.
+    assert codes("""\
+        import jax.numpy as jnp
+        from jaxtyping import Array, Float
+        from somewhere import Vector
+
+        Matrix = Float[Array, "m n"]
+
+        def f(x: Float[Vector, "b"], y: Float[Matrix, "b"], z: Float[Float[Array, "n"], "b"]) -> None: ...
+
+        f(jnp.ones((2, 3)), jnp.ones((4, 2, 3)), jnp.ones((4, 5)))
+        f(jnp.ones((2, 3)), jnp.ones((4, 2, 3)), jnp.ones((4,)))
+        """) == [(10, "SC103")]

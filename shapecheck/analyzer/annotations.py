@@ -4,19 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import Final
 
 import libcst as cst
 
 from shapecheck.analyzer.literals import to_lit
-from shapecheck.analyzer.values import Class, Function, Lazy, Qual, Value
+from shapecheck.analyzer.provenance import Binding
+from shapecheck.analyzer.values import Class, Function, Lazy, Module, Qual
 from shapecheck.annotation import (
     JAXTYPING_DTYPES,
     AnnotationError,
+    nest_jaxtyping,
     parse_annotation,
     parse_jaxtyping,
 )
+from shapecheck.config import DEFAULT_ANNOTATION_NAMES
 from shapecheck.dtypes import DTYPE_NAMES
 from shapecheck.types import ArrayType
+
+# Libraries whose names, as jaxtyping's array-type argument, are array classes (never a
+# jaxtyping alias that would add dims of its own).
+_ARRAY_LIBRARIES: Final = frozenset(("jax", "jaxtyping", "numpy", "torch", "tensorflow", "mlx", "cupy"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +35,8 @@ class Invalid:
     node: cst.CSTNode
 
 
-Resolve = Callable[[str], Value]
+# Resolves a dotted annotation head to where it comes from (see `provenance`).
+Resolve = Callable[[str], Binding]
 
 
 def read_annotation(
@@ -61,7 +70,35 @@ def read_annotation(
     if isinstance(result, AnnotationError):
         origin = result.origin if isinstance(result.origin, cst.CSTNode) else node
         return Invalid(result.message, origin)
+    if kind == "jaxtyping":
+        return _jaxtyping_base(result, node.slice[0].slice, resolve, names)
     return result
+
+
+def _jaxtyping_base(result: ArrayType, base: cst.BaseSlice, resolve: Resolve,
+                    names: Collection[str]) -> ArrayType | Invalid:
+    """Apply jaxtyping's array-type argument: a jaxtyping type adds its dims after ours, an
+    alias that may be one (`Float[Vector, "b"]`) leaves the dims unknown."""
+    assert isinstance(base, cst.Index)
+    unknown = ArrayType(result.dtype, (), (), 0, False)
+    if isinstance(base.value, cst.Subscript):
+        inner = read_annotation(base.value, resolve, names)
+        if isinstance(inner, Invalid):
+            return inner
+        if inner is not None:
+            if _head(base.value.value, resolve, names)[0] != "jaxtyping":
+                return unknown
+            return nest_jaxtyping(result, inner)
+        return result  # Union[...] and other typing forms of array classes
+    dotted = _dotted(base.value)
+    if dotted is None:
+        return result  # `Array | np.ndarray`
+    found = resolve(dotted)
+    if not found.bound or isinstance(found.value, Class):
+        return result
+    if isinstance(found.value, Qual) and found.value.name.split(".")[0] in _ARRAY_LIBRARIES:
+        return result
+    return unknown
 
 
 def _head(base: cst.BaseExpression, resolve: Resolve, names: Collection[str]) -> tuple[str | None, str | None]:
@@ -69,32 +106,26 @@ def _head(base: cst.BaseExpression, resolve: Resolve, names: Collection[str]) ->
     dotted = _dotted(base)
     if dotted is None:
         return None, None
-    root, _, last = dotted.rpartition(".")
-    value = resolve(dotted.split(".")[0]) if not root else None
-    qual = value.name if isinstance(value, Qual) else None
-    if isinstance(value, Lazy):
-        # Imported from a module of the checked project: the same rules as any import.
-        qual = f"{value.module}.{value.attr}" if value.attr else value.module
-    if root:
-        rooted = resolve(root.split(".")[0])
-        if isinstance(rooted, Qual):
-            qual = rooted.name + dotted[len(root.split(".")[0]):]
-    if qual is not None:
-        module, _, attr = qual.rpartition(".")
+    last = dotted.rpartition(".")[2]
+    found = resolve(dotted)
+    if found.unknown:
+        return None, None  # a star import or module the analyzer cannot read may define it
+    value = found.value
+    if isinstance(value, Qual):
+        module, _, attr = value.name.rpartition(".")
         if module == "jaxtyping" and attr in JAXTYPING_DTYPES:
             return "jaxtyping", JAXTYPING_DTYPES[attr]
         if module.split(".")[0] == "shapecheck" and (attr in DTYPE_NAMES or attr == "Array"):
             return "shapecheck", None if attr == "Array" else attr
-        if module.split(".")[0] in ("jax", "numpy", "typing", "jaxtyping", "collections") or attr == "Array":
-            # `Array` names other libraries' classes too (ctypes.Array, jax.Array): only
-            # shapecheck's, or one defined here, is ours. A dtype name re-exported is ours.
-            return None, None
-    if isinstance(value, Class | Function):
-        return None, None  # a class or function of this module, not an annotation factory
-    if not root and last in names:
-        # Tutorial style: `f32 = ArrayType()` defined locally, or a configured alias.
-        return "shapecheck", None if last == "Array" else (last if last in DTYPE_NAMES else None)
-    return None, None
+        # Any other library's name (haliax's `f32`, jax.Array, ctypes.Array) is not ours.
+        return None, None
+    if isinstance(value, Class | Function | Lazy | Module) or "." in dotted or last not in names:
+        return None, None
+    if last in DEFAULT_ANNOTATION_NAMES and found.bound and not found.tutorial:
+        # The built-in names are common elsewhere: only the tutorial's `f32 = ArrayType()`
+        # proves a local definition ours. A configured name is ours wherever it is bound.
+        return None, None
+    return "shapecheck", None if last == "Array" else (last if last in DTYPE_NAMES else None)
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:

@@ -19,6 +19,7 @@ from shapecheck.analyzer.annotations import Invalid, read_annotation
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.literals import string_value, to_lit
 from shapecheck.analyzer.modules import ModuleLoader
+from shapecheck.analyzer.provenance import Provenance
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.report import Reporter
 from shapecheck.analyzer.scope import Scope
@@ -260,6 +261,8 @@ class Interpreter:
             package = self.module_name.split(".")
             base = package[: max(len(package) - len(node.relative), 0)]
             module = ".".join([*base, module] if module else base)
+        if isinstance(node.names, cst.ImportStar) and module:
+            scope.stars.append(module)  # read by annotation provenance
         if isinstance(node.names, cst.ImportStar) or not module:
             return
         for alias in node.names:
@@ -457,8 +460,13 @@ class Interpreter:
         """`read_annotation`, once per annotation node (functions are analysed many times)."""
         key = id(node)
         if key not in self._annotations:
-            self._annotations[key] = read_annotation(node, scope.lookup, self.annotation_names)
+            names = Provenance(scope, self, self.loader)
+            self._annotations[key] = read_annotation(node, names, self.annotation_names)
         return self._annotations[key]
+
+    def module_source(self, name: str) -> cst.BaseExpression | None:
+        """The expression a module-level name was last assigned (for annotation provenance)."""
+        return self._module_sources.get(name)
 
     def annotation(self, node: cst.BaseExpression, scope: Scope) -> ArrayType | None:
         """The array type `node` declares, reporting SC001 for malformed ones (nested ones too)."""

@@ -16,10 +16,12 @@ _BUILTINS = {name: Qual(f"builtins.{name}") for name in (
 class Scope:
     """One function's or module's bindings, falling back to the enclosing scope."""
 
-    __slots__ = ("bindings", "module", "parent")
+    __slots__ = ("bindings", "module", "parent", "stars")
 
     def __init__(self, parent: Scope | None, module: str) -> None:
         self.bindings: dict[str, Value] = {}
+        # Modules star-imported here (`from pkg.axis_names import *`): they may bind any name.
+        self.stars: list[str] = []
         self.parent = parent
         self.module = module
 
