@@ -16,13 +16,25 @@ class Sym:
         return repr(self.name)
 
 
-Dim: TypeAlias = int | Sym | None
-"""A dimension size: a known int, a symbol, or None for "unknown" (gradual)."""
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """The size of an axis whose sizes conflicted: unknown, and unknown in everything built from
+    it (where None would take the size of whatever it meets next), so that one conflict is
+    reported once, at its root, and never echoed downstream with a size picked from one side."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+CONFLICT = Conflict()
+
+Dim: TypeAlias = int | Sym | Conflict | None
+"""A dimension size: a known int, a symbol, or None (or CONFLICT) for "unknown" (gradual)."""
 
 
 def format_dim(dim: Dim) -> str:
     """Render a size the way a user writes it in an annotation."""
-    if dim is None:
+    if dim is None or isinstance(dim, Conflict):
         return "None"
     if isinstance(dim, Sym):
         return repr(dim.name)
@@ -36,6 +48,8 @@ def certainly_differ(a: Dim, b: Dim) -> bool:
 
 def unify(a: Dim, b: Dim) -> Dim:
     """The most precise size both `a` and `b` describe (callers check `certainly_differ` first)."""
+    if isinstance(a, Conflict) or isinstance(b, Conflict):
+        return CONFLICT
     if isinstance(a, int):
         return a
     if isinstance(b, int):
@@ -50,6 +64,8 @@ def unify(a: Dim, b: Dim) -> Dim:
 
 def broadcast_dim(a: Dim, b: Dim) -> tuple[Dim, bool]:
     """Broadcast two positional sizes NumPy-style: returns (result, ok)."""
+    if isinstance(a, Conflict) or isinstance(b, Conflict):
+        return CONFLICT, True
     if a == 1:
         return b, True
     if b == 1:

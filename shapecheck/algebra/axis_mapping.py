@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from shapecheck.algebra.outcome import Problem
-from shapecheck.dims import Dim, certainly_differ, format_dim, unify
+from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim, unify
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType, named_shape
 
@@ -188,6 +188,7 @@ class AxisSizes:
                 "SC102", f"named axis {name!r} has size {format_dim(size)} in {source} but "
                 f"{format_dim(self.sizes[name])} in {self.sources[name]}",
                 axes=(name,), sizes=(size, self.sizes[name]), operands=operands))
+            self.sizes[name] = CONFLICT  # reported here, once: unknown from then on
             return
         if name not in self.sizes or not isinstance(self.sizes[name], int):
             self.sources[name] = source

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shapecheck.algebra.outcome import Outcome, Problem, label
-from shapecheck.dims import Dim, broadcast_dim, certainly_differ, format_dim, unify
+from shapecheck.dims import CONFLICT, Dim, broadcast_dim, certainly_differ, format_dim, unify
 from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType, NamedShape, named_shape
 
@@ -69,7 +69,8 @@ def _positional(
                         operands=(first, index),
                     )
                 )
-                merged = None
+                size = CONFLICT  # reported here: unknown in all that is built from it
+                continue
             if size == 1 or first < 0:
                 first = index
             size = merged
@@ -83,7 +84,11 @@ def union_named(
     labels: Sequence[str] | None = None,
     problems: list[Problem] | None = None,
 ) -> NamedShape:
-    """Broadcasting by name: the union of names, equal names needing equal sizes (SC102)."""
+    """Broadcasting by name: the union of names, equal names needing equal sizes (SC102).
+
+    A name whose sizes conflict has an unknown size in the result: the conflict is reported
+    here, once, and what is built from the result must not echo it with a size picked at random.
+    """
     merged: dict[str, Dim] = {}
     source: dict[str, int] = {}
     for index, shape in enumerate(shapes):
@@ -94,6 +99,7 @@ def union_named(
             if certainly_differ(merged[name], size):
                 if problems is not None:
                     problems.append(named_conflict(name, merged[name], size, labels, source[name], index))
+                merged[name] = CONFLICT
                 continue
             merged[name] = unify(merged[name], size)
     return named_shape(merged)

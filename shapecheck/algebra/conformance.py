@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import MutableMapping, Sequence
 
 from shapecheck.algebra.outcome import Problem
-from shapecheck.dims import Dim, Sym, certainly_differ, format_dim
-from shapecheck.types import ArrayType
+from shapecheck.dims import CONFLICT, Dim, Sym, certainly_differ, format_dim
+from shapecheck.types import ArrayType, named_shape
 
 Bindings = MutableMapping[str, Dim]
-"""Symbol name -> the size it was bound to in this signature or call."""
+"""Symbol name -> the size it was bound to in this signature or call. A symbol bound to
+CONFLICT had conflicting sizes: reported once, and unknown from then on."""
 
 
 def conform(declared: ArrayType, actual: ArrayType, bindings: Bindings, what: str) -> list[Problem]:
@@ -33,7 +34,10 @@ def _size(declared: Dim, actual: Dim, bindings: Bindings) -> Dim | None:
             if actual is not None:
                 bindings[declared.name] = actual
             return None
-        expected = bound
+        if certainly_differ(bound, actual):
+            bindings[declared.name] = CONFLICT
+            return bound
+        return None
     return expected if certainly_differ(expected, actual) else None
 
 
@@ -92,13 +96,20 @@ def _named(declared: ArrayType, actual: ArrayType, bindings: Bindings, what: str
             f"shape is {actual.named_text()}", axes=(name,)))
 
 
-def substitute(declared: ArrayType, bindings: Bindings) -> ArrayType:
-    """`declared` with bound symbols replaced by their sizes (a call's declared return type)."""
+def substitute(declared: ArrayType, bindings: Bindings, *, free: bool = True) -> ArrayType:
+    """`declared` with bound symbols replaced by their sizes (a call's declared return type).
+
+    A symbol whose sizes conflicted stays unknown. An unbound symbol stays a symbol when `free`
+    (the function's own view of its signature), else it is unknown: outside the function it
+    names nothing, and must not meet a caller's symbol of the same name.
+    """
 
     def resolve(dim: Dim) -> Dim:
         if isinstance(dim, Sym):
             bound = bindings.get(dim.name)
-            return bound if bound is not None else dim
+            if bound is not None:
+                return bound
+            return dim if free else None
         return dim
 
     return ArrayType(
@@ -108,3 +119,46 @@ def substitute(declared: ArrayType, bindings: Bindings) -> ArrayType:
         declared.ellipsis,
         declared.named_open,
     )
+
+
+def unknown_where(value: ArrayType, problems: Sequence[Problem]) -> ArrayType:
+    """`value` with the parts that `problems` (from `conform`) contradict made unknown.
+
+    After an SC103 the value goes on with what is not in doubt, so the mismatch is reported
+    once, at the annotation, and not again by every use of the value.
+    """
+    if not problems:
+        return value
+    dims = list(value.dims)
+    named = value.named_dict
+    open_named = value.named_open
+    positional_unknown = False
+    for problem in problems:
+        if not problem.axes:
+            positional_unknown = True  # a rank mismatch: the positional shape is in doubt
+        for axis in problem.axes:
+            if isinstance(axis, str):
+                if axis in named:
+                    named[axis] = CONFLICT
+                else:
+                    open_named = True
+            elif value.ellipsis is None and 0 <= axis < len(dims):
+                dims[axis] = CONFLICT
+            else:
+                positional_unknown = True
+    if positional_unknown:
+        return ArrayType(value.dtype, (), named_shape(named), 0, open_named)
+    return ArrayType(value.dtype, tuple(dims), named_shape(named), value.ellipsis, open_named)
+
+
+def forget_symbols(declared: ArrayType, value: ArrayType, symbols: set[str]) -> ArrayType:
+    """`value` (typed by `declared`) with the sizes that `declared` gives as one of `symbols` unknown."""
+
+    def hit(dim: Dim) -> bool:
+        return isinstance(dim, Sym) and dim.name in symbols
+
+    named = {name: CONFLICT if hit(declared.named_dict.get(name)) else size for name, size in value.named}
+    dims = value.dims
+    if declared.ellipsis is None and value.ellipsis is None and len(declared.dims) == len(dims):
+        dims = tuple(CONFLICT if hit(want) else got for want, got in zip(declared.dims, dims, strict=True))
+    return ArrayType(value.dtype, dims, named_shape(named), value.ellipsis, value.named_open, value.weak)

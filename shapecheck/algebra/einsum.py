@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Outcome, Problem, label
-from shapecheck.dims import Dim, broadcast_dim, format_dim
+from shapecheck.dims import CONFLICT, Dim, broadcast_dim, format_dim
 from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType, named_shape
 
@@ -150,6 +150,7 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
                     "SC104", f"einsum: axis {letter!r} has size {format_dim(sizes[letter])} in "
                     f"{label(labels, source[letter])} but {format_dim(size)} in {label(labels, index)}",
                     axes=(letter,), sizes=(sizes[letter], size), operands=(source[letter], index)))
+                sizes[letter] = CONFLICT  # reported here: unknown from then on
                 continue
             if not isinstance(sizes[letter], int) or sizes[letter] == 1:
                 source[letter] = index
@@ -270,7 +271,9 @@ def _broadcast_tails(
                     "SC101", f"einsum: the dims under `...` cannot broadcast: {format_dim(size)} in "
                     f"{label(labels, first)} but {format_dim(tail[-back])} in {label(labels, index)}",
                     axes=(-back,), sizes=(size, tail[-back]), operands=(first, index)))
-                continue
+                size = CONFLICT  # reported here: unknown from then on
+                break
+
             if size == 1 or first < 0:
                 first = index
             size = merged

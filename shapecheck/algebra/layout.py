@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Outcome, Problem, label, normalize_axis, out_of_range
-from shapecheck.dims import Dim, certainly_differ, format_dim, unify
+from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim, unify
 from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType
 
@@ -156,7 +156,7 @@ def _agree(sizes: Sequence[Dim], axis: int, what: str, labels: Sequence[str] | N
                 "SC101", f"{what}: axis {axis} has size {format_dim(result)} in "
                 f"{label(labels, first)} but {format_dim(size)} in {label(labels, index)}",
                 axes=(axis,), sizes=(result, size), operands=(first, index)))
-            continue
+            return CONFLICT  # reported here; unknown in the result
         if not isinstance(result, int):
             first = index
         result = unify(result, size)

@@ -6,7 +6,15 @@ from collections.abc import Sequence
 
 from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Outcome, Problem, label, normalize_axis, out_of_range
-from shapecheck.dims import Dim, broadcast_dim, certainly_differ, format_dim, product, unify
+from shapecheck.dims import (
+    CONFLICT,
+    Dim,
+    broadcast_dim,
+    certainly_differ,
+    format_dim,
+    product,
+    unify,
+)
 from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType
 
@@ -65,6 +73,7 @@ def matmul(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> O
                 Problem("SC101", f"matmul: batch dims {format_dim(x)} and {format_dim(y)} cannot "
                         "broadcast", sizes=(x, y), operands=(0, 1))
             )
+            size = CONFLICT  # reported here; unknown in the result rather than one side's size
         batch.append(size)
     batch.reverse()
     dims = list(batch)

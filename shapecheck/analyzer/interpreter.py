@@ -13,7 +13,13 @@ from typing import Any
 
 import libcst as cst
 
-from shapecheck.algebra.conformance import Bindings, conform, substitute
+from shapecheck.algebra.conformance import (
+    Bindings,
+    conform,
+    forget_symbols,
+    substitute,
+    unknown_where,
+)
 from shapecheck.algebra.resources import cooccurrence
 from shapecheck.analyzer.annotations import Invalid, read_annotation
 from shapecheck.analyzer.context import Context
@@ -44,6 +50,7 @@ from shapecheck.analyzer.values import (
     join,
 )
 from shapecheck.analyzer.walk import assigned_names, subscripts, target_names
+from shapecheck.dims import Conflict
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
 
@@ -311,9 +318,9 @@ class Interpreter:
         if isinstance(declared, ArrayType):
             if isinstance(value, ArrayType):
                 what = f"`{_code(node.target)}`"
-                self.reporter.problems(
-                    conform(declared, _visible(value, ctx), {}, what), node.value)
-                value = _prefer(declared, value)
+                problems = conform(declared, _visible(value, ctx), {}, what)
+                self.reporter.problems(problems, node.value)
+                value = unknown_where(_prefer(declared, value), problems)
             else:
                 value = declared
         self.assign(node.target, value, scope, node.value)
@@ -776,6 +783,7 @@ class Interpreter:
         bindings: Bindings = {}
         positional = [*params.posonly_params, *params.params]
         args = list(call.args)
+        typed: list[tuple[str, ArrayType | None]] = []
         for index, param in enumerate(positional):
             name = param.name.value
             declared = self._param_type(param, function.scope)
@@ -788,6 +796,7 @@ class Interpreter:
             else:
                 value, node = None, call.node
             scope.bind(name, self._bind_param(function, name, declared, value, node, bindings, ctx, alone))
+            typed.append((name, declared))
         if isinstance(params.star_arg, cst.Param):
             rest = args[len(positional):]
             scope.bind(params.star_arg.name.value, Seq(tuple(rest)) if not alone else None)
@@ -801,8 +810,17 @@ class Interpreter:
             else:
                 value, node = None, call.node
             scope.bind(name, self._bind_param(function, name, declared, value, node, bindings, ctx, alone))
+            typed.append((name, declared))
         if params.star_kwarg is not None:
             scope.bind(params.star_kwarg.name.value, None)
+        conflicted = {symbol for symbol, size in bindings.items() if isinstance(size, Conflict)}
+        if conflicted:
+            # A symbol two arguments gave different sizes is unknown in the whole body, also in
+            # the parameters bound before the conflict showed.
+            for name, declared in typed:
+                bound = scope.bindings.get(name)
+                if declared is not None and isinstance(bound, ArrayType):
+                    scope.bind(name, forget_symbols(declared, bound, conflicted))
 
         declared_return: ArrayType | None = None
         if isinstance(function.node, cst.FunctionDef) and function.node.returns is not None:
@@ -859,11 +877,18 @@ class Interpreter:
         return self._returned(result, declared_return, bindings)
 
     def _returned(self, inferred: Value, declared: ArrayType | None, bindings: Bindings) -> Value:
+        """What a call gives its caller: the declared return with the call's sizes, where the
+        body's own result does not contradict it (that is reported in the body, once)."""
         if declared is None:
             return inferred
-        resolved = substitute(declared, bindings)
+        resolved = substitute(declared, bindings, free=False)
         if isinstance(inferred, ArrayType):
-            return _prefer(resolved, inferred)
+            # Names the annotation does not declare (vmap's hidden axes among them) are dropped
+            # by the declared type anyway: only contradicted sizes are made unknown.
+            declared_names = resolved.named_dict
+            problems = [p for p in conform(resolved, inferred, {}, "")
+                        if all(isinstance(a, int) or a in declared_names for a in p.axes)]
+            return unknown_where(_prefer(resolved, inferred), problems)
         return resolved
 
     def _param_type(self, param: cst.Param, scope: Scope) -> ArrayType | None:
@@ -878,9 +903,11 @@ class Interpreter:
             return value
         if isinstance(value, ArrayType) and not alone:
             what = f"argument `{name}` of {function.name}"
-            self.reporter.problems(conform(declared, _visible(value, ctx), bindings, what), node)
-            # The body sees the declared type (its contract), with symbols the call bound.
-            return _prefer(substitute(declared, bindings), value)
+            problems = conform(declared, _visible(value, ctx), bindings, what)
+            self.reporter.problems(problems, node)
+            # The body sees the declared type (its contract), with symbols the call bound, and
+            # unknown sizes where the argument contradicts it (reported here, once).
+            return unknown_where(_prefer(substitute(declared, bindings), value), problems)
         return declared
 
     def check_cooccurrence(self, result: Value, inputs: Iterable[Value], node: cst.CSTNode, ctx: Context) -> None:

@@ -20,7 +20,7 @@ from shapecheck.analyzer.library.registry import each, handles
 from shapecheck.analyzer.qualnames import LAX
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import AxisSize, Const, Seq, Value, as_int
-from shapecheck.dims import Dim, certainly_differ, format_dim
+from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim
 from shapecheck.types import ArrayType
 
 
@@ -76,6 +76,7 @@ def pdot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     if contract is None or batch is None:
         interp.reporter.problems(problems, call.node, call.arg_nodes)
         return ArrayType(None, (), tuple(sorted(named.items())), 0, x.named_open or y.named_open)
+    conflicted: set[int] = set()  # batch dims of x reported here: unknown in the result
     for (left, right), kind in [(p, "contracted") for p in zip(*contract, strict=True)] + \
             [(p, "batch") for p in zip(*batch, strict=True)]:
         if left >= len(x.dims) or right >= len(y.dims):
@@ -85,10 +86,11 @@ def pdot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
             problems.append(Problem(
                 "SC104", f"lax.pdot: {kind} dims differ: {format_dim(x.dims[left])} vs "
                 f"{format_dim(y.dims[right])}", sizes=(x.dims[left], y.dims[right])))
+            conflicted.add(left)
     interp.reporter.problems(problems, call.node, call.arg_nodes)
     used_x = set(contract[0]) | set(batch[0])
     used_y = set(contract[1]) | set(batch[1])
-    dims: list[Dim] = [x.dims[i] for i in batch[0] if i < len(x.dims)]
+    dims: list[Dim] = [CONFLICT if i in conflicted else x.dims[i] for i in batch[0] if i < len(x.dims)]
     dims += [d for i, d in enumerate(x.dims) if i not in used_x]
     dims += [d for i, d in enumerate(y.dims) if i not in used_y]
     return ArrayType(x.dtype if x.dtype == y.dtype else None, tuple(dims), tuple(sorted(named.items())),

@@ -36,7 +36,7 @@ from shapecheck.analyzer.values import (
     as_int,
     as_str,
 )
-from shapecheck.dims import Dim
+from shapecheck.dims import Conflict, Dim
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
 
@@ -266,8 +266,9 @@ def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scop
                 interp.reporter.problems(cooccurrence((n for n, _ in named.named), xm.resources), arg_node,
                                          notes=notes)
     inner = ctx.enter_map(axis_sizes, xm.resources, notes)
-    # Inside the body one name has one size (xmap enforces it): a conflict is reported above,
-    # once, and the body sees the first size rather than echoing the conflict.
+    # Inside the body one name has one size (xmap enforces it). A conflict is reported above,
+    # once: the body and the results see that axis as unknown, so nothing downstream echoes it
+    # with a size that is not the argument's.
     named_args = [_with_sizes(arg, axis_sizes) for arg in named_args]
     body_call = CallArgs(call.node, [_to_value(v) for v in named_args], list(call.arg_nodes))
     result = interp.call(xm.fun, body_call, inner, scope)
@@ -276,7 +277,9 @@ def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scop
         interp.check_cooccurrence(result, body_call.args, call.node, inner)
     if out_tree is None:
         return None
-    result_tree = _value_tree(result)
+    # The body's declared return may name a size for a conflicting axis: it stays unknown.
+    conflicts: dict[str, Dim] = {n: s for n, s in axis_sizes.items() if isinstance(s, Conflict)}
+    result_tree = _with_sizes(_value_tree(result), conflicts)
     if result_tree is None and result is not None:
         return None
     placed, problems = apply_out_axes(out_tree, result_tree, axis_sizes)
@@ -287,6 +290,7 @@ def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scop
 
 
 def _with_sizes(tree: ValueTree, sizes: dict[str, Dim]) -> ValueTree:
+    """`tree` with the map's sizes of its named axes, where the map knows them."""
     if isinstance(tree, ArrayType):
         return tree.with_named((n, sizes.get(n, s) if sizes.get(n) is not None else s) for n, s in tree.named)
     if isinstance(tree, tuple):
