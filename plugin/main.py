@@ -11,17 +11,21 @@ from mypy.plugin import (
     AttributeContext,
     DynamicClassDefContext,
     FunctionContext,
+    FunctionSigContext,
     MethodContext,
+    MethodSigContext,
     Plugin,
     ReportConfigContext,
 )
-from mypy.types import Type
+from mypy.types import FunctionLike, Type
 
 from shapecheck.plugin import hooks
 from shapecheck.plugin.annotations import is_annotation
 from shapecheck.plugin.dependencies import additional_deps
+from shapecheck.plugin.named_axes import takes_axis_names, widen_function, widen_method
 from shapecheck.plugin.options import config_data, load_config
 from shapecheck.plugin.reporting import FileReporter
+from shapecheck.plugin.restored import restore_names
 from shapecheck.plugin.scope import Watch
 
 
@@ -41,7 +45,7 @@ class ShapecheckPlugin(Plugin):
         return config_data(self.config)
 
     def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
-        return additional_deps(file)
+        return additional_deps(file) + restore_names(file)
 
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
         if is_annotation(fullname, self.config.annotation_names, self.lookup_fully_qualified):
@@ -53,6 +57,14 @@ class ShapecheckPlugin(Plugin):
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         return hooks.call_hook(self.reporter) if self.watch(fullname) else None
+
+    def get_function_signature_hook(
+            self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
+        return widen_function if takes_axis_names(fullname, method=False) else None
+
+    def get_method_signature_hook(
+            self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
+        return widen_method if takes_axis_names(fullname, method=True) else None
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         return hooks.call_hook(self.reporter) if self.watch(fullname) else None

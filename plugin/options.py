@@ -18,7 +18,7 @@ from shapecheck.config import Config, ConfigError, from_table
 
 # Bumped whenever the plugin's output for an unchanged file could change: it is part of
 # `report_config_data`, so mypy's cache never replays diagnostics of an older plugin.
-PLUGIN_VERSION: Final = "1"
+PLUGIN_VERSION: Final = "2"
 
 _LIST_KEYS: Final = frozenset({"select", "ignore", "exclude", "extend-exclude", "annotation-names",
                                "extend-annotation-names"})

@@ -53,9 +53,10 @@ class Result:
 
 
 def write_config(folder: Path, *, plugin: bool = True, shapecheck: str = "") -> Path:
-    """A mypy.ini for the run; mypy_path finds the repository's `shapecheck` package (mypy cannot
-    see through the editable install's import hook)."""
-    lines = ["[mypy]", f"mypy_path = {ROOT}"]
+    """A mypy.ini for the run, set up as the README says for a checkout: mypy_path finds the
+    repository's `shapecheck` package (mypy cannot see through setuptools' editable import hook)
+    and the stubs that the wheel installs as the partial `jax-stubs` package."""
+    lines = ["[mypy]", f"mypy_path = {ROOT}, {ROOT / 'stubs'}"]
     if plugin:
         lines.append("plugins = shapecheck.plugin")
     if shapecheck:

@@ -1,0 +1,121 @@
+"""Valid named-axis code type-checks with the plugin on, and mypy stays as strict elsewhere.
+
+Without the plugin's signature hooks, shipped stubs and restored names, each line of NAMED is a
+mypy error of its own (`arg-type` for a named `axis`, `import-not-found` for the removed
+`jax.experimental.maps`, `attr-defined` for the removed `lax.pdot`).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from .support import run_mypy, write_config
+
+NAMED = '''\
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as jsp
+from jax import lax
+from jax.experimental.maps import Mesh, xmap
+from jax.lax import pdot
+
+import shapecheck.runtime.lax as slax
+import shapecheck.runtime.nn as snn
+import shapecheck.runtime.numpy as snp
+from shapecheck import f32
+from shapecheck.runtime import xmap as runtime_xmap
+
+
+def reductions(x: f32[(5,), {'batch': 3, 'k': 4}]) -> list[jax.Array]:
+    return [
+        jnp.sum(x, axis='batch'),
+        jnp.max(x, axis=('k', 0)),
+        jnp.mean(x, ('batch', 'k')),
+        jnp.argmax(x, axis='k'),
+        jnp.any(x > 0, axis=['k']),
+        x.sum(axis='batch'),
+        x.mean(axis=(0, 'k')),
+        x.argmin(axis='k'),
+        jax.nn.softmax(x, axis='k'),
+        jax.nn.log_softmax(x, axis=('k',)),
+        jax.nn.logsumexp(x, axis='k'),
+        jsp.logsumexp(x, axis=('k', 0)),
+        jax.nn.one_hot(jnp.arange(5), 4, axis='k'),
+        snp.sum(x, axis='batch'),
+        snn.one_hot(jnp.arange(5), 4, axis='k'),
+    ]
+
+
+def collectives(x: f32[(5,), {'k': 4}], y: f32[(5,), {'k': 4}]) -> list[jax.Array]:
+    return [
+        jnp.einsum('i{k},i{k}->i', x, y),
+        lax.psum(x, 'k'),
+        lax.pmean(x, ('k', 0)),
+        lax.pmax(x, 'k'),
+        lax.pmin(x, 'k'),
+        lax.pdot(x, y, 'k'),
+        pdot(x, y, 'k', pos_contract=((0,), (0,))),
+        slax.pdot(x, y, 'k'),
+        lax.all_gather(x, 'k'),
+        lax.axis_index('k'),
+        lax.ppermute(x, 'k', [(0, 1)]),
+        lax.pshuffle(x, 'k', [1, 0]),
+    ]
+
+
+mapped = xmap(jnp.sin, in_axes=['i', ...], out_axes=['i', ...])
+also = runtime_xmap(jnp.sin, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})
+mesh_type: type[Mesh] = Mesh
+'''
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_named_forms_are_valid_code(tmp_path: Path, plugin_cache: Path) -> None:
+    path = write(tmp_path, "named_forms.py", NAMED)
+    # jax.lax's collectives are untyped in JAX itself (`no-untyped-call` under --strict, with
+    # names or ints alike): allowed here, every other strict check stays on.
+    run = run_mypy([path], write_config(tmp_path), plugin_cache,
+                   ["--strict", "--allow-untyped-calls"])
+    assert run.errors("named_forms.py") == [], run.stdout
+
+
+def test_without_the_plugin_they_are_foreign_errors(tmp_path: Path, plain_cache: Path) -> None:
+    # The same file, the plugin off: what the plugin's hooks and names take away.
+    path = write(tmp_path, "named_plain.py", NAMED)
+    run = run_mypy([path], write_config(tmp_path, plugin=False), plain_cache, ["--strict"])
+    codes = {code for _, code in run.mypy_errors("named_plain.py")}
+    assert {"arg-type", "attr-defined"} <= codes, run.stdout
+
+
+ORDINARY = """\
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def f(x: jax.Array, y: jax.Array) -> list[jax.Array]:
+        return [
+            jnp.sum(x, axis=1.5),
+            jnp.sum(x, axis='b', keepdims='yes'),
+            x.sum(axis=[1.0]),
+            jnp.cumsum(x, axis='b'),
+            jnp.take(x, jnp.arange(2), axis='b'),
+            lax.pdot(x, y, 'k', pos_contract=3),
+            jax.nn.one_hot(x, 'four', axis='k'),
+        ]
+    """
+
+
+def test_ordinary_errors_still_appear(tmp_path: Path, plugin_cache: Path) -> None:
+    # Only `axis` of the reductions that take names is widened, and only by names: a float axis,
+    # a str where JAX wants a bool or an int, and `axis` of functions without named forms stay
+    # mypy errors.
+    path = write(tmp_path, "ordinary.py", ORDINARY)
+    run = run_mypy([path], write_config(tmp_path), plugin_cache, ["--strict"])
+    expected = {(line, "arg-type") for line in (7, 8, 10, 11, 12, 13)} | {(9, "list-item")}
+    assert run.mypy_errors("ordinary.py") == expected, run.stdout
