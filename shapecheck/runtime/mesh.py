@@ -4,26 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import jax
 from jax.sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
 
 from shapecheck.algebra.resources import Resources, divisibility, unknown_resources
-from shapecheck.runtime.errors import NamedAxisError, raise_problems
-
-
-def normalize(axis_resources: Mapping[Any, Any] | None) -> dict[str, tuple[str, ...]]:
-    """`{'batch': 'x', 'hidden': ('x', 'y')}` with every value a tuple of mesh axis names."""
-    resources: dict[str, tuple[str, ...]] = {}
-    for name, value in (axis_resources or {}).items():
-        axes = value if isinstance(value, tuple | list) else (value,)
-        if not all(isinstance(axis, str) for axis in axes):
-            raise NamedAxisError(
-                "SC002", f"axis_resources[{name!r}] = {value!r}: resources must be mesh axis names "
-                "(serial loops are not supported by this runtime)")
-        resources[str(name)] = tuple(axes)
-    return resources
+from shapecheck.runtime.errors import raise_problems
 
 
 @dataclass(frozen=True, slots=True)

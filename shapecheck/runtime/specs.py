@@ -7,7 +7,9 @@ flattened leaf gets, in JAX's leaf order, and the per-vmap-level axis positions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,7 +21,14 @@ from shapecheck.algebra.axis_mapping import (
     ValueTree,
     parse_axis_spec,
 )
-from shapecheck.literal import from_value
+from shapecheck.algebra.outcome import Problem
+from shapecheck.algebra.xmap_options import (
+    defined_axes,
+    read_axis_resources,
+    read_axis_sizes,
+    undefined_axes,
+)
+from shapecheck.literal import Lit, from_value
 from shapecheck.runtime.errors import NamedAxisError, raise_problems
 from shapecheck.types import ArrayType
 
@@ -30,12 +39,60 @@ _DTYPE_NAMES = {
 }
 
 
-def parse(raw: object, what: str) -> SpecTree:
-    """The spec tree of a user's in_axes/out_axes value; malformed specs raise SC002."""
-    tree, problems = parse_axis_spec(from_value(raw), what)
-    raise_problems(problems, f"xmap {what}")
-    if tree is None:
-        raise NamedAxisError("SC002", f"xmap {what}: {raw!r} is not an axis mapping or a container of them")
+@dataclass(frozen=True, slots=True)
+class Options:
+    """xmap's in_axes, out_axes, axis_sizes and axis_resources, read and checked."""
+
+    in_spec: SpecTree
+    out_spec: SpecTree
+    axis_sizes: dict[str, int]
+    resources: dict[str, tuple[str, ...]]
+    defined: tuple[str, ...]  # in order of first mention: the vmap nesting order, outermost first
+
+    @staticmethod
+    def read(in_axes: object, out_axes: object, axis_sizes: object, axis_resources: object) -> Options:
+        """Every SC002 the static checker would report for these values, raised at once."""
+        problems: list[Problem] = []
+        in_spec = _parse(in_axes, "in_axes", problems)
+        out_spec = _parse(out_axes, "out_axes", problems)
+        sizes = read_axis_sizes(literal(axis_sizes), concrete=True)
+        resources = read_axis_resources(literal(axis_resources), concrete=True)
+        problems += [*sizes.problems, *resources.problems]
+        if in_spec is not None:
+            problems += undefined_axes(in_spec, out_spec, sizes.sizes, resources.resources)
+        raise_problems(problems)
+        assert in_spec is not None and out_spec is not None  # else a problem was raised
+        # concrete=True leaves no unknown size: every one is an int or a problem raised above.
+        known = {name: size for name, size in sizes.sizes.items() if size is not None}
+        return Options(in_spec, out_spec, known, resources.resources,
+                       tuple(defined_axes(in_spec, known)))
+
+
+def literal(value: object) -> Lit:
+    """A run-time argument as the literal tree the checker reads (numpy ints are ints)."""
+    return from_value(_plain(value))
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, Mapping):
+        return {_plain(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(item) for item in value)
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def _parse(raw: object, what: str, problems: list[Problem]) -> SpecTree | None:
+    """The spec tree of a user's in_axes/out_axes value; malformed specs are SC002 problems."""
+    tree, found = parse_axis_spec(literal(raw), what)
+    problems += found
+    if tree is None and not found:
+        # The checker is silent on what it cannot read; a run-time value is certainly wrong here.
+        problems.append(Problem("SC002", f"{what}: `{literal(raw).describe()}` is not an axis mapping "
+                                "or a container of them"))
     return tree
 
 

@@ -25,10 +25,8 @@ from jax.sharding import AbstractMesh, PartitionSpec
 
 from shapecheck.algebra.axis_mapping import (
     AxisMapping,
-    SpecTree,
     apply_in_axes,
     apply_out_axes,
-    spec_names,
 )
 from shapecheck.algebra.conformance import conform
 from shapecheck.algebra.outcome import Problem
@@ -77,14 +75,13 @@ class _XMapped:
                  axis_sizes: Mapping[Any, int] | None, axis_resources: Mapping[Any, Any] | None,
                  donate_argnums: int | Sequence[int], backend: str | None) -> None:
         self.fun = fun
-        self.in_spec = specs.parse(_tupled(in_axes), "in_axes")
-        self.out_spec = specs.parse(out_axes, "out_axes")
-        self.axis_sizes = {str(name): int(size) for name, size in (axis_sizes or {}).items()}
-        self.resources = meshes.normalize(axis_resources)
+        # Every spec is checked here, before anything is traced, by the checker's own rules.
+        options = specs.Options.read(_tupled(in_axes), out_axes, axis_sizes, axis_resources)
+        self.in_spec, self.out_spec = options.in_spec, options.out_spec
+        self.axis_sizes, self.resources = options.axis_sizes, options.resources
+        self.defined = options.defined
         self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
         self.backend = backend
-        self.defined = _defined_axes(self.in_spec, self.axis_sizes)
-        _check_defined(self.out_spec, self.resources, self.defined)
         self._jitted: dict[Any, Callable[..., Any]] = {}
         _take_name(self, fun)
 
@@ -218,29 +215,6 @@ def _tupled(in_axes: Any) -> Any:
             isinstance(item, str) or item is None or item is Ellipsis for item in in_axes):
         return tuple(in_axes)
     return in_axes
-
-
-def _defined_axes(in_spec: SpecTree, axis_sizes: Mapping[str, int]) -> list[str]:
-    """Axis names in order of first mention: the vmap nesting order, outermost first."""
-    order: list[str] = []
-    for name, _ in spec_names(in_spec):
-        if name not in order:
-            order.append(name)
-    order += [name for name in axis_sizes if name not in order]
-    return order
-
-
-def _check_defined(out_spec: SpecTree, resources: Mapping[str, tuple[str, ...]], defined: list[str]) -> None:
-    """SC002: out_axes and axis_resources may only name axes that in_axes or axis_sizes define."""
-    known = ", ".join(repr(n) for n in defined) or "none"
-    for name, _ in spec_names(out_spec):
-        if name not in defined:
-            raise NamedAxisError("SC002", f"out_axes names axis {name!r}, which neither in_axes nor "
-                                 f"axis_sizes defines (defined: {known})")
-    for name in resources:
-        if name not in defined:
-            raise NamedAxisError("SC002", f"axis_resources maps axis {name!r}, which neither in_axes "
-                                 f"nor axis_sizes defines (defined: {known})")
 
 
 def _trace_body(fun: Callable[..., Any], in_tree: Any, leaves: Sequence[Any], in_leaves: Sequence[_Leaf],
