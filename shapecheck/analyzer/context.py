@@ -15,10 +15,14 @@ class Context:
     """The analysis context of one function body or module.
 
     `bound` is None when it is unknown which maps enclose the code (a function analysed on
-    its own may be called inside any map), and then SC202 cannot be certain.
+    its own may be called inside any map), and then SC202 cannot be certain. A map entered
+    there binds its own names, and `outer_unknown` says that maps outside it may bind more.
     """
 
     bound: frozenset[str] | None = None
+    outer_unknown: bool = False
+    binders: tuple[tuple[str, cst.CSTNode], ...] = field(default=(), compare=False, hash=False)
+    """A note for each enclosing map: what it binds and where, for SC202's notes."""
     sizes: tuple[tuple[str, Dim], ...] = ()
     resources: tuple[tuple[str, tuple[str, ...]], ...] = ()
     resource_notes: tuple[tuple[str, cst.CSTNode], ...] = field(default=(), compare=False, hash=False)
@@ -39,14 +43,18 @@ class Context:
     def enter_map(
         self, names: dict[str, Dim], resources: dict[str, tuple[str, ...]] | None = None,
         notes: tuple[tuple[str, cst.CSTNode], ...] = (), hidden: frozenset[str] = frozenset(),
+        binder: tuple[str, cst.CSTNode] | None = None,
     ) -> Context:
-        bound = None if self.bound is None else self.bound | frozenset(names)
+        # Inside a map its names are certainly bound, whatever encloses the code around it.
+        bound = frozenset(names) if self.bound is None else self.bound | frozenset(names)
         sizes = dict(self.sizes)
         sizes.update(names)
         merged = dict(self.resources)
         merged.update(resources or {})
         return Context(
-            bound, tuple(sorted(sizes.items())), tuple(sorted(merged.items())),
+            bound, self.bound is None or self.outer_unknown,
+            self.binders + ((binder,) if binder is not None else ()),
+            tuple(sorted(sizes.items())), tuple(sorted(merged.items())),
             self.resource_notes + notes, self.mesh, self.hidden | hidden, self.depth + 1,
         )
 
@@ -54,4 +62,4 @@ class Context:
         return replace(self, depth=self.depth + 1)
 
     def key(self) -> tuple[object, ...]:
-        return (self.bound, self.sizes, self.resources, self.mesh, self.hidden)
+        return (self.bound, self.outer_unknown, self.sizes, self.resources, self.mesh, self.hidden)

@@ -49,7 +49,7 @@ from shapecheck.analyzer.values import (
     Xmap,
     join,
 )
-from shapecheck.analyzer.walk import assigned_names, subscripts, target_names
+from shapecheck.analyzer.walk import assigned_names, map_axis_names, subscripts, target_names
 from shapecheck.dims import Conflict
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
@@ -154,6 +154,7 @@ class Interpreter:
         self.types = types  # node id -> (node, type) of array-valued expressions, for hover
         self.scope = Scope(None, module_name)
         self._module_sources: dict[str, cst.BaseExpression] = {}
+        self._map_axis_names: frozenset[str] | None = None
         self._annotations: dict[int, ArrayType | Invalid | None] = {}
 
     # ---------------------------------------------------------------- module
@@ -178,6 +179,12 @@ class Interpreter:
             index += 1
             if id(function.node) not in self.analysed:
                 self.analyse_alone(function)
+
+    def map_axis_names(self) -> frozenset[str]:
+        """Every axis name a map of this module could bind (read once, when first needed)."""
+        if self._map_axis_names is None:
+            self._map_axis_names = map_axis_names(self.module)
+        return self._map_axis_names
 
     def analyse_alone(self, function: Function) -> None:
         expected = id(function.node) in self.expected_failures

@@ -3,7 +3,7 @@ which costs more than the analysis itself on large files."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
@@ -109,3 +109,55 @@ def subscripts(node: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
             stack.extend(element.value for element in current.elements)
         elif isinstance(current, cst.BinaryOperation):
             stack.extend((current.left, current.right))
+
+
+# Calls that bind axis names or carry them to something that does.
+_BINDERS = frozenset({
+    "xmap", "vmap", "pmap", "shard_map", "smap", "partial", "Mesh", "make_mesh", "AbstractMesh",
+    "pjit", "jit", "PartitionSpec", "P", "NamedSharding",
+})
+_NAME_KEYWORDS = frozenset({"axis_name", "spmd_axis_name", "axis_names", "in_axes", "out_axes",
+                            "axis_sizes", "axis_resources"})
+
+
+def map_axis_names(module: cst.Module) -> frozenset[str]:
+    """The strings that could name an axis some map of `module` binds: every string literal in
+    a call of a map, a mesh or `partial` (`partial(jax.pmap, axis_name='i')`), in an axis-name
+    keyword anywhere, and every string assigned to a name (`BATCH = 'batch'`). A superset, so
+    that what it lacks is certainly bound by no map the module builds."""
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = [module]
+    while stack:  # iterative: deeply nested expressions must not exhaust the Python stack
+        node = stack.pop()
+        if isinstance(node, cst.Call) and _callee(node.func) in _BINDERS:
+            names.update(_strings(node.args))
+        elif isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value in _NAME_KEYWORDS:
+            names.update(_strings([node]))
+        if isinstance(node, cst.Assign | cst.AnnAssign) and isinstance(node.value, cst.SimpleString):
+            value = node.value.evaluated_value
+            if isinstance(value, str):
+                names.add(value)
+        stack.extend(node.children)
+    return frozenset(names)
+
+
+def _callee(func: cst.BaseExpression) -> str:
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return ""
+
+
+def _strings(nodes: Sequence[cst.CSTNode]) -> Iterator[str]:
+    """String literals in `nodes`, except in a lambda's body: the mapped function's own strings
+    (`pmap(lambda v: psum(v, 'k'), ...)`) are what is checked, not what is bound."""
+    stack: list[cst.CSTNode] = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.SimpleString):
+            value = node.evaluated_value
+            if isinstance(value, str):
+                yield value
+        elif not isinstance(node, cst.Lambda):
+            stack.extend(node.children)

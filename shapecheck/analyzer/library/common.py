@@ -118,12 +118,20 @@ def finish(interp: Interpreter, outcome: Outcome, call: CallArgs, operand_nodes:
 
 def check_bound(interp: Interpreter, names: Sequence[str], call: CallArgs, ctx: Context,
                 node: cst.CSTNode, what: str) -> None:
-    """SC202: an axis name used where no enclosing map binds it (only when that is certain)."""
+    """SC202: an axis name used where no enclosing map binds it (only when that is certain).
+
+    Inside a map whose own surroundings are unknown (a function analysed on its own), a map
+    further out could bind the name only if some map of the module names it: the name must
+    appear in no map, mesh or axis-name constant of the module to be certainly unbound.
+    """
     if ctx.bound is None:
         return
     for name in names:
-        if name not in ctx.bound:
-            bound = ", ".join(repr(b) for b in sorted(ctx.bound)) or "none"
-            interp.reporter.add(
-                node, "SC202",
-                f"{what} names axis {name!r}, which no enclosing xmap/vmap binds (bound here: {bound})")
+        if name in ctx.bound or (ctx.outer_unknown and name in interp.map_axis_names()):
+            continue
+        # Unnamed vmaps bind a name no user can write: never shown.
+        bound = ", ".join(repr(b) for b in sorted(ctx.bound) if not b.startswith("<")) or "none"
+        interp.reporter.add(
+            node, "SC202",
+            f"{what} names axis {name!r}, which no enclosing xmap/vmap binds (bound here: {bound})",
+            ctx.binders)

@@ -265,7 +265,8 @@ def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scop
             if isinstance(named, ArrayType):
                 interp.reporter.problems(cooccurrence((n for n, _ in named.named), xm.resources), arg_node,
                                          notes=notes)
-    inner = ctx.enter_map(axis_sizes, xm.resources, notes)
+    bound = ", ".join(repr(name) for name in sorted(axis_sizes)) or "no axis"
+    inner = ctx.enter_map(axis_sizes, xm.resources, notes, binder=(f"this xmap binds {bound}", xm.node))
     # Inside the body one name has one size (xmap enforces it). A conflict is reported above,
     # once: the body and the results see that axis as unknown, so nothing downstream echoes it
     # with a size that is not the argument's.
@@ -361,7 +362,8 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
         body_args.append(ArrayType(arg.dtype, arg.dims[:position] + arg.dims[position + 1:],
                                    tuple(sorted(named.items())), None, arg.named_open))
     hidden = frozenset({axis})
-    inner = ctx.enter_map({axis: size}, hidden=hidden)
+    binds = f"binds {vm.axis_name!r}" if vm.axis_name else "binds no name (it has no axis_name)"
+    inner = ctx.enter_map({axis: size}, hidden=hidden, binder=(f"this {vm.kind} {binds}", vm.node))
     result = interp.call(vm.fun, CallArgs(call.node, body_args, list(call.arg_nodes)), inner, scope)
     position = as_int(vm.out_axes)
     if vm.out_axes == Const(None):
