@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import libcst as cst
 
 from shapecheck.algebra.axis_mapping import (
-    AxisMapping,
     SpecTree,
     ValueTree,
     apply_in_axes,
     apply_out_axes,
     parse_axis_spec,
-    spec_names,
 )
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.resources import cooccurrence, divisibility, unknown_resources
+from shapecheck.algebra.xmap_options import read_axis_resources, read_axis_sizes, undefined_axes
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.library.registry import handles
@@ -37,7 +36,7 @@ from shapecheck.analyzer.values import (
     as_str,
 )
 from shapecheck.dims import Conflict, Dim
-from shapecheck.literal import Kind, Lit
+from shapecheck.literal import Kind, Lit, from_value
 from shapecheck.types import ArrayType
 
 
@@ -68,21 +67,20 @@ def xmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     out_expr = call.expr_of(2, "out_axes")
     in_lit = _lit(interp, call.get(1, "in_axes"), in_expr)
     out_lit = _lit(interp, call.get(2, "out_axes"), out_expr)
-    sizes, size_nodes = _axis_sizes(interp, call)
-    resources, resource_nodes = _resources(interp, call)
+    # The rules of axis_sizes and axis_resources are the algebra's, shared with the runtime.
+    sizes = read_axis_sizes(_option(interp, call, "axis_sizes"))
+    resources = read_axis_resources(_option(interp, call, "axis_resources"))
+    interp.reporter.problems([*sizes.problems, *resources.problems], call.node)
+    size_nodes = {name: _node_or(origin, call.node) for name, origin in sizes.origins.items()}
+    resource_nodes = {name: _node_or(origin, call.node) for name, origin in resources.origins.items()}
     in_tree = _parse(in_lit, "in_axes", interp, call.node)
     out_tree = _parse(out_lit, "out_axes", interp, call.node)
-    result = Xmap(fun, in_lit, out_lit, in_tree, out_tree, sizes, size_nodes, resources, resource_nodes,
-                  call.node)
-    _check_definition(interp, result, _all_keys_known(call.kwargs.get("axis_sizes", Dict(()))))
+    result = Xmap(fun, in_lit, out_lit, in_tree, out_tree, dict(sizes.sizes), size_nodes,
+                  resources.resources, resource_nodes, call.node)
+    # An axis_sizes key the analyzer cannot read may define any name: then nothing is undefined.
+    if in_lit is not None and in_tree is not None and sizes.complete:
+        interp.reporter.problems(undefined_axes(in_tree, out_tree, sizes.sizes, resource_nodes), call.node)
     return result
-
-
-def _all_keys_known(value: Value) -> bool:
-    """Whether every axis an `axis_sizes` argument defines is known (a parameter may define any)."""
-    if value == Const(None):
-        return True
-    return isinstance(value, Dict) and all(as_str(key) is not None for key, _ in value.items)
 
 
 def _lit(interp: Interpreter, value: Value, expr: cst.BaseExpression | None) -> Lit | None:
@@ -101,54 +99,46 @@ def _origin(lit: Lit, default: cst.CSTNode) -> cst.CSTNode:
     return lit.origin if isinstance(lit.origin, cst.CSTNode) else default
 
 
-def _axis_sizes(interp: Interpreter, call: CallArgs) -> tuple[dict[str, Any], dict[str, cst.CSTNode]]:
-    value = call.kwargs.get("axis_sizes")
-    sizes: dict[str, Any] = {}
-    nodes: dict[str, cst.CSTNode] = {}
+def _option(interp: Interpreter, call: CallArgs, keyword: str) -> Lit | None:
+    """An xmap keyword option as literal syntax for the algebra; None when not given."""
+    if keyword not in call.kwargs:
+        return None
+    value = call.kwargs[keyword]
     lit = _lit(interp, value, None)
-    if isinstance(value, Dict) and lit is not None and lit.kind is Kind.DICT:
-        for (key, size), (key_lit, size_lit) in zip(value.items, lit.pairs, strict=True):
-            name = as_str(key)
-            if name is None:
-                if isinstance(key, Const):  # certainly not a name; anything else may be one
-                    interp.reporter.add(_origin(key_lit, call.node), "SC002",
-                                        f"axis_sizes: axis name `{key_lit.describe()}` must be a string")
-                continue
-            number = as_int(size)
-            if (number is not None and number < 0) or (isinstance(size, Const) and not isinstance(size.value, int)):
-                interp.reporter.add(_origin(size_lit, call.node), "SC002",
-                                    f"axis_sizes[{name!r}] must be a non-negative int; got {size_lit.describe()}")
-                continue
-            sizes[name] = number
-            nodes[name] = _origin(size_lit, call.node)
-    return sizes, nodes
+    if not isinstance(value, Dict):
+        return _known(value, lit)
+    pairs: list[tuple[Lit | None, Lit | None]] = [(None, None)] * len(value.items)
+    if lit is not None and lit.kind is Kind.DICT and len(lit.pairs) == len(value.items):
+        pairs = list(lit.pairs)
+    items: list[Lit] = []
+    for (key, item), (key_lit, item_lit) in zip(value.items, pairs, strict=True):
+        items += [_known(key, key_lit), _known(item, item_lit)]
+    return Lit(Kind.DICT, items=tuple(items), text=lit.describe() if lit is not None else "",
+               origin=lit.origin if lit is not None else None)
 
 
-def _resources(interp: Interpreter, call: CallArgs) -> tuple[dict[str, tuple[str, ...]], dict[str, cst.CSTNode]]:
-    value = call.kwargs.get("axis_resources")
-    resources: dict[str, tuple[str, ...]] = {}
-    nodes: dict[str, cst.CSTNode] = {}
-    lit = _lit(interp, value, None)
-    if not isinstance(value, Dict) or lit is None or lit.kind is not Kind.DICT:
-        return resources, nodes
-    for (key, target), (_, target_lit) in zip(value.items, lit.pairs, strict=True):
-        name = as_str(key)
-        origin = _origin(target_lit, call.node)
-        if name is None:
-            continue
-        single = as_str(target)
-        if single is not None:
-            resources[name] = (single,)
-        elif isinstance(target, Seq) and all(as_str(item) is not None for item in target.items):
-            resources[name] = tuple(as_str(item) or "" for item in target.items)
-        elif _certainly_not_resources(target):
-            interp.reporter.add(origin, "SC002", f"axis_resources[{name!r}] must be a mesh axis name or a "
-                                f"tuple of them; got {target_lit.describe()}")
-            continue
-        else:
-            continue
-        nodes[name] = origin
-    return resources, nodes
+def _known(value: Value, lit: Lit | None) -> Lit:
+    """`lit` with what the interpreter knows of its value (a name bound to a constant is that constant)."""
+    origin = lit.origin if lit is not None else None
+    number = as_int(value)
+    if number is not None:
+        known = from_value(number)
+    elif isinstance(value, Const):
+        known = from_value(value.value)
+    elif isinstance(value, Seq):
+        subs: Sequence[Lit | None] = [None] * len(value.items)
+        if lit is not None and lit.kind in (Kind.TUPLE, Kind.LIST) and len(lit.items) == len(value.items):
+            subs = lit.items
+        items = tuple(_known(item, sub) for item, sub in zip(value.items, subs, strict=True))
+        known = Lit(Kind.LIST if value.is_list else Kind.TUPLE, items=items,
+                    text=f"({', '.join(item.describe() for item in items)})")
+    else:
+        return Lit(Kind.OTHER, text=lit.describe() if lit is not None else "?", origin=origin)
+    return replace(known, text=lit.text if lit is not None and lit.text else known.text, origin=origin)
+
+
+def _node_or(origin: object, default: cst.CSTNode) -> cst.CSTNode:
+    return origin if isinstance(origin, cst.CSTNode) else default
 
 
 def _parse(lit: Lit | None, what: str, interp: Interpreter, call: cst.CSTNode) -> SpecTree | None:
@@ -158,38 +148,6 @@ def _parse(lit: Lit | None, what: str, interp: Interpreter, call: cst.CSTNode) -
     tree, problems = parse_axis_spec(lit, what)
     interp.reporter.problems(problems, _origin(lit, call))
     return tree
-
-
-def _certainly_not_resources(target: Value) -> bool:
-    """A constant other than a name, or a tuple holding one: never mesh axis names."""
-    if isinstance(target, Seq):
-        return any(_certainly_not_resources(item) for item in target.items)
-    return isinstance(target, Const) and not isinstance(target.value, str)
-
-
-def _check_definition(interp: Interpreter, xm: Xmap, sizes_known: bool) -> None:
-    """SC002 for names the xmap uses but does not define, whatever its arguments."""
-    in_tree, out_tree = xm.in_tree, xm.out_tree
-    if xm.in_axes is None or not sizes_known:
-        return
-    defined = {name for name, _ in spec_names(in_tree)} | set(xm.axis_sizes)
-    if in_tree is None:
-        return
-    for name, mapping in spec_names(out_tree):
-        if name not in defined:
-            interp.reporter.add(
-                _node(mapping, xm.node), "SC002",
-                f"out_axes uses axis {name!r}, which neither in_axes nor axis_sizes defines "
-                f"(defined: {', '.join(repr(d) for d in sorted(defined)) or 'none'})")
-    for name, node in xm.resource_nodes.items():
-        if name not in defined:
-            interp.reporter.add(
-                node, "SC002",
-                f"axis_resources maps {name!r}, which neither in_axes nor axis_sizes defines")
-
-
-def _node(mapping: AxisMapping, default: cst.CSTNode) -> cst.CSTNode:
-    return mapping.origin if isinstance(mapping.origin, cst.CSTNode) else default
 
 
 def _value_tree(value: Value) -> ValueTree:

@@ -1,0 +1,85 @@
+"""xmap refuses malformed specs when it is built, before tracing, with the checker's own messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from shapecheck.api import analyze_source
+from shapecheck.literal import from_value
+from shapecheck.runtime import NamedAxisError, xmap
+
+GOOD: dict[str, Any] = {"in_axes": ["i", ...], "out_axes": ["i", ...]}
+
+# Each case changes one argument of a good xmap; each value is certainly wrong.
+BAD: list[dict[str, Any]] = [
+    {"axis_sizes": {"k": 2.7}},
+    {"axis_sizes": {"k": -3}},
+    {"axis_sizes": {"k": "big"}},
+    {"axis_sizes": {"k": True}},
+    {"axis_sizes": {"k": None}},
+    {"axis_sizes": {3: 4}},
+    {"axis_sizes": {"k": 2.7, "m": -1}},
+    {"axis_resources": {"i": 3}},
+    {"axis_resources": {"i": ("x", 2)}},
+    {"axis_resources": {"z": "x"}},
+    {"out_axes": ["q", ...]},
+    {"out_axes": {0: "q"}, "axis_resources": {"r": "x"}},
+    {"in_axes": {0: "i", 1: "i"}},
+    {"in_axes": {-1: "i"}},
+    {"in_axes": ["i", ..., "j"]},
+    {"in_axes": "i"},
+    {"in_axes": 5},
+]
+
+
+def source(arguments: dict[str, Any]) -> str:
+    """The program that calls xmap with these arguments, as the checker reads it."""
+    return f"from jax.experimental.maps import xmap\n\nf = xmap(lambda x: x, {written(arguments)})\n"
+
+
+def analyzer_messages(arguments: dict[str, Any]) -> list[str]:
+    result = analyze_source("prog.py", source(arguments))
+    assert result.error is None
+    return sorted(d.message for d in result.diagnostics if d.code == "SC002")
+
+
+def written(arguments: dict[str, Any]) -> str:
+    return ", ".join(f"{key}={from_value(value).text}" for key, value in arguments.items())
+
+
+@pytest.mark.parametrize("change", BAD, ids=[written(change) for change in BAD])
+def test_runtime_refuses_with_the_checker_s_messages_before_tracing(change: dict[str, Any]) -> None:
+    arguments = {**GOOD, **change}
+    traced: list[object] = []
+
+    def body(x: Any) -> Any:
+        traced.append(x)
+        return x
+
+    with pytest.raises(NamedAxisError) as error:
+        xmap(body, **arguments)  # refused here, when the xmap is built: nothing is called yet
+    assert not traced
+    assert error.value.code == "SC002"
+    runtime = sorted(problem.message for problem in error.value.problems)
+    assert runtime, error.value
+    assert runtime == analyzer_messages(arguments)
+
+
+def test_fractional_axis_size_is_not_truncated() -> None:
+    with pytest.raises(NamedAxisError, match=r"axis_sizes\['k'\] must be a non-negative int; got 2.7"):
+        xmap(lambda x: x, in_axes=["i", ...], out_axes=["i", "k", ...], axis_sizes={"k": 2.7})
+
+
+def test_numpy_integers_are_sizes_and_positions() -> None:
+    f = xmap(lambda x: x, in_axes={np.int64(0): "i"}, out_axes=["i", "k", ...],
+             axis_sizes={"k": np.int32(3)})
+    assert np.asarray(f(np.ones((2, 5)))).shape == (2, 3, 5)
+
+
+def test_good_values_of_every_option_are_accepted() -> None:
+    f = xmap(lambda x: x, in_axes=["i", ...], out_axes=["i", "k", ...], axis_sizes={"k": 0},
+             axis_resources={"i": ("x", "y"), "k": "z"})
+    assert f.__name__ == "<lambda>"
