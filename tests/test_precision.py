@@ -296,3 +296,23 @@ def test_jaxtyping_dims_from_unknown_parts_are_unknown() -> None:
         f(jnp.ones((2, 3)), jnp.ones((4, 2, 3)), jnp.ones((4, 5)))
         f(jnp.ones((2, 3)), jnp.ones((4, 2, 3)), jnp.ones((4,)))
         """) == [(10, "SC103")]
+
+
+def test_uniform_bounds_broadcast_with_its_shape() -> None:
+    # jax.random.uniform returns max(minval, sample of `shape`): array bounds widen the result
+    # (flashbax samples with shape=() and (1,)-shaped bounds, then squeezes the 1 away).
+    assert codes("""\
+        import jax
+        import jax.numpy as jnp
+
+        def stratified(key, lo):
+            keys = jax.random.split(key, 8)
+            bounds = jnp.linspace(0.0, 1.0, 9)
+            v = jax.vmap(jax.random.uniform, in_axes=(0, None, None, 0, 0))(
+                keys, (), jnp.float32, bounds[:-1, None], bounds[1:, None])
+            a = v.squeeze(axis=-1)
+            b = jax.random.uniform(key, (3, 1), minval=lo).squeeze(axis=1)
+            c = jax.random.uniform(key, (3,), minval=0.0, maxval=jnp.ones((2, 1))) + jnp.ones((2, 3))
+            d = jax.random.uniform(key, (3,), minval=lo) + jnp.ones((4,))
+            return a, b, c, d
+        """) == [(12, "SC101")]

@@ -127,7 +127,24 @@ def random(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     if given is None and not call.has(index, "shape"):
         return ArrayType(dtype_arg(call.kwargs.get("dtype")), ()) if name in ("normal", "uniform") else None
     dims = shape(given)
-    return ArrayType(dtype_arg(call.kwargs.get("dtype")), dims) if dims is not None else None
+    if dims is None:
+        return None
+    result = ArrayType(dtype_arg(call.get(2, "dtype") if name == "uniform" else call.kwargs.get("dtype")), dims)
+    return _uniform_bounds(call, result) if name == "uniform" else result
+
+
+def _uniform_bounds(call: CallArgs, result: ArrayType) -> ArrayType:
+    """`uniform` returns `max(minval, sample)`: array bounds broadcast into the result's shape
+    (the other samplers require their parameters to broadcast *to* `shape`)."""
+    given = [call.get(i, n) for i, n in ((3, "minval"), (4, "maxval")) if call.has(i, n)]
+    arrays = [b for b in given if isinstance(b, ArrayType)]
+    if any(not isinstance(b, ArrayType | Const) for b in given):
+        # An unknown bound may be an array of any rank: leading dims and 1s become unknown.
+        return ArrayType(result.dtype, tuple(None if d == 1 else d for d in result.dims), (), 0)
+    if not arrays:
+        return result
+    widened = algebra_broadcast.broadcast([result, *arrays]).type
+    return ArrayType(result.dtype, widened.dims, widened.named, widened.ellipsis, widened.named_open)
 
 
 # ---------------------------------------------------------------- elementwise
