@@ -8,9 +8,15 @@ from typing import TypeAlias
 
 @dataclass(frozen=True, slots=True)
 class Sym:
-    """A symbolic size such as `'n'`, bound consistently across one function signature."""
+    """A symbolic size such as `'n'`, bound consistently across one function signature.
+
+    Inside the body of the function whose signature declares it, a symbol is rigid, like a
+    type variable: the body must hold for every size it may take, so two distinct rigid
+    symbols are not known to be equal where a rule demands equality.
+    """
 
     name: str
+    rigid: bool = False
 
     def __repr__(self) -> str:
         return repr(self.name)
@@ -42,8 +48,14 @@ def format_dim(dim: Dim) -> str:
 
 
 def certainly_differ(a: Dim, b: Dim) -> bool:
-    """True only when two sizes are known ints that differ: gradual typing reports nothing else."""
-    return isinstance(a, int) and isinstance(b, int) and a != b
+    """True only when two sizes are known ints that differ, or distinct rigid symbols (equal for
+    some sizes only, which a generic body may not assume): gradual typing reports nothing else."""
+    return (isinstance(a, int) and isinstance(b, int) and a != b) or distinct_symbols(a, b)
+
+
+def distinct_symbols(a: Dim, b: Dim) -> bool:
+    """Two different rigid symbols of one signature."""
+    return isinstance(a, Sym) and isinstance(b, Sym) and a.rigid and b.rigid and a.name != b.name
 
 
 def unify(a: Dim, b: Dim) -> Dim:
@@ -79,6 +91,9 @@ def broadcast_dim(a: Dim, b: Dim) -> tuple[Dim, bool]:
         return b, True
     if a == b:
         return a, True
+    # Two distinct symbols, even rigid ones: broadcasting holds where they are equal and where
+    # either is 1, and the annotation language cannot say that a symbol is not 1 (a bias of
+    # shape ('m',) is often meant to be 1 or n). Not certainly wrong: no report, unknown size.
     return None, True
 
 

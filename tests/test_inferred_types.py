@@ -44,3 +44,29 @@ def test_types_inside_an_xmapped_body_carry_named_axes() -> None:
 
 def test_no_types_kept_unless_asked() -> None:
     assert analyze_source("t.py", SOURCE).types == ()
+
+
+def _types(source: str, line: int) -> list[str]:
+    result = analyze_source("t.py", textwrap.dedent(source), keep_types=True)
+    assert result.error is None
+    return [str(t.type) for t in result.types if t.span.line == line]
+
+
+def test_a_conflicting_size_is_unknown_in_values_built_from_it() -> None:
+    source = """\
+        import jax.numpy as jnp
+        c = jnp.ones((3, 4)) + jnp.ones((5, 4))
+        d = c * jnp.ones((3, 4))
+        """
+    # Not 3 (one side's size, which would report `d + jnp.ones((5, 4))` a second time).
+    assert "Array[(None, 4)]" in _types(source, 3)
+
+
+def test_shapes_built_from_a_symbolic_dim_keep_the_symbol() -> None:
+    source = """\
+        import jax.numpy as jnp
+        from shapecheck import f32
+        def f(x: f32[('n', 'k')]):
+            return jnp.zeros((x.shape[0], 3))
+        """
+    assert "Array[('n', 3)]" in _types(source, 4)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import MutableMapping, Sequence
 
 from shapecheck.algebra.outcome import Problem
-from shapecheck.dims import CONFLICT, Dim, Sym, certainly_differ, format_dim
+from shapecheck.dims import CONFLICT, Dim, Sym, certainly_differ, distinct_symbols, format_dim
 from shapecheck.types import ArrayType, named_shape
 
 Bindings = MutableMapping[str, Dim]
@@ -66,11 +66,21 @@ def _positional(declared: ArrayType, actual: ArrayType, bindings: Bindings, what
     for axis, (want, got) in pairs:
         expected = _size(want, got, bindings)
         if expected is not None:
-            bound = f" (bound to {format_dim(expected)})" if isinstance(want, Sym) else ""
+            bound = ""
+            if isinstance(want, Sym) and not (isinstance(expected, Sym) and expected.name == want.name):
+                bound = f" (bound to {format_dim(expected)})"
             problems.append(_mismatch(
                 f"{what} has size {format_dim(got)} at axis {axis} where {format_dim(want)}{bound} is "
-                f"declared: {actual.positional_text()} vs {declared.positional_text()}",
+                f"declared: {actual.positional_text()} vs {declared.positional_text()}"
+                f"{_rigid_note(expected, got)}",
                 expected, got, axes=(axis,)))
+
+
+def _rigid_note(expected: Dim, got: Dim) -> str:
+    if not distinct_symbols(expected, got):
+        return ""
+    return (f"; {format_dim(got)} and {format_dim(expected)} are distinct symbols of the signature, "
+            "not known to be equal: the body must hold for every size each may take")
 
 
 def _named(declared: ArrayType, actual: ArrayType, bindings: Bindings, what: str,
@@ -83,7 +93,8 @@ def _named(declared: ArrayType, actual: ArrayType, bindings: Bindings, what: str
             if expected is not None:
                 problems.append(_mismatch(
                     f"{what} has named axis {name!r} of size {format_dim(size)} but "
-                    f"{format_dim(expected)} is declared", expected, size, axes=(name,)))
+                    f"{format_dim(expected)} is declared{_rigid_note(expected, size)}", expected, size,
+                    axes=(name,)))
         elif not declared.named_open:
             problems.append(_mismatch(
                 f"{what} has named axis {name!r} (size {format_dim(size)}) that its annotation "
@@ -162,3 +173,23 @@ def forget_symbols(declared: ArrayType, value: ArrayType, symbols: set[str]) -> 
     if declared.ellipsis is None and value.ellipsis is None and len(declared.dims) == len(dims):
         dims = tuple(CONFLICT if hit(want) else got for want, got in zip(declared.dims, dims, strict=True))
     return ArrayType(value.dtype, dims, named_shape(named), value.ellipsis, value.named_open, value.weak)
+
+
+def rigid(declared: ArrayType, bindings: Bindings) -> ArrayType:
+    """`declared` as its own function's body sees it: its symbols rigid (type variables), and
+    each bound to itself in `bindings`, so the return is checked against the same symbols."""
+
+    def make(dim: Dim) -> Dim:
+        if isinstance(dim, Sym):
+            symbol = Sym(dim.name, rigid=True)
+            bindings.setdefault(dim.name, symbol)
+            return bindings[dim.name]
+        return dim
+
+    return ArrayType(
+        declared.dtype,
+        tuple(make(d) for d in declared.dims),
+        tuple((n, make(s)) for n, s in declared.named),
+        declared.ellipsis,
+        declared.named_open,
+    )

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Outcome, Problem, label
-from shapecheck.dims import CONFLICT, Dim, broadcast_dim, format_dim
+from shapecheck.dims import CONFLICT, Dim, broadcast_dim, distinct_symbols, format_dim
 from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType, named_shape
 
@@ -145,7 +145,9 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
             # JAX broadcasts a size-1 letter against the others, so sizes meet as in
             # broadcasting: a symbol that may be 1 against an unknown size is unknown.
             merged, ok = broadcast_dim(sizes[letter], size)
-            if not ok:
+            # A letter names one size: two rigid symbols of a signature may differ (only a
+            # known 1 broadcasts, and a symbol is not known to be 1).
+            if not ok or distinct_symbols(sizes[letter], size):
                 problems.append(Problem(
                     "SC104", f"einsum: axis {letter!r} has size {format_dim(sizes[letter])} in "
                     f"{label(labels, source[letter])} but {format_dim(size)} in {label(labels, index)}",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shapecheck.algebra.outcome import Outcome, Problem, normalize_axis, out_of_range
-from shapecheck.dims import Dim, format_dim, product
+from shapecheck.dims import Dim, Sym, format_dim, product
 from shapecheck.types import ArrayType
 
 
@@ -26,6 +26,15 @@ def reshape(value: ArrayType, new: Sequence[Dim]) -> Outcome:
     partial = product(tuple(known_new))
     dims = list(new)
     problems: list[Problem] = []
+    if total is None or partial is None:
+        # Rigid symbols: the counts are monomials (`3 * n * k`), equal for every size only if
+        # they are the same monomial.
+        if holes:
+            dims[holes[0]] = None
+        counted = _symbolic(value, new, known_new, holes, dims)
+        if counted is not None:
+            problems.append(counted)
+        return Outcome(value.with_dims(dims), tuple(problems))
     if holes:
         fill: Dim = None
         if total is not None and partial is not None:
@@ -44,6 +53,57 @@ def reshape(value: ArrayType, new: Sequence[Dim]) -> Outcome:
                     f"into {_text(new)} ({partial} elements)", sizes=(total, partial))
         )
     return Outcome(value.with_dims(dims), tuple(problems))
+
+
+Monomial = tuple[int, tuple[str, ...]]
+"""An element count: a known factor times rigid symbols (sorted, with repeats)."""
+
+
+def _monomial(dims: Sequence[Dim]) -> Monomial | None:
+    factor = 1
+    names: list[str] = []
+    for dim in dims:
+        if isinstance(dim, int):
+            factor *= dim
+        elif isinstance(dim, Sym) and dim.rigid:
+            names.append(dim.name)
+        else:
+            return None
+    return factor, tuple(sorted(names))
+
+
+def _symbolic(value: ArrayType, new: Sequence[Dim], known_new: Sequence[Dim], holes: list[int],
+              dims: list[Dim]) -> Problem | None:
+    """SC105 when rigid-symbol counts certainly differ; fills a -1 where the quotient is a dim."""
+    total = _monomial(value.dims) if value.ellipsis is None else None
+    partial = _monomial(known_new)
+    if total is None or partial is None or 0 in (total[0], partial[0]):
+        return None
+    if not holes:
+        if total == partial:
+            return None
+        return Problem("SC105", f"reshape: cannot reshape {value.positional_text()} into {_text(new)}: "
+                       f"{_monomial_text(total)} elements against {_monomial_text(partial)}, "
+                       "which differ for some sizes of the symbols")
+    rest = list(total[1])
+    for name in partial[1]:
+        if name not in rest:
+            return None  # not a multiple for every size: in doubt, no report
+        rest.remove(name)
+    if total[0] % partial[0]:
+        return None
+    factor = total[0] // partial[0]
+    if not rest:
+        dims[holes[0]] = factor
+    elif factor == 1 and len(rest) == 1:
+        dims[holes[0]] = Sym(rest[0], rigid=True)
+    return None
+
+
+def _monomial_text(count: Monomial) -> str:
+    factor, names = count
+    parts = ([str(factor)] if factor != 1 or not names else []) + list(names)
+    return " * ".join(parts)
 
 
 def squeeze(value: ArrayType, axis: int | Sequence[int] | None = None) -> Outcome:

@@ -17,6 +17,7 @@ from shapecheck.algebra.conformance import (
     Bindings,
     conform,
     forget_symbols,
+    rigid,
     substitute,
     unknown_where,
 )
@@ -177,7 +178,9 @@ class Interpreter:
         while index < len(self.functions):
             function = self.functions[index]
             index += 1
-            if id(function.node) not in self.analysed:
+            # A signature with symbols is also checked generically, whatever calls it got:
+            # a call binds its symbols to sizes that may hide what is wrong for others.
+            if id(function.node) not in self.analysed or self._has_symbols(function):
                 self.analyse_alone(function)
 
     def map_axis_names(self) -> frozenset[str]:
@@ -185,6 +188,14 @@ class Interpreter:
         if self._map_axis_names is None:
             self._map_axis_names = map_axis_names(self.module)
         return self._map_axis_names
+
+    def _has_symbols(self, function: Function) -> bool:
+        params = function.node.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            declared = self._param_type(param, function.scope)
+            if declared is not None and declared.symbols():
+                return True
+        return False
 
     def analyse_alone(self, function: Function) -> None:
         expected = id(function.node) in self.expected_failures
@@ -915,6 +926,9 @@ class Interpreter:
             # The body sees the declared type (its contract), with symbols the call bound, and
             # unknown sizes where the argument contradicts it (reported here, once).
             return unknown_where(_prefer(substitute(declared, bindings), value), problems)
+        if alone:
+            # On its own, the body is checked for every size its symbols may take.
+            return rigid(declared, bindings)
         return declared
 
     def check_cooccurrence(self, result: Value, inputs: Iterable[Value], node: cst.CSTNode, ctx: Context) -> None:

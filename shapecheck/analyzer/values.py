@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import libcst as cst
 
 from shapecheck.algebra.axis_mapping import SpecTree
+from shapecheck.dims import Dim, Sym
 from shapecheck.literal import Lit
 from shapecheck.types import ArrayType
 
@@ -191,9 +192,18 @@ class AxisSize:
     size: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class SymSize:
+    """`x.shape[0]` where that dim is a symbol: an int of unknown value, kept so that shapes
+    built from it (`jnp.zeros((n, 4))`, `x.reshape(k, n)`) keep the symbol."""
+
+    size: Sym
+
+
 Value: TypeAlias = (
     ArrayType | Const | Seq | Dict | Qual | BoundMethod | Function | Partial | Xmap | Vmap
-    | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Class | Lazy | Module | None
+    | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Class | Lazy | Module | SymSize
+    | None
 )
 """None is the unknown value: nothing is certain about it, so nothing is reported."""
 
@@ -206,6 +216,13 @@ def as_int(value: Value) -> int | None:
     if isinstance(value, AxisSize):
         return value.size
     return None
+
+
+def as_dim(value: Value) -> Dim:
+    """A size a value holds: a known int, a symbol, or None."""
+    if isinstance(value, SymSize):
+        return value.size
+    return as_int(value)
 
 
 def as_str(value: Value) -> str | None:

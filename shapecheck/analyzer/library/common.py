@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import overload
 
 import libcst as cst
 
 from shapecheck.algebra.outcome import Outcome
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.interpreter import CallArgs, Interpreter
-from shapecheck.analyzer.values import Const, DType, Qual, Seq, Value, as_int, as_str
+from shapecheck.analyzer.values import Const, DType, Qual, Seq, Value, as_dim, as_int, as_str
 from shapecheck.dims import Dim
 from shapecheck.types import ArrayType, scalar
 
@@ -30,10 +31,30 @@ def code_of(node: cst.CSTNode | None) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def labels(call: CallArgs, count: int | None = None) -> list[str]:
-    """Operand names for messages: the source text of each argument."""
+def labels(call: CallArgs, count: int | None = None) -> Sequence[str]:
+    """Operand names for messages: the source text of each argument, rendered when read."""
     nodes = call.arg_nodes if count is None else call.arg_nodes[:count]
-    return [f"`{code_of(node)}`" for node in nodes]
+    return _Labels(tuple(nodes))
+
+
+class _Labels(Sequence[str]):
+    """Rendered only when a message reads one: rendering an operand prints its whole subtree,
+    so doing it eagerly at every level of `x + x + ... + x` made analysis quadratic."""
+
+    def __init__(self, nodes: tuple[cst.CSTNode | None, ...]) -> None:
+        self._nodes = nodes
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return _Labels(self._nodes[index])
+        return f"`{code_of(self._nodes[index])}`"
 
 
 def array(value: Value) -> ArrayType | None:
@@ -47,14 +68,11 @@ def array(value: Value) -> ArrayType | None:
 
 def shape(value: Value) -> tuple[Dim, ...] | None:
     """A shape argument: an int or a tuple/list of ints (unknown entries become None)."""
-    size = as_int(value)
+    size = as_dim(value)
     if size is not None:
         return (size,)
     if isinstance(value, Seq):
-        dims: list[Dim] = []
-        for item in value.items:
-            dims.append(as_int(item))
-        return tuple(dims)
+        return tuple(as_dim(item) for item in value.items)
     return None
 
 

@@ -26,8 +26,18 @@ from shapecheck.analyzer.library.operators import unknown_partner
 from shapecheck.analyzer.library.registry import each, handles
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import AtIndexer, Const, Devices, DType, Seq, Value, as_int, as_str
-from shapecheck.dims import Dim, product
+from shapecheck.analyzer.values import (
+    AtIndexer,
+    Const,
+    Devices,
+    DType,
+    Seq,
+    SymSize,
+    Value,
+    as_int,
+    as_str,
+)
+from shapecheck.dims import Dim, Sym, product
 from shapecheck.types import ArrayType
 
 # ---------------------------------------------------------------- constructors
@@ -438,7 +448,8 @@ def shape_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
 def shape_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0]
     if isinstance(value, ArrayType) and value.ellipsis is None:
-        return Seq(tuple(Const(d) if isinstance(d, int) else None for d in value.dims))
+        return Seq(tuple(Const(d) if isinstance(d, int) else SymSize(d) if isinstance(d, Sym) else None
+                         for d in value.dims))
     return None
 
 
