@@ -65,12 +65,21 @@ def execute(program: str, args: Sequence[str]) -> int:
             return code or 0
         print(code, file=sys.stderr)
         return 1
-    except Exception:
-        traceback.print_exc()
+    except Exception as error:
+        _print_from(program, error)
         return 1
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
     return 0
+
+
+def _print_from(program: str, error: BaseException) -> None:
+    """The traceback from the program's own frames in: runpy's and the runner's are not the user's."""
+    target = os.path.abspath(program)
+    tb = error.__traceback__
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != target:
+        tb = tb.tb_next
+    traceback.print_exception(type(error), error, tb or error.__traceback__)
 
 
 def main(argv: list[str]) -> int:

@@ -15,9 +15,11 @@ import jax.numpy as _jnp
 from shapecheck.algebra.einsum import ELLIPSIS, EinsumSpec, Term, parse_einsum
 from shapecheck.algebra.outcome import Problem
 from shapecheck.runtime.axes import gather
+from shapecheck.runtime.boundary import boundary
 from shapecheck.runtime.errors import NamedAxisError
 
 
+@boundary
 def einsum(subscripts: Any, *operands: Any, **kwargs: Any) -> Any:
     """`jax.numpy.einsum`, with named axes in braces: `'n{b,k},{k,m}->n{b,m}'`."""
     if not isinstance(subscripts, str) or "{" not in subscripts:

@@ -15,6 +15,8 @@ from typing import Any
 from jax._src import source_info_util
 from jax.extend.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal
 
+from shapecheck.runtime.errors import Location
+
 Observer = Callable[[Any, JaxprEqn], Any]
 """Called with each output of each equation; returns the value to use in its place."""
 
@@ -62,9 +64,9 @@ def _inlined_jaxpr(eqn: JaxprEqn) -> ClosedJaxpr | None:
     return None
 
 
-def location(eqn: JaxprEqn) -> str:
-    """Where the user's code built this equation's value, as `file:line (function)`."""
-    try:
-        return str(source_info_util.summarize(eqn.source_info))
-    except Exception:  # the summary is a courtesy: never let it hide the real error
-        return eqn.primitive.name
+def location(eqn: JaxprEqn) -> Location | None:
+    """Where the user's code built this equation's value (JAX records it as it traces)."""
+    frame = source_info_util.user_frame(eqn.source_info.traceback)
+    if frame is None:
+        return None
+    return Location(frame.file_name, frame.start_line, frame.start_column + 1)

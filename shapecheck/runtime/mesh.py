@@ -52,8 +52,7 @@ def check_known(resources: Resources, mesh: Scope | None) -> None:
     if not resources:
         return
     context = "" if mesh is not None else (
-        "no mesh is in scope; call the xmapped function inside `with Mesh(devices, names):` or "
-        "`with jax.set_mesh(mesh):`")
+        "no mesh is in scope; call the xmapped function inside `with jax.set_mesh(mesh):`")
     raise_problems(unknown_resources(resources, mesh_sizes(mesh)), context)
 
 

@@ -14,6 +14,7 @@ import jax.numpy as _jnp
 from jax import lax as _lax
 
 from shapecheck.runtime.axes import gather, split
+from shapecheck.runtime.boundary import boundary
 from shapecheck.runtime.errors import NamedAxisError
 
 __all__ = ["log_softmax", "logsumexp", "one_hot", "softmax"]
@@ -25,6 +26,7 @@ def __getattr__(name: str) -> Any:
     return getattr(_nn, name)
 
 
+@boundary
 def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: Any = -1) -> Any:
     """`jax.nn.one_hot`; with `axis='name'` the classes run along that named axis (SC102)."""
     if not isinstance(axis, str):

@@ -35,6 +35,7 @@ from shapecheck.dims import Dim
 from shapecheck.runtime import mesh as meshes
 from shapecheck.runtime import specs
 from shapecheck.runtime.annotations import signature_types
+from shapecheck.runtime.boundary import boundary
 from shapecheck.runtime.errors import NamedAxisError, raise_problems
 from shapecheck.runtime.interpreter import evaluate, location
 from shapecheck.runtime.named_shape import named_shape
@@ -54,6 +55,7 @@ class _Leaf:
     where: str
 
 
+@boundary
 def xmap(
     fun: Callable[..., Any],
     in_axes: Any,
@@ -85,6 +87,7 @@ class _XMapped:
         self._jitted: dict[Any, Callable[..., Any]] = {}
         _take_name(self, fun)
 
+    @boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             raise TypeError("xmap does not support keyword arguments; pass them positionally")
@@ -140,7 +143,7 @@ class _XMapped:
     def _sizes(self, args: tuple[Any, ...]) -> dict[str, int]:
         """Every defined axis's size, from the arguments and axis_sizes (SC002/SC102/SC106)."""
         _, found = apply_in_axes(self.in_spec, [specs.value_tree(a) for a in args], self.axis_sizes)
-        raise_problems(found.problems, "xmap")
+        raise_problems(found.problems)
         sizes: dict[str, int] = {}
         for name in self.defined:
             size = found.sizes.get(name)
@@ -160,7 +163,7 @@ class _XMapped:
             if declared is not None and isinstance(actual, ArrayType):
                 what = f"argument {index + 1} ({name}) of {_name(self.fun)}"
                 problems += conform(declared, actual, bindings, what)
-        raise_problems(problems, "xmap")
+        raise_problems(problems)
 
     def _replay(self, closed: Any, out_leaves: list[_Leaf], sizes: Mapping[str, int],
                 scope: meshes.Scope | None) -> Callable[..., tuple[Any, ...]]:
@@ -174,7 +177,7 @@ class _XMapped:
                 return value
             if shared:
                 found = cooccurrence(named_shape(value, names), resources)
-                raise_problems(found, f"the value built at {location(eqn)}")
+                raise_problems(found, location=location(eqn))
             if scope is not None:
                 value = _constrain(value, _spec(*([None] * value.ndim)), scope)
             return value
@@ -190,7 +193,7 @@ class _XMapped:
                     problems += cooccurrence(actual.named_dict, resources)
                 if returns is not None and len(out_leaves) == 1:
                     problems += conform(returns, actual, {}, f"the result of {_name(self.fun)}")
-            raise_problems(problems, "xmap result")
+            raise_problems(problems)
             return tuple(outs)
 
         return body

@@ -100,6 +100,23 @@ def test_program_exception_exits_1(tmp_path: Path) -> None:
     assert runner.main(["--no-check", write(tmp_path, "raise RuntimeError('boom')\n")]) == 1
 
 
+def test_a_refusal_shows_the_program_s_frames_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    program = write(tmp_path, textwrap.dedent('''\
+        import jax.numpy as jnp
+        from jax.experimental.maps import xmap
+
+        def run(f):
+            return f(jnp.arange(5.0), jnp.arange(7.0))
+
+        run(xmap(lambda a, b: a * b, in_axes=(['i', ...], ['i', ...]), out_axes=['i', ...]))
+    '''))
+    assert runner.main(["--no-check", program]) == 1
+    err = capsys.readouterr().err
+    assert "prog.py:5:12: SC102 named axis 'i' has size 7" in err
+    frames = [line.strip() for line in err.splitlines() if line.lstrip().startswith("File ")]
+    assert len(frames) == 2 and all(program in frame for frame in frames), err
+
+
 def test_importing_the_runner_does_not_import_jax() -> None:
     code = "import sys, shapecheck.runner; assert 'jax' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
