@@ -6,7 +6,6 @@ The CLI, pre-commit, the language server, the mypy plugin and the tests all go t
 
 from __future__ import annotations
 
-import ast
 import gc
 import multiprocessing
 import os
@@ -20,8 +19,10 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from shapecheck.analyzer.modules import ModuleLoader
+from shapecheck.bounds import RECURSION_LIMIT, TIME_LIMIT_S, AnalysisTimeout, run_bounded
 from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic, Note, Span
+from shapecheck.parsing import cpython_syntax, parse_module
 from shapecheck.project import ModuleSource, ProjectIndex, module_names
 from shapecheck.suppression import is_suppressed, suppressions
 from shapecheck.types import ArrayType
@@ -77,51 +78,45 @@ def check_source(path: str, text: str, config: Config | None = None) -> list[Dia
 
 
 def analyze_source(path: str, text: str, config: Config | None = None, *, keep_types: bool = False,
-                   modules: ModuleSource | None = None, loader: ModuleLoader | None = None) -> FileResult:
+                   modules: ModuleSource | None = None, loader: ModuleLoader | None = None,
+                   time_limit: float = TIME_LIMIT_S) -> FileResult:
     """Analyse one file. Never raises: an internal error is returned in `FileResult.error`.
 
     `modules` finds the project's other modules (calls and specs across files); `loader`
-    shares loaded modules between the files of one batch.
+    shares loaded modules between the files of one batch. Parsing and analysis run within the
+    bounds of `shapecheck.bounds`; a file that reaches one gets SC005 beside what was found.
     """
     config = config or Config()
     lines = text.count("\n") + 1
     try:
-        module = cst.parse_module(text)
-    except Exception as error:
-        diagnostic = _syntax_error(path, text, error)
-        return FileResult(path, _filter([diagnostic], text, config), (), None, lines)
+        return run_bounded(lambda: _analyze(path, text, config, keep_types, modules, loader, lines,
+                                            time_limit), time_limit)
+    except AnalysisTimeout:
+        limit = _limit(path, f"analysis stopped after {time_limit:g} s, the time limit per file, "
+                             "and did not finish; the file is unchecked")
+        return FileResult(path, _filter([limit], text, config), (), None, lines)
+    except Exception:
+        return FileResult(path, (), (), "internal error:\n" + traceback.format_exc(), lines)
+
+
+def _analyze(path: str, text: str, config: Config, keep_types: bool, modules: ModuleSource | None,
+             loader: ModuleLoader | None, lines: int, time_limit: float) -> FileResult:
+    tree = cpython_syntax(path, text, config.target_version)
+    if isinstance(tree, Diagnostic):
+        return FileResult(path, _filter([tree], text, config), (), None, lines)
     if not keep_types and not _relevant(text, config):
         return FileResult(path, (), (), None, lines)
     try:
-        diagnostics, types = _interpret(path, module, config, keep_types, modules, loader)
-    except RecursionError:
-        return FileResult(path, (), (), "internal error: the file nests too deeply to analyse", lines)
-    except Exception:
-        return FileResult(path, (), (), "internal error:\n" + traceback.format_exc(), lines)
+        module = parse_module(text, tree)
+    except (RecursionError, AnalysisTimeout):
+        limit = _limit(path, "the file nests too deeply for libcst's parser; the file is unchecked")
+        return FileResult(path, _filter([limit], text, config), (), None, lines)
+    diagnostics, types = _interpret(path, module, config, keep_types, modules, loader, time_limit)
     return FileResult(path, _filter(diagnostics, text, config), types, None, lines)
 
 
-def _syntax_error(path: str, text: str, error: Exception) -> Diagnostic:
-    """SC004 where CPython's parser stops: its positions are the ones users know from Python
-    itself (libcst often points a line or two later)."""
-    try:
-        ast.parse(text, filename=path)
-    except SyntaxError as syntax:
-        line = max(syntax.lineno or 1, 1)
-        column = max((syntax.offset or 1) - 1, 0)
-        end_line = syntax.end_lineno or line
-        end_column = (syntax.end_offset or 0) - 1
-        if end_line < line or (end_line == line and end_column <= column):
-            end_line, end_column = line, column + 1
-        return Diagnostic(path, Span(line, column, end_line, end_column), "SC004",
-                          f"syntax error: {syntax.msg}")
-    except (ValueError, RecursionError, MemoryError) as other:
-        return Diagnostic(path, Span(1, 0, 1, 1), "SC004", f"syntax error: {other}")
-    if isinstance(error, cst.ParserSyntaxError):
-        line, column = max(error.raw_line, 1), max(error.raw_column, 0)
-        return Diagnostic(path, Span(line, column, line, column + 1), "SC004",
-                          f"syntax error: {error.message}")
-    return Diagnostic(path, Span(1, 0, 1, 1), "SC004", f"syntax error: {error}")
+def _limit(path: str, message: str) -> Diagnostic:
+    return Diagnostic(path, Span(1, 0, 1, 1), "SC005", message)
 
 
 def _relevant(text: str, config: Config) -> bool:
@@ -131,7 +126,7 @@ def _relevant(text: str, config: Config) -> bool:
 
 
 def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool,
-               modules: ModuleSource | None, loader: ModuleLoader | None,
+               modules: ModuleSource | None, loader: ModuleLoader | None, time_limit: float,
                ) -> tuple[list[Diagnostic], tuple[TypedSpan, ...]]:
     from shapecheck.analyzer.interpreter import Interpreter
     from shapecheck.analyzer.library import handlers
@@ -145,9 +140,18 @@ def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool,
     names = module_names(Path(path))
     interpreter = Interpreter(module, names[0] if names else Path(path).stem, reporter, functions, methods,
                               config.annotation_names, types, loader)
-    interpreter.run()
+    stopped: Diagnostic | None = None
+    try:
+        interpreter.run()
+    except RecursionError:
+        stopped = _limit(path, f"analysis stopped: the code nests deeper than the {RECURSION_LIMIT:,} "
+                               "Python frames the analyser may use; what was found before is "
+                               "reported, the rest of the file is unchecked")
+    except AnalysisTimeout:
+        stopped = _limit(path, f"analysis stopped after {time_limit:g} s, the time limit per file; "
+                               "what was found before is reported, the rest of the file is unchecked")
     if not reporter.findings and not types:
-        return [], ()
+        return ([stopped] if stopped else []), ()
     # Positions cost a full pass over the tree: computed only for files with something to show.
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
 
@@ -160,8 +164,10 @@ def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool,
     diagnostics = [
         Diagnostic(path, span(f.node), f.code, f.message,
                    notes=tuple(Note(message, path, span(node)) for message, node in f.notes))
-        for f in reporter.findings
+        for f in list(reporter.findings)
     ]
+    if stopped is not None:
+        diagnostics.append(stopped)
     typed = tuple(TypedSpan(span(node), value) for node, value in (types or {}).values() if node in positions)
     return diagnostics, typed
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import sys
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -25,6 +27,7 @@ class Config:
     respect_gitignore: bool = True
     annotation_names: frozenset[str] = DEFAULT_ANNOTATION_NAMES
     jobs: int | None = None
+    target_version: tuple[int, int] | None = None  # None: the running Python's grammar
     root: Path = field(default_factory=Path.cwd)
 
     def enabled(self, code: str) -> bool:
@@ -42,6 +45,10 @@ class Config:
 
 
 def _codes(values: Iterable[str]) -> list[str]:
+    # A code or prefix that matches no rule would select nothing (or ignore nothing) without a
+    # word: a typo like SC999 must stop the run, not turn every check off.
+    from shapecheck.rules import RULES
+
     codes: list[str] = []
     for value in values:
         for part in value.split(","):
@@ -49,6 +56,9 @@ def _codes(values: Iterable[str]) -> list[str]:
             if part:
                 if not part.startswith("SC"):
                     raise ConfigError(f"{part!r} is not a shapecheck code (codes look like SC101, or SC1 for a group)")
+                if not any(code.startswith(part) for code in RULES):
+                    raise ConfigError(f"{part!r} matches no shapecheck code (known: {', '.join(RULES)}; "
+                                      "`shapecheck rules` lists them)")
                 codes.append(part)
     return codes
 
@@ -79,7 +89,9 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
 
 
 _KEYS = {"select", "ignore", "exclude", "extend-exclude", "respect-gitignore", "annotation-names",
-         "extend-annotation-names", "jobs"}
+         "extend-annotation-names", "jobs", "target-version"}
+
+_TARGET = re.compile(r"py3(\d{1,2})")
 
 
 def from_table(table: dict[str, object], root: Path) -> Config:
@@ -102,12 +114,24 @@ def from_table(table: dict[str, object], root: Path) -> Config:
         raise ConfigError("respect-gitignore must be true or false")
     return replace(
         config,
+        target_version=_target_version(table.get("target-version")),
         exclude=tuple(_strings(table, "exclude") or ()),
         extend_exclude=tuple(_strings(table, "extend-exclude") or ()),
         respect_gitignore=gitignore,
         annotation_names=annotation_names | frozenset(extra),
         jobs=jobs,
     )
+
+
+def _target_version(value: object) -> tuple[int, int] | None:
+    """`target-version = "py310"`: files must parse with that version's grammar (as ruff's)."""
+    if value is None:
+        return None
+    match = _TARGET.fullmatch(value) if isinstance(value, str) else None
+    if match is None or not 7 <= int(match.group(1)) <= sys.version_info.minor:
+        raise ConfigError(f"target-version must be py37 to py3{sys.version_info.minor} "
+                          f"(the running Python), not {value!r}")
+    return (3, int(match.group(1)))
 
 
 def _strings(table: dict[str, object], key: str) -> list[str] | None:

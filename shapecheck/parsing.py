@@ -1,0 +1,225 @@
+"""From a file's text to a libcst tree, agreeing with CPython and in time linear in nesting.
+
+CPython's own parser decides whether a file is valid Python (so SC004 agrees with the
+interpreter, for the target version). libcst's native parser then builds the tree, but its time
+grows faster than the square of an expression's nesting depth (a 2,000-long subscript chain
+takes 25 s) and it refuses long implicit string concatenations that CPython accepts. So deep
+expressions are parsed in pieces: CPython's tree says where each expression starts and ends,
+every expression `PIECE_DEPTH` levels below the last cut becomes a placeholder name in its
+parent's text, each piece is parsed on its own, and the pieces are stitched back together.
+The stitched tree prints exactly the original text, so positions are those of the file.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from itertools import count
+
+import libcst as cst
+
+from shapecheck.diagnostic import Diagnostic, Span
+
+PIECE_DEPTH = 100
+"""Expression levels parsed in one libcst call (libcst takes ~0.01 s for 100 nested levels)."""
+
+STRING_PIECE = 1_000
+"""Implicitly concatenated strings parsed in one libcst call (libcst refuses ~5,000)."""
+
+_PLACEHOLDER = "_shapecheck_piece_"
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class SourceDecodeError(Exception):
+    """A file's bytes are not text in the encoding it declares (PEP 263 line, BOM or UTF-8)."""
+
+
+def decode(data: bytes) -> str:
+    """The text of a source file, decoded as CPython does: BOM, then coding line, then UTF-8."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as error:
+        raise SourceDecodeError(str(error)) from error
+    # A BOM is not part of the program (CPython and libcst both skip it).
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def cpython_syntax(path: str, text: str, feature_version: tuple[int, int] | None = None,
+                   ) -> ast.Module | Diagnostic:
+    """CPython's tree of `text`, or SC004 where CPython's parser rejects it."""
+    try:
+        return ast.parse(text, filename=path, feature_version=feature_version)
+    except SyntaxError as syntax:
+        line = max(syntax.lineno or 1, 1)
+        column = max((syntax.offset or 1) - 1, 0)
+        end_line = syntax.end_lineno or line
+        end_column = (syntax.end_offset or 0) - 1
+        if end_line < line or (end_line == line and end_column <= column):
+            end_line, end_column = line, column + 1
+        return Diagnostic(path, Span(line, column, end_line, end_column), "SC004",
+                          f"syntax error: {syntax.msg}")
+    except MemoryError:
+        # CPython's parser gives up on nesting past its own stack; the interpreter cannot run it.
+        return Diagnostic(path, Span(1, 0, 1, 1), "SC004",
+                          "syntax error: too complex for CPython's parser (nesting too deep)")
+    except (ValueError, RecursionError) as other:  # null bytes; nesting past the recursion limit
+        return Diagnostic(path, Span(1, 0, 1, 1), "SC004", f"syntax error: {other}")
+
+
+@dataclass(slots=True)
+class _Piece:
+    """A range of the text parsed by one libcst call; its children are placeholders in it."""
+
+    start: int
+    end: int
+    name: str  # the placeholder that stands for it in its parent's text
+    string: bool = False  # the tail of an implicit string concatenation, not an expression
+    children: list[_Piece] = field(default_factory=list)
+
+
+class _Offsets:
+    """(line, UTF-8 byte column) as CPython reports them -> offsets into the text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+
+    def __call__(self, line: int, byte_column: int) -> int:
+        start = self.starts[line - 1]
+        end = self.starts[line] if line < len(self.starts) else len(self.text)
+        source = self.text[start:end]
+        if source.isascii():
+            return start + byte_column
+        return start + len(source.encode("utf-8")[:byte_column].decode("utf-8", "ignore"))
+
+
+def parse_module(text: str, tree: ast.Module) -> cst.Module:
+    """libcst's tree of `text` (already accepted by CPython as `tree`), parsed in pieces."""
+    root = _Piece(0, len(text), "")
+    _cut(tree, _Offsets(text), root, text)
+    if not root.children:
+        return cst.parse_module(text)
+    names = count()
+    module = cst.parse_module(_source(text, root, names))
+    module = module.visit(_Stitcher(_parsed_children(text, root, names)))
+    if module.code != text:
+        raise ValueError("the pieces of the file do not print its text back")
+    return module
+
+
+def _cut(tree: ast.Module, offsets: _Offsets, root: _Piece, text: str) -> None:
+    """Give every expression `PIECE_DEPTH` levels below the previous cut a piece of its own."""
+    # Iterative: the tree may be far deeper than Python's recursion limit.
+    stack: list[tuple[ast.AST, int, _Piece, bool]] = [(tree, 0, root, False)]
+    while stack:
+        node, depth, piece, in_slice = stack.pop()
+        if isinstance(node, ast.stmt):
+            depth = 0
+        elif isinstance(node, ast.expr):
+            if depth >= PIECE_DEPTH and _cuttable(node, in_slice):
+                child = _Piece(offsets(node.lineno, node.col_offset),
+                               offsets(node.end_lineno or node.lineno, node.end_col_offset or 0), "")
+                piece.children.append(child)
+                piece, depth = child, 0
+            if isinstance(node, ast.Constant | ast.JoinedStr):
+                _cut_strings(node, offsets, piece, text)
+                continue  # f-string internals have no reliable positions before Python 3.12
+            depth += 1
+        for name, value in ast.iter_fields(node):
+            children = value if isinstance(value, list) else [value]
+            for child_node in children:
+                if isinstance(child_node, ast.AST):
+                    slice_of = isinstance(node, ast.Subscript) and name == "slice"
+                    stack.append((child_node, depth, piece, slice_of))
+
+
+def _cuttable(node: ast.expr, in_slice: bool) -> bool:
+    # A placeholder name must be valid where the expression stood and stitch back to the same
+    # libcst structure: not a starred item, a slice, a generator expression (its range may be
+    # a call's parentheses) or the bare tuple of a subscript (libcst keeps its elements apart).
+    if isinstance(node, ast.Starred | ast.Slice | ast.GeneratorExp):
+        return False
+    return not (in_slice and isinstance(node, ast.Tuple))
+
+
+def _cut_strings(node: ast.Constant | ast.JoinedStr, offsets: _Offsets, piece: _Piece, text: str) -> None:
+    if isinstance(node, ast.Constant) and not isinstance(node.value, str | bytes):
+        return
+    start = offsets(node.lineno, node.col_offset)
+    end = offsets(node.end_lineno or node.lineno, node.end_col_offset or 0)
+    if end - start < 2 * STRING_PIECE:  # each string is at least two characters long
+        return
+    strings = _string_starts(text[start:end])
+    for index in range(STRING_PIECE, len(strings), STRING_PIECE):
+        child = _Piece(start + strings[index], end, "", string=True)
+        piece.children.append(child)
+        piece = child
+
+
+def _string_starts(source: str) -> list[int]:
+    """Offsets of the string literals of one (implicitly concatenated) string expression."""
+    lines = [0, *(m.end() for m in _NEWLINE.finditer(source))]
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    try:
+        return [lines[t.start[0] - 1] + t.start[1] for t in tokens if t.type == tokenize.STRING]
+    except (tokenize.TokenError, SyntaxError):
+        return []
+
+
+def _source(text: str, piece: _Piece, names: count[int]) -> str:
+    """The piece's text with each child replaced by its placeholder."""
+    parts: list[str] = []
+    position = piece.start
+    for child in sorted(piece.children, key=lambda c: c.start):
+        child.name = f"{_PLACEHOLDER}{next(names)}"
+        parts.append(text[position:child.start])
+        parts.append(_string_placeholder(text, child) if child.string else child.name)
+        position = child.end
+    parts.append(text[position:piece.end])
+    return "".join(parts)
+
+
+def _string_placeholder(text: str, piece: _Piece) -> str:
+    # Same kind as the string it stands for: libcst refuses to concatenate str and bytes.
+    prefix = text[piece.start:piece.start + 3].split("'")[0].split('"')[0].lower()
+    return f"{'b' if 'b' in prefix else ''}'{piece.name}'"
+
+
+def _parsed_children(text: str, piece: _Piece, names: count[int]) -> dict[str, cst.BaseExpression]:
+    """Placeholder -> its piece's libcst tree (itself stitched), for every child of `piece`."""
+    parsed: dict[str, cst.BaseExpression] = {}
+    for child in piece.children:
+        source = _source(text, child, names)
+        node = cst.parse_expression(f"({source})")
+        inner = _parsed_children(text, child, names)
+        if inner:
+            stitched = node.visit(_Stitcher(inner))
+            assert isinstance(stitched, cst.BaseExpression)
+            node = stitched
+        # Drop the parentheses added above; the placeholder's own go back on in `_Stitcher`.
+        parsed[child.name] = node.with_changes(lpar=node.lpar[1:], rpar=node.rpar[:-1])
+    return parsed
+
+
+class _Stitcher(cst.CSTTransformer):
+    """Put each piece's tree where its placeholder stands."""
+
+    def __init__(self, pieces: dict[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.pieces = pieces
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        piece = self.pieces.get(updated_node.value)
+        if piece is None:
+            return updated_node
+        return piece.with_changes(lpar=[*updated_node.lpar, *piece.lpar],
+                                  rpar=[*piece.rpar, *updated_node.rpar])
+
+    def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString,
+                           ) -> cst.BaseExpression:
+        piece = self.pieces.get(updated_node.value.lstrip("bB")[1:-1])
+        return updated_node if piece is None else piece
