@@ -151,6 +151,9 @@ def parse_jaxtyping(dtype: str | None, elements: Sequence[Lit], whole: Lit | Non
     """
     if len(elements) == 2 and elements[1].kind in (Kind.NAME, Kind.OTHER):
         return ArrayType(dtype, (), (), 0, False)
+    if len(elements) == 2 and elements[1].kind is Kind.ELLIPSIS:
+        return AnnotationError('jaxtyping dims must be a string: write Dtype[Array, "..."] for any shape',
+                               elements[1].origin)
     if len(elements) != 2 or elements[1].kind is not Kind.STR:
         node = elements[1] if len(elements) > 1 else (whole or Lit(Kind.OTHER))
         return AnnotationError('expected jaxtyping form Dtype[Array, "dims"]', node.origin)

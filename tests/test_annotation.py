@@ -413,3 +413,10 @@ def test_jaxtyping_needs_a_dims_string() -> None:
     assert isinstance(parse_jaxtyping(None, [Lit(Kind.NAME, "Array")]), AnnotationError)
     result = parse_jaxtyping(None, [Lit(Kind.NAME, "Array"), from_value(3)])
     assert isinstance(result, AnnotationError)
+
+
+def test_jaxtyping_bare_ellipsis_names_the_fix() -> None:
+    # jaxtyping calls `.strip()` on the dims: `Float[Array, ...]` fails; `"..."` is what it means.
+    result = parse_jaxtyping(None, [Lit(Kind.NAME, "Array"), Lit(Kind.ELLIPSIS, text="...")])
+    assert isinstance(result, AnnotationError)
+    assert 'Dtype[Array, "..."]' in result.message

@@ -316,3 +316,22 @@ def test_uniform_bounds_broadcast_with_its_shape() -> None:
             d = jax.random.uniform(key, (3,), minval=lo) + jnp.ones((4,))
             return a, b, c, d
         """) == [(12, "SC101")]
+
+
+def test_calls_with_unexpanded_star_arguments_are_unchecked() -> None:
+    # `*x.shape[:-1]` or `**options` of unknown length: no argument's position or meaning is certain.
+    assert codes("""\
+        import functools
+        import jax.numpy as jnp
+        from jaxtyping import Array, Float
+
+        def f(x: Float[Array, "... s h d"], batch, n, options):
+            y: Float[Array, "... s h d2 2"] = x.reshape(*x.shape[:-1], -1, 2)
+            z = jnp.ones((3, 4)).reshape(*batch, 2)
+            t = jnp.ones((2, 3)).transpose(*n)
+            s = jnp.sum(jnp.ones((2, 3)), *n) + jnp.ones((3,))
+            m = jnp.mean(jnp.ones((2, 3)), **options) + jnp.ones((3,))
+            g = functools.partial(jnp.sum, *n)(jnp.ones((2, 3))) + jnp.ones((3,))
+            u = jnp.ones((3, 4)).reshape(*(6, 2)) + jnp.ones((5,))
+            return y
+        """) == [(12, "SC101")]

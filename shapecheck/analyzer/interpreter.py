@@ -760,6 +760,8 @@ class Interpreter:
     # ---------------------------------------------------------------- calls
 
     def call(self, func: Value, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+        if call.opaque and isinstance(func, Qual | BoundMethod):
+            return None  # `*args`/`**kwargs` not expanded: no argument's position or meaning is certain
         if isinstance(func, Qual):
             call.name = canonical(func.name)
             call.written = func.name
