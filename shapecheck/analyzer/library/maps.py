@@ -14,11 +14,13 @@ from shapecheck.algebra.axis_mapping import (
     apply_out_axes,
     parse_axis_spec,
 )
+from shapecheck.algebra.mapped_axis import mapped_size
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.resources import cooccurrence, divisibility, unknown_resources
 from shapecheck.algebra.xmap_options import read_axis_resources, read_axis_sizes, undefined_axes
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.interpreter import CallArgs, Interpreter
+from shapecheck.analyzer.library.common import labels
 from shapecheck.analyzer.library.registry import handles
 from shapecheck.analyzer.literals import to_lit
 from shapecheck.analyzer.qualnames import PARTIAL, PMAP, VMAP, XMAP
@@ -297,7 +299,8 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
     if len(per_arg) != len(call.args):
         return None
     body_args: list[Value] = []
-    for arg, spec in zip(call.args, per_arg, strict=True):
+    mapped: list[tuple[int, int, Dim]] = []
+    for index, (arg, spec) in enumerate(zip(call.args, per_arg, strict=True)):
         position = as_int(spec)
         if spec == Const(None):
             body_args.append(arg)
@@ -312,13 +315,21 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
         if not -rank <= position < rank:
             body_args.append(None)
             continue
+        mapped.append((index, position, arg.dims[position % rank]))
         position %= rank
-        dim = arg.dims[position]
-        size = dim if size is None else size
         named = dict(arg.named)
-        named[axis] = dim
+        named[axis] = arg.dims[position]
         body_args.append(ArrayType(arg.dtype, arg.dims[:position] + arg.dims[position + 1:],
                                    tuple(sorted(named.items())), None, arg.named_open))
+    size, problems = mapped_size(mapped, labels(call), vm.axis_size, vm.kind)
+    for problem in problems:
+        blamed, *others = problem.operands
+        interp.reporter.add(call.node_of(blamed), problem.code, problem.message,
+                            [("the other size comes from this argument", call.node_of(other)) for other in others])
+    if isinstance(size, Conflict):
+        # Reported once, here: inside the body the mapped axis has no size to echo.
+        body_args = [arg.with_named((n, size if n == axis else s) for n, s in arg.named)
+                     if isinstance(arg, ArrayType) else arg for arg in body_args]
     hidden = frozenset({axis})
     binds = f"binds {vm.axis_name!r}" if vm.axis_name else "binds no name (it has no axis_name)"
     inner = ctx.enter_map({axis: size}, hidden=hidden, binder=(f"this {vm.kind} {binds}", vm.node))
