@@ -123,6 +123,8 @@ def test_annotation_names_follow_star_imports_and_re_exports(tmp_path: Path) -> 
     found = _check(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/axis_names.py": "import jax\n\nclass Array: ...\nBATCH = 'batch'\n",
+        "pkg/typing.py": "import jaxtyping\n\nclass AliasMeta(type): ...\n\nArray = AliasMeta('Array', jaxtyping.Shaped)\n",
+        "kd.py": "from pkg.typing import Array\n\ndef f(x: Array['*b h w c']) -> Array['...']: ...\n",
         "pkg/dtypes.py": "from shapecheck import f32, i32\n",
         "pkg/lib_dtypes.py": textwrap.dedent("""\
             from typing import TYPE_CHECKING

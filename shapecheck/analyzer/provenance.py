@@ -137,8 +137,12 @@ def _view(loader: ModuleLoader, module: str) -> ModuleView | None:
 
 
 def _is_tutorial(module: ModuleView, name: str) -> bool:
-    """`name = ArrayType()` where `ArrayType` is a class of the same module (the xmap tutorial)."""
+    """`name = ArrayType()` where `ArrayType` is a class of the same module (the xmap tutorial).
+
+    A class called with arguments is another library's factory (kauldron's
+    `Array = ArrayAliasMeta("Array", jaxtyping.Shaped)` takes jaxtyping's dims strings).
+    """
     source = module.module_source(name)
-    if not isinstance(source, cst.Call) or not isinstance(source.func, cst.Name):
+    if not isinstance(source, cst.Call) or not isinstance(source.func, cst.Name) or source.args:
         return False
     return isinstance(module.scope.bindings.get(source.func.value), Class)
