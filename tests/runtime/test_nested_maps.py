@@ -58,10 +58,16 @@ class Labelled:
         array = np.moveaxis(array, last, last + position)  # ...then out among the positional dims
         return Labelled(self.names[:index] + self.names[index + 1:], array)
 
-    def reduce(self, names: Sequence[str], positions: Sequence[int], how: str) -> Labelled:
+    def reduce(self, names: Sequence[str], positions: Sequence[int], how: str,
+               sizes: dict[str, int]) -> Labelled:
+        """A reduction; over a name the value lacks, every member holds the same value."""
         start = len(self.names)
-        axes = tuple(self.names.index(n) for n in names) + tuple(start + p for p in positions)
-        reduced = np.max(self.array, axis=axes) if how == "max" else np.sum(self.array, axis=axes)
+        held = [n for n in names if n in self.names]
+        axes = tuple(self.names.index(n) for n in held) + tuple(start + p for p in positions)
+        if how == "max":
+            reduced = np.max(self.array, axis=axes)
+        else:
+            reduced = np.sum(self.array, axis=axes) * np.prod([sizes[n] for n in names if n not in held])
         return Labelled(tuple(n for n in self.names if n not in names), reduced)
 
 
@@ -73,20 +79,23 @@ class Program:
     reference: Callable[[Labelled], Labelled] = field(repr=False)
     text: str
     shape: tuple[int, ...]  # the positional shape of the result
-    kept: frozenset[str]  # the enclosing maps' names still in the result
+    kept: frozenset[str]  # the enclosing maps' names the result still holds
 
 
 @dataclass(frozen=True)
 class Scope:
-    """The maps around a body: every bound label with its size; `visible` may be named by code."""
+    """The maps around a body: every bound label with its size; `visible` may be named by code,
+    `held` are the names the argument carries (an axis_sizes-only name is bound, not held)."""
 
     sizes: dict[str, int]
     visible: tuple[str, ...]
+    held: frozenset[str]
     fresh: itertools.count[int]
 
-    def extended(self, labels: Sequence[str], sizes: Sequence[int], visible: bool) -> Scope:
+    def extended(self, labels: Sequence[str], sizes: Sequence[int], visible: bool,
+                 held: Sequence[str]) -> Scope:
         return Scope({**self.sizes, **dict(zip(labels, sizes, strict=True))},
-                     self.visible + (tuple(labels) if visible else ()), self.fresh)
+                     self.visible + (tuple(labels) if visible else ()), self.held | set(held), self.fresh)
 
     def new_name(self) -> str:
         return f"n{next(self.fresh)}"
@@ -126,7 +135,7 @@ def bodies(draw: st.DrawFn, shape: tuple[int, ...], scope: Scope) -> Program:
     axes: tuple[Any, ...] = names + positions
     if not axes:
         return Program(lambda v: v * 2.0 + 1.0, lambda x: Labelled(x.names, x.array * 2.0 + 1.0),
-                       "lambda v: v * 2.0 + 1.0", shape, frozenset(scope.sizes))
+                       "lambda v: v * 2.0 + 1.0", shape, scope.held)
     axis = axes[0] if len(axes) == 1 and draw(st.booleans()) else axes
     reduction: Callable[..., Any] = {"snp.sum": snp.sum, "lax.psum": lax.psum, "snp.max": snp.max}[how]
 
@@ -134,11 +143,12 @@ def bodies(draw: st.DrawFn, shape: tuple[int, ...], scope: Scope) -> Program:
         return reduction(v * 2.0 + 1.0, axis)
 
     def reference(x: Labelled) -> Labelled:
-        return Labelled(x.names, x.array * 2.0 + 1.0).reduce(names, positions, how.split(".")[1])
+        return Labelled(x.names, x.array * 2.0 + 1.0).reduce(names, positions, how.split(".")[1],
+                                                             scope.sizes)
 
     out_shape = tuple(d for i, d in enumerate(shape) if i not in positions)
     return Program(runtime, reference, f"lambda v: {how}(v * 2.0 + 1.0, {axis!r})", out_shape,
-                   frozenset(scope.sizes) - set(names))
+                   scope.held - set(names))
 
 
 def called(inner: Program, through_lambda: bool) -> tuple[Callable[[Any], Any], str]:
@@ -156,20 +166,25 @@ def xmaps(draw: st.DrawFn, shape: tuple[int, ...], scope: Scope, depth: int) -> 
     names = [scope.new_name() for _ in positions]
     sizes = [shape[p] for p in positions]
     in_axes = draw(axis_specs(dict(zip(positions, names, strict=True)), len(shape)))
+    # Maybe an axis only axis_sizes defines: bound inside, held by no value until placed.
+    axis_sizes = {scope.new_name(): draw(st.integers(2, 3))} if draw(st.integers(0, 3)) == 0 else {}
     inner_shape = tuple(d for i, d in enumerate(shape) if i not in positions)
-    inner = draw(programs(inner_shape, scope.extended(names, sizes, visible=True), depth + 1))
+    held = list(names)
+    names += list(axis_sizes)
+    sizes += list(axis_sizes.values())
+    inner = draw(programs(inner_shape, scope.extended(names, sizes, visible=True, held=held), depth + 1))
 
-    # Names the body kept must be placed; a name it reduced may be placed (it broadcasts).
+    # Names the body kept must be placed; a name it reduced or never held may be (it broadcasts).
     placed = [n for n in names if n in inner.kept or draw(st.booleans())]
     out_rank = len(inner.shape) + len(placed)
     slots = draw(st.permutations(range(out_rank)))[:len(placed)]
     out_positions = dict(zip(slots, placed, strict=True))
     out_axes = draw(axis_specs(out_positions, out_rank))
     fun, text = called(inner, draw(st.booleans()))
-    mapped = xmap(fun, in_axes=in_axes, out_axes=out_axes)
+    mapped = xmap(fun, in_axes=in_axes, out_axes=out_axes, axis_sizes=axis_sizes)
 
     def reference(x: Labelled) -> Labelled:
-        result = inner.reference(x.bind(positions, names))
+        result = inner.reference(x.bind(positions, held))
         for position in sorted(out_positions):  # ascending: each lands at its final position
             name = out_positions[position]
             result = result.place(name, position, sizes[names.index(name)])
@@ -179,7 +194,8 @@ def xmaps(draw: st.DrawFn, shape: tuple[int, ...], scope: Scope, depth: int) -> 
     for position in sorted(out_positions):
         out_shape.insert(position, sizes[names.index(out_positions[position])])
     return Program(mapped, reference,
-                   f"xmap({text}, in_axes={spec_text(in_axes)}, out_axes={spec_text(out_axes)})",
+                   f"xmap({text}, in_axes={spec_text(in_axes)}, out_axes={spec_text(out_axes)}, "
+                   f"axis_sizes={axis_sizes})",
                    tuple(out_shape), inner.kept - set(names))
 
 
@@ -191,7 +207,8 @@ def vmaps(draw: st.DrawFn, shape: tuple[int, ...], scope: Scope, depth: int) -> 
     label = scope.new_name()
     size = shape[position]
     inner_shape = shape[:position] + shape[position + 1:]
-    inner = draw(programs(inner_shape, scope.extended([label], [size], visible=named), depth + 1))
+    inner = draw(programs(inner_shape, scope.extended([label], [size], visible=named, held=[label]),
+                          depth + 1))
     out_rank = len(inner.shape) + 1
     out_position = draw(st.integers(0, out_rank - 1))
     out_axis = out_position - out_rank if draw(st.booleans()) else out_position
@@ -219,7 +236,7 @@ def programs(draw: st.DrawFn, shape: tuple[int, ...], scope: Scope, depth: int =
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[Program, np.ndarray[Any, Any]]:
     shape = tuple(draw(st.lists(st.integers(2, 4), min_size=1, max_size=4)))
-    program = draw(programs(shape, Scope({}, (), itertools.count())))
+    program = draw(programs(shape, Scope({}, (), frozenset(), itertools.count())))
     if draw(st.booleans()):  # the whole tower under jit too: xmap composes with it
         program = Program(jax.jit(program.runtime), program.reference, f"jax.jit({program.text})",
                           program.shape, program.kept)
