@@ -37,6 +37,13 @@ class Rule:
     def explain(self) -> str:
         return (
             f"{self.code} ({self.name})\n\n## What it does\n{self.summary}\n\n"
-            f"## Why is this bad?\n{self.why}\n\n## Example\n```python\n{self.wrong.source.strip()}\n```\n\n"
-            f"## Use instead\n```python\n{self.fixed.source.strip()}\n```\n"
+            f"## Why is this bad?\n{self.why}\n\n## Example\n```python\n{_shown(self.wrong.source)}\n```\n\n"
+            f"## Use instead\n```python\n{_shown(self.fixed.source)}\n```\n"
         )
+
+
+def _shown(source: str, width: int = 100) -> str:
+    """An example as the docs show it: a generated line of thousands of terms is abbreviated."""
+    lines = source.strip().splitlines()
+    return "\n".join(line if len(line) <= width else f"{line[:width - 20]} ... {line[-12:]}"
+                     for line in lines)

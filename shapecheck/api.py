@@ -7,11 +7,9 @@ The CLI, pre-commit, the language server, the mypy plugin and the tests all go t
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,8 +19,10 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from shapecheck.analyzer.modules import ModuleLoader
 from shapecheck.bounds import RECURSION_LIMIT, TIME_LIMIT_S, AnalysisTimeout, run_bounded
 from shapecheck.config import Config
-from shapecheck.diagnostic import Diagnostic, Note, Span
-from shapecheck.parsing import cpython_syntax, parse_module
+from shapecheck.diagnostic import NOT_CHECKED, Diagnostic, Note, Span
+from shapecheck.files import read_regular
+from shapecheck.parsing import MAX_DEPTH, SourceDecodeError, cpython_syntax, decode, parse_module
+from shapecheck.pool import run_pool
 from shapecheck.project import ModuleSource, ProjectIndex, module_names
 from shapecheck.suppression import is_suppressed, suppressions
 from shapecheck.types import ArrayType
@@ -57,7 +57,9 @@ class Report:
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
+        """Every diagnostic, with each file that could not be checked as one NOT_CHECKED."""
         found = [d for r in self.results for d in r.diagnostics]
+        found.extend(_not_checked(r.path, r.error) for r in self.errors if r.error is not None)
         return sorted(found, key=Diagnostic.sort_key)
 
     @property
@@ -107,16 +109,24 @@ def _analyze(path: str, text: str, config: Config, keep_types: bool, modules: Mo
     if not keep_types and not _relevant(text, config):
         return FileResult(path, (), (), None, lines)
     try:
-        module = parse_module(text, tree)
+        parsed = parse_module(text, tree)
     except (RecursionError, AnalysisTimeout):
         limit = _limit(path, "the file nests too deeply for libcst's parser; the file is unchecked")
         return FileResult(path, _filter([limit], text, config), (), None, lines)
-    diagnostics, types = _interpret(path, module, config, keep_types, modules, loader, time_limit)
+    diagnostics, types = _interpret(path, parsed.module, config, keep_types, modules, loader, time_limit)
+    diagnostics.extend(
+        _limit(path, f"expression nests more than {MAX_DEPTH:,} levels deep; from here on it is "
+                     "not analysed (its value is unknown)", span)
+        for span in parsed.elided
+    )
     return FileResult(path, _filter(diagnostics, text, config), types, None, lines)
 
 
-def _limit(path: str, message: str) -> Diagnostic:
-    return Diagnostic(path, Span(1, 0, 1, 1), "SC005", message)
+_FILE_START = Span(1, 0, 1, 1)
+
+
+def _limit(path: str, message: str, span: Span = _FILE_START) -> Diagnostic:
+    return Diagnostic(path, span, "SC005", message)
 
 
 def _relevant(text: str, config: Config) -> bool:
@@ -183,13 +193,23 @@ def _filter(diagnostics: Iterable[Diagnostic], text: str, config: Config) -> tup
     return tuple(sorted(kept, key=Diagnostic.sort_key))
 
 
+def _not_checked(path: str, error: str) -> Diagnostic:
+    # The first and last lines of a traceback say what failed; the whole of it goes to stderr.
+    lines = error.strip().splitlines()
+    summary = lines[0] if len(lines) < 2 else f"{lines[0].rstrip(':')}: {lines[-1]}"
+    return Diagnostic(path, Span(1, 0, 1, 1), NOT_CHECKED, f"file not checked: {summary}")
+
+
 def check_file(path: str | Path, config: Config | None = None, modules: ModuleSource | None = None,
                loader: ModuleLoader | None = None) -> FileResult:
-    """Read and analyse one file; unreadable files are internal errors for that file."""
+    """Read and analyse one file; an unreadable or undecodable file is an error for that file."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        return FileResult(str(path), (), (), f"cannot read file: {error}")
+        data = read_regular(path)
+        text = decode(data)
+    except OSError as error:
+        return FileResult(str(path), (), (), f"cannot read file: {error.strerror or error}")
+    except SourceDecodeError as error:
+        return FileResult(str(path), (), (), f"cannot decode file: {error}")
     return analyze_source(str(path), text, config, modules=modules, loader=loader)
 
 
@@ -208,6 +228,28 @@ def _check_batch(batch: Sequence[str], config: Config, index: ProjectIndex) -> l
     return [check_file(path, config, index, loader) for path in batch]
 
 
+class _Batch:
+    """`_check_batch` with the run's settings bound; picklable for worker processes."""
+
+    def __init__(self, config: Config, index: ProjectIndex) -> None:
+        self.config = config
+        self.index = index
+
+    def __call__(self, batch: list[str]) -> list[FileResult]:
+        crash = os.environ.get(_CRASH_MARKER_VARIABLE)
+        if crash and any(crash in Path(path).name for path in batch):
+            os.abort()  # fault injection for the tests of a dying worker
+        return _check_batch(batch, self.config, self.index)
+
+
+_CRASH_MARKER_VARIABLE = "SHAPECHECK_TEST_KILL_WORKER_ON"
+
+
+def _worker_died(path: str) -> FileResult:
+    return FileResult(path, (), (), "the worker process checking this file died (a crash in "
+                                    "native code, or killed for memory); the other files were checked")
+
+
 def check_files(paths: Sequence[str], config: Config | None = None, jobs: int | None = None) -> Report:
     """Check many files, in parallel worker processes when there are enough of them."""
     config = config or Config()
@@ -218,11 +260,7 @@ def check_files(paths: Sequence[str], config: Config | None = None, jobs: int | 
         report.results = _check_batch(paths, config, index)
         return report
     batches = list(_batches(paths, jobs * 8))
-    # forkserver, not fork: the caller may have imported jax, whose threads make fork unsafe.
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=jobs, initializer=tune_gc, mp_context=context) as pool:
-        for results in pool.map(_check_batch, batches, [config] * len(batches), [index] * len(batches)):
-            report.results.extend(results)
+    report.results = run_pool(batches, _Batch(config, index), jobs, tune_gc, _worker_died)
     report.results.sort(key=lambda result: result.path)
     return report
 

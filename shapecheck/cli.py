@@ -1,9 +1,15 @@
-"""`shapecheck`: check, rules, explain, run. Exit 0 clean, 1 diagnostics, 2 usage or internal error."""
+"""`shapecheck`: check, rules, explain, run.
+
+Exit 0: clean. 1: diagnostics. 2: a usage error, an internal error, or a file that could not
+be (fully) checked; the failure is in the output too, in every format.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -50,13 +56,32 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        return _main(list(sys.argv[1:] if argv is None else argv))
+        code = _main(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # a full disk or closed pipe must fail here, not after the exit code
+        return code
     except BrokenPipeError:
         # `shapecheck rules | head`: the reader left; that is not an error of ours.
-        sys.stderr.close()
+        _discard_stdout()
         return EXIT_CLEAN
     except KeyboardInterrupt:
         return 130
+    except SystemExit:
+        raise
+    except BaseException as error:  # anything unexpected is exit 2, never 1 ("findings")
+        _discard_stdout()
+        sys.stderr.write(f"shapecheck: internal error: {error!r}\n{traceback.format_exc()}")
+        return EXIT_ERROR
+
+
+def _discard_stdout() -> None:
+    # What is left in the buffer would fail again at interpreter exit and turn the exit code
+    # into 120: point stdout at /dev/null instead (the recipe of Python's signal docs).
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout is not a real file (captured by a test harness): nothing will flush late
 
 
 def _main(args_list: list[str]) -> int:
@@ -106,15 +131,20 @@ def _check(args: argparse.Namespace) -> int:
         sys.stderr.write(f"shapecheck: error: no such file or directory: {', '.join(missing)}\n")
         return EXIT_ERROR
     from shapecheck.api import tune_gc
+    from shapecheck.diagnostic import INCOMPLETE
 
     tune_gc()
     files = discover(args.paths or ["."], config)
+    if not files:
+        # As ruff: nothing to check is not an error, but it is rarely what was meant.
+        sys.stderr.write(f"shapecheck: warning: no Python files found under "
+                         f"{', '.join(args.paths or ['.'])}\n")
     report = check_files([str(f) for f in files], config, args.jobs)
     diagnostics = report.diagnostics
     sys.stdout.write(FORMATS[args.format](diagnostics, len(files)))
     for failed in report.errors:
         sys.stderr.write(f"shapecheck: {failed.path}: {failed.error}\n")
-    if report.errors:
+    if report.errors or any(d.code in INCOMPLETE for d in diagnostics):
         return EXIT_ERROR
     return EXIT_FINDINGS if diagnostics else EXIT_CLEAN
 

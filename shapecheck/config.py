@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from shapecheck.diagnostic import INCOMPLETE
 from shapecheck.dtypes import DTYPE_NAMES
 
 DEFAULT_ANNOTATION_NAMES = frozenset((*DTYPE_NAMES, "Array"))
@@ -33,6 +34,8 @@ class Config:
     def enabled(self, code: str) -> bool:
         if any(code.startswith(prefix) for prefix in self.ignore):
             return False
+        if code in INCOMPLETE:
+            return True  # "not fully checked" is shown whatever is selected, unless ignored
         return self.select is None or any(code.startswith(prefix) for prefix in self.select)
 
     def with_codes(self, select: Iterable[str] | None, ignore: Iterable[str] | None) -> Config:

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Final
+
+NOT_CHECKED: Final = "SC000"
+"""The code of a file that could not be checked at all: unreadable, undecodable, not a regular
+file, or an internal error. Not a rule: select and ignore never hide it."""
+
+INCOMPLETE: Final = frozenset({NOT_CHECKED, "SC005"})
+"""Codes saying a file was not (fully) checked: the run exits 2, whatever else it found."""
 
 
 class Severity(Enum):

@@ -7,6 +7,9 @@ patterns apply to named files too, because pre-commit passes file names explicit
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -100,3 +103,17 @@ def _walk(folder: Path, matcher: _Matcher, floor: Path | None) -> Iterator[Path]
                 yield from _walk(entry, matcher, floor)
         elif entry.suffix in (".py", ".pyi") and entry.is_file() and not matcher.skip_entry(entry, False, floor):
             yield entry
+
+
+def read_regular(path: str | Path) -> bytes:
+    """The bytes of a regular file. A FIFO, socket or device raises OSError, never blocks:
+    it is opened without waiting for a writer and refused on what fstat says it is."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device); skipped")
+        os.set_blocking(descriptor, True)
+        with os.fdopen(descriptor, "rb", closefd=False) as file:
+            return file.read()
+    finally:
+        os.close(descriptor)

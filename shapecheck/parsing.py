@@ -16,6 +16,7 @@ import ast
 import io
 import re
 import tokenize
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import count
 
@@ -28,6 +29,16 @@ PIECE_DEPTH = 100
 
 STRING_PIECE = 1_000
 """Implicitly concatenated strings parsed in one libcst call (libcst refuses ~5,000)."""
+
+MAX_DEPTH = 3_000
+"""Expression nesting analysed; deeper parts are unknown values, reported as SC005.
+
+CPython itself compiles about 3,000 levels at its default recursion limit ("maximum recursion
+depth exceeded during compilation" past it) and parses at most about 3,000 levels of `not`,
+`if`-`else` or `lambda`; analysing 3,000 levels takes a few seconds.
+"""
+
+_ELIDED = "_shapecheck_unanalysed"
 
 _PLACEHOLDER = "_shapecheck_piece_"
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -78,6 +89,7 @@ class _Piece:
     end: int
     name: str  # the placeholder that stands for it in its parent's text
     string: bool = False  # the tail of an implicit string concatenation, not an expression
+    elided: bool = False  # past MAX_DEPTH: blanked out, analysed as an unknown value
     children: list[_Piece] = field(default_factory=list)
 
 
@@ -97,44 +109,86 @@ class _Offsets:
         return start + len(source.encode("utf-8")[:byte_column].decode("utf-8", "ignore"))
 
 
-def parse_module(text: str, tree: ast.Module) -> cst.Module:
-    """libcst's tree of `text` (already accepted by CPython as `tree`), parsed in pieces."""
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """libcst's tree, and the spans of expressions left out for nesting past MAX_DEPTH."""
+
+    module: cst.Module
+    elided: tuple[Span, ...] = ()
+
+
+def parse_module(text: str, tree: ast.Module) -> Parsed:
+    """libcst's tree of `text` (already accepted by CPython as `tree`), parsed in pieces.
+
+    An expression left out stands as a parenthesised unknown name with the same lines and
+    last column, so every position outside it is the file's own.
+    """
+    offsets = _Offsets(text)
     root = _Piece(0, len(text), "")
-    _cut(tree, _Offsets(text), root, text)
+    elided: list[Span] = []
+    _cut(tree, offsets, root, text, elided)
     if not root.children:
-        return cst.parse_module(text)
+        return Parsed(cst.parse_module(text))
     names = count()
     module = cst.parse_module(_source(text, root, names))
     module = module.visit(_Stitcher(_parsed_children(text, root, names)))
-    if module.code != text:
+    if not elided and module.code != text:
         raise ValueError("the pieces of the file do not print its text back")
-    return module
+    return Parsed(module, tuple(elided))
 
 
-def _cut(tree: ast.Module, offsets: _Offsets, root: _Piece, text: str) -> None:
-    """Give every expression `PIECE_DEPTH` levels below the previous cut a piece of its own."""
+def _cut(tree: ast.Module, offsets: _Offsets, root: _Piece, text: str, elided: list[Span]) -> None:
+    """Give every expression `PIECE_DEPTH` levels below the previous cut a piece of its own,
+    and leave out what nests past MAX_DEPTH."""
     # Iterative: the tree may be far deeper than Python's recursion limit.
-    stack: list[tuple[ast.AST, int, _Piece, bool]] = [(tree, 0, root, False)]
+    stack: list[tuple[ast.AST, int, int, _Piece, bool]] = [(tree, 0, 0, root, False)]
     while stack:
-        node, depth, piece, in_slice = stack.pop()
+        node, depth, total, piece, in_slice = stack.pop()
         if isinstance(node, ast.stmt):
-            depth = 0
+            depth = total = 0
         elif isinstance(node, ast.expr):
-            if depth >= PIECE_DEPTH and _cuttable(node, in_slice):
-                child = _Piece(offsets(node.lineno, node.col_offset),
-                               offsets(node.end_lineno or node.lineno, node.end_col_offset or 0), "")
+            if (depth >= PIECE_DEPTH or total >= MAX_DEPTH) and _cuttable(node, in_slice):
+                start = offsets(node.lineno, node.col_offset)
+                end = offsets(node.end_lineno or node.lineno, node.end_col_offset or 0)
+                if total >= MAX_DEPTH and _fits_placeholder(text[start:end]):
+                    piece.children.append(_Piece(start, end, "", elided=True))
+                    elided.append(_span(text, offsets, start, end))
+                    continue
+                child = _Piece(start, end, "")
                 piece.children.append(child)
                 piece, depth = child, 0
             if isinstance(node, ast.Constant | ast.JoinedStr):
                 _cut_strings(node, offsets, piece, text)
                 continue  # f-string internals have no reliable positions before Python 3.12
             depth += 1
+            total += 1
         for name, value in ast.iter_fields(node):
             children = value if isinstance(value, list) else [value]
             for child_node in children:
                 if isinstance(child_node, ast.AST):
                     slice_of = isinstance(node, ast.Subscript) and name == "slice"
-                    stack.append((child_node, depth, piece, slice_of))
+                    stack.append((child_node, depth, total, piece, slice_of))
+
+
+def _fits_placeholder(source: str) -> bool:
+    return len(source) >= len(_ELIDED) + 2 or _NEWLINE.search(source) is not None
+
+
+def _elided_placeholder(source: str) -> str:
+    """`(name)` with the same line breaks and the same length of last line as `source`."""
+    breaks = _NEWLINE.findall(source)
+    if not breaks:
+        return f"({_ELIDED}{' ' * (len(source) - len(_ELIDED) - 2)})"
+    last = len(_NEWLINE.split(source)[-1])
+    return f"({_ELIDED}{''.join(breaks)}{' ' * (last - 1)})"
+
+
+def _span(text: str, offsets: _Offsets, start: int, end: int) -> Span:
+    def position(offset: int) -> tuple[int, int]:
+        line = bisect_right(offsets.starts, offset)
+        return line, offset - offsets.starts[line - 1]
+
+    return Span(*position(start), *position(end))
 
 
 def _cuttable(node: ast.expr, in_slice: bool) -> bool:
@@ -177,7 +231,10 @@ def _source(text: str, piece: _Piece, names: count[int]) -> str:
     for child in sorted(piece.children, key=lambda c: c.start):
         child.name = f"{_PLACEHOLDER}{next(names)}"
         parts.append(text[position:child.start])
-        parts.append(_string_placeholder(text, child) if child.string else child.name)
+        if child.elided:
+            parts.append(_elided_placeholder(text[child.start:child.end]))
+        else:
+            parts.append(_string_placeholder(text, child) if child.string else child.name)
         position = child.end
     parts.append(text[position:piece.end])
     return "".join(parts)
@@ -193,6 +250,8 @@ def _parsed_children(text: str, piece: _Piece, names: count[int]) -> dict[str, c
     """Placeholder -> its piece's libcst tree (itself stitched), for every child of `piece`."""
     parsed: dict[str, cst.BaseExpression] = {}
     for child in piece.children:
+        if child.elided:
+            continue
         source = _source(text, child, names)
         node = cst.parse_expression(f"({source})")
         inner = _parsed_children(text, child, names)

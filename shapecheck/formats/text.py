@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from shapecheck.diagnostic import Diagnostic, Span
+from shapecheck.files import read_regular
+from shapecheck.parsing import SourceDecodeError, decode
 
 
 def _lines(path: str, cache: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
     # One render's cache only: a path read in an earlier run may name another file now.
     if path not in cache:
         try:
-            cache[path] = tuple(Path(path).read_text(encoding="utf-8").splitlines())
-        except (OSError, UnicodeDecodeError):
+            cache[path] = tuple(decode(read_regular(path)).splitlines())
+        except (OSError, SourceDecodeError):
             cache[path] = ()
     return cache[path]
 
