@@ -45,6 +45,7 @@ class ShapecheckPlugin(Plugin):
         return config_data(self.config)
 
     def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
+        self.reporter.note_source(file)
         return additional_deps(file) + restore_names(file)
 
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:

@@ -10,58 +10,125 @@ incremental cache with them, so a cached, unchanged module replays it on the nex
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from mypy.errorcodes import NAME_DEFINED
-from mypy.errors import Errors
+from mypy.errors import ErrorInfo, Errors
 from mypy.nodes import MypyFile
 from mypy.types import UnboundType
 
 from shapecheck.analyzer.library import handlers
 from shapecheck.analyzer.modules import ModuleLoader
-from shapecheck.api import analyze_source
+from shapecheck.api import FileResult, analyze_source
 from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic
 from shapecheck.plugin.codes import INTERNAL_ERROR, error_code
+from shapecheck.plugin.freshness import depend_on_imports, is_project_file, source_hash, stamp
 from shapecheck.plugin.modules import MypyModules
 
 
+@dataclass(slots=True)
+class _Reported:
+    """What was reported for one file, and against which state of the build."""
+
+    generation: int
+    table: dict[str, list[ErrorInfo]]  # mypy's error table at the time (a reset replaces it)
+    infos: list[ErrorInfo]  # the errors and notes added (those not silenced by an ignore)
+    result: FileResult
+
+    def fresh(self, errors: Errors, generation: int) -> bool:
+        """Whether the file's diagnostics are still in mypy's table and still right.
+
+        dmypy resets the table for each update and clears the errors of each target it
+        re-checks; a changed project file (a new generation) may change any file's result.
+        """
+        if generation != self.generation or errors.error_info_map is not self.table:
+            return False
+        current = errors.error_info_map.get(self.result.path, [])
+        return all(any(info is kept for kept in current) for info in self.infos)
+
+
 class FileReporter:
-    """Analyses each file mypy processes once, and reports its diagnostics through mypy."""
+    """Analyses each file mypy processes, and reports its diagnostics through mypy: once per
+    build, and again in a long-lived dmypy whenever mypy dropped them or a project file changed."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.done: set[str] = set()
+        self.reported: dict[str, _Reported] = {}
+        self.graph: dict[str, MypyFile] = {}
         self.modules: MypyModules | None = None
         self.loader: ModuleLoader | None = None
+        self.sources: dict[str, str] = {}  # path -> hash of the text mypy last parsed
+        self.generation = 0  # bumped whenever a project file's text changes
+        self.loaded_generation = -1
 
     def use_modules(self, modules: dict[str, MypyFile]) -> None:
-        """mypy's module graph for this build; imported modules are loaded once per build."""
-        self.modules = MypyModules(modules)
-        functions, methods = handlers()
-        self.loader = ModuleLoader(self.modules, functions, methods, self.config.annotation_names)
+        """mypy's module graph for this build (dmypy keeps it, and the plugin, between runs)."""
+        self.graph = modules
+        self.loaded_generation = -1
+
+    def note_source(self, file: MypyFile) -> None:
+        """Called as mypy parses each module: stamp project modules with their text's hash."""
+        if not is_project_file(file):
+            return
+        digest = source_hash(file.path)
+        if digest is None:
+            return
+        stamp(file, digest)
+        if self.sources.get(file.path) != digest:
+            self.sources[file.path] = digest
+            self.generation += 1
+
+    def _load(self) -> None:
+        # Imported modules are read and interpreted once per generation of the project's texts.
+        if self.loaded_generation != self.generation:
+            self.loaded_generation = self.generation
+            self.modules = MypyModules(self.graph)
+            functions, methods = handlers()
+            self.loader = ModuleLoader(self.modules, functions, methods, self.config.annotation_names)
 
     def report_current(self, errors: Errors) -> None:
-        """Report the file mypy is processing now, unless it was reported already.
+        """Report the file mypy is processing now, unless its diagnostics are there already.
 
         Skipped (and left for a later hook) while an error watcher is active: mypy then is
         only trying out an inference and discards whatever is reported.
         """
         path = errors.file
-        if not path or path in self.done or any(True for _ in errors.get_watchers()):
+        if not path or any(True for _ in errors.get_watchers()):
             return
-        self.done.add(path)
-        if path in errors.ignored_files or not path.endswith(".py"):
+        if path in errors.ignored_files or path in errors.flushed_files or not path.endswith(".py"):
             return  # stubs, and modules whose errors mypy hides (site-packages, ignore_errors)
-        text = self.modules.read(path) if self.modules is not None else _read(path)
-        if text is None:
+        before = self.reported.get(path)
+        if before is not None and before.fresh(errors, self.generation):
             return
-        result = analyze_source(path, text, self.config, modules=self.modules, loader=self.loader)
+        self._load()
+        if before is not None and before.generation == self.generation:
+            result = before.result
+        else:
+            text = self.modules.read(path) if self.modules is not None else _read(path)
+            if text is None:
+                return
+            result = analyze_source(path, text, self.config, modules=self.modules, loader=self.loader)
+        table = errors.error_info_map
+        if before is not None and path in table:
+            # Drop what is left of the previous report before reporting again.
+            table[path] = [info for info in table[path]
+                           if not any(info is old for old in before.infos)]
+        count = len(table.get(path, []))
         for diagnostic in result.diagnostics:
             _report(errors, diagnostic)
         if result.error is not None:
             errors.report(1, 0, f"shapecheck could not analyse this file: {result.error.splitlines()[-1]}",
                           INTERNAL_ERROR)
+        self.reported[path] = _Reported(self.generation, table, table.get(path, [])[count:], result)
+        self._depend(path)
+
+    def _depend(self, path: str) -> None:
+        tree = next((tree for tree in self.graph.values() if tree.path == path), None)
+        if tree is not None:
+            project = {name for name, module in self.graph.items() if is_project_file(module)}
+            depend_on_imports(tree, project)
 
 
 def _report(errors: Errors, diagnostic: Diagnostic) -> None:

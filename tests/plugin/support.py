@@ -72,6 +72,11 @@ def run_mypy(paths: Sequence[str | Path], config: Path, cache_dir: Path,
             "--show-error-codes", "--no-error-summary", "--no-pretty", "--hide-error-context",
             "--no-color-output", *extra, *map(str, paths)]
     stdout, stderr, status = api.run(args)
+    return parse_output(stdout, stderr, status)
+
+
+def parse_output(stdout: str, stderr: str, status: int) -> Result:
+    """mypy's (or dmypy's) output, one message a line."""
     messages = [Message(m["path"], int(m["line"]), int(m["column"] or 0), m["severity"], m["message"],
                         m["code"])
                 for m in (_LINE.match(line) for line in stdout.splitlines()) if m]
