@@ -83,3 +83,26 @@ def test_good_values_of_every_option_are_accepted() -> None:
     f = xmap(lambda x: x, in_axes=["i", ...], out_axes=["i", "k", ...], axis_sizes={"k": 0},
              axis_resources={"i": ("x", "y"), "k": "z"})
     assert f.__name__ == "<lambda>"
+
+
+def test_the_checker_reads_names_bound_to_constants_as_the_runtime_sees_their_values() -> None:
+    text = ("from jax.experimental.maps import xmap\n\nSIZE = -3\nAXES = ('x', 2)\nGOOD = 4\n"
+            "f = xmap(lambda x: x, ['i', ...], ['i', 'k', 'm', ...], axis_sizes={'k': SIZE, 'm': GOOD},\n"
+            "         axis_resources={'i': AXES})\n")
+    result = analyze_source("prog.py", text)
+    reported = sorted((d.span.line, d.message) for d in result.diagnostics if d.code == "SC002")
+    with pytest.raises(NamedAxisError) as error:
+        xmap(lambda x: x, ["i", ...], ["i", "k", "m", ...], axis_sizes={"k": -3, "m": 4},
+             axis_resources={"i": ("x", 2)})
+    assert sorted(message for _, message in reported) == sorted(p.message for p in error.value.problems)
+    assert [line for line, _ in reported] == [3, 4, 6]  # each bad value where it was written
+
+
+def test_a_value_unpacked_from_a_tuple_is_described_by_itself() -> None:
+    text = ("from jax.experimental.maps import xmap\n\nK, M = 2.7, 4\n"
+            "f = xmap(lambda x: x, ['i', ...], ['i', ...], axis_sizes={'k': K, 'm': M})\n")
+    reported = [d.message for d in analyze_source("prog.py", text).diagnostics if d.code == "SC002"]
+    with pytest.raises(NamedAxisError) as error:
+        xmap(lambda x: x, ["i", ...], ["i", ...], axis_sizes={"k": 2.7, "m": 4})
+    assert reported == [p.message for p in error.value.problems] == [
+        "axis_sizes['k'] must be a non-negative int; got 2.7"]

@@ -132,11 +132,13 @@ def _known(value: Value, lit: Lit | None) -> Lit:
         if lit is not None and lit.kind in (Kind.TUPLE, Kind.LIST) and len(lit.items) == len(value.items):
             subs = lit.items
         items = tuple(_known(item, sub) for item, sub in zip(value.items, subs, strict=True))
+        listed = ", ".join(item.describe() for item in items)
         known = Lit(Kind.LIST if value.is_list else Kind.TUPLE, items=items,
-                    text=f"({', '.join(item.describe() for item in items)})")
+                    text=f"[{listed}]" if value.is_list else f"({listed})")
     else:
         return Lit(Kind.OTHER, text=lit.describe() if lit is not None else "?", origin=origin)
-    return replace(known, text=lit.text if lit is not None and lit.text else known.text, origin=origin)
+    # The text describes the value (as the runtime's message does), the origin is where it was written.
+    return replace(known, origin=origin)
 
 
 def _node_or(origin: object, default: cst.CSTNode) -> cst.CSTNode:
