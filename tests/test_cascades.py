@@ -93,6 +93,13 @@ PROGRAMS = {
         s = r + jnp.ones((7,))
         t = r + jnp.ones((5,))
         """,
+    "xmap body declaring another size for both arguments' axis": """
+        def body(x: f32[(4,), {'k': 8}], w: f32[(4,), {'k': 8}]):
+            return x * w
+        y = xmap(body, in_axes=(['k', ...], ['k', ...]), out_axes=['k', ...])(
+            jnp.ones((7, 4)), jnp.ones((7, 4)))  # root
+        z = y + jnp.ones((8, 4))
+        """,
 }
 
 

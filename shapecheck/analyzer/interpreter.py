@@ -804,6 +804,7 @@ class Interpreter:
         positional = [*params.posonly_params, *params.params]
         args = list(call.args)
         typed: list[tuple[str, ArrayType | None]] = []
+        axes_reported: set[str] = set()  # a named axis has one size per call: one SC103 for it
         for index, param in enumerate(positional):
             name = param.name.value
             declared = self._param_type(param, function.scope)
@@ -815,7 +816,8 @@ class Interpreter:
                 value, node = self.eval(param.default, function.scope, ctx), param.default
             else:
                 value, node = None, call.node
-            scope.bind(name, self._bind_param(function, name, declared, value, node, bindings, ctx, alone))
+            scope.bind(name, self._bind_param(function, name, declared, value, node, bindings, ctx, alone,
+                                                   axes_reported))
             typed.append((name, declared))
         if isinstance(params.star_arg, cst.Param):
             rest = args[len(positional):]
@@ -829,7 +831,8 @@ class Interpreter:
                 value, node = self.eval(param.default, function.scope, ctx), param.default
             else:
                 value, node = None, call.node
-            scope.bind(name, self._bind_param(function, name, declared, value, node, bindings, ctx, alone))
+            scope.bind(name, self._bind_param(function, name, declared, value, node, bindings, ctx, alone,
+                                                   axes_reported))
             typed.append((name, declared))
         if params.star_kwarg is not None:
             scope.bind(params.star_kwarg.name.value, None)
@@ -918,13 +921,17 @@ class Interpreter:
         return found if isinstance(found, ArrayType) else None
 
     def _bind_param(self, function: Function, name: str, declared: ArrayType | None, value: Value,
-                    node: cst.CSTNode, bindings: Bindings, ctx: Context, alone: bool) -> Value:
+                    node: cst.CSTNode, bindings: Bindings, ctx: Context, alone: bool,
+                    axes_reported: set[str]) -> Value:
         if declared is None:
             return value
         if isinstance(value, ArrayType) and not alone:
             what = f"argument `{name}` of {function.name}"
             problems = conform(declared, _visible(value, ctx), bindings, what)
-            self.reporter.problems(problems, node)
+            # Two arguments with one wrong axis size (both from one xmap axis, say): one root.
+            fresh = [p for p in problems if not any(a in axes_reported for a in p.axes if isinstance(a, str))]
+            axes_reported.update(a for p in problems for a in p.axes if isinstance(a, str))
+            self.reporter.problems(fresh, node)
             # The body sees the declared type (its contract), with symbols the call bound, and
             # unknown sizes where the argument contradicts it (reported here, once).
             return unknown_where(_prefer(substitute(declared, bindings), value), problems)
