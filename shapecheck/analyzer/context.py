@@ -21,6 +21,7 @@ class Context:
 
     bound: frozenset[str] | None = None
     outer_unknown: bool = False
+    any_name: bool = False  # an enclosing map binds a name the checker cannot read: any name
     binders: tuple[tuple[str, cst.CSTNode], ...] = field(default=(), compare=False, hash=False)
     """A note for each enclosing map: what it binds and where, for SC202's notes."""
     sizes: tuple[tuple[str, Dim], ...] = ()
@@ -52,7 +53,7 @@ class Context:
         merged = dict(self.resources)
         merged.update(resources or {})
         return Context(
-            bound, self.bound is None or self.outer_unknown,
+            bound, self.bound is None or self.outer_unknown, self.any_name,
             self.binders + ((binder,) if binder is not None else ()),
             tuple(sorted(sizes.items())), tuple(sorted(merged.items())),
             self.resource_notes + notes, self.mesh, self.hidden | hidden, self.depth + 1,
@@ -62,4 +63,4 @@ class Context:
         return replace(self, depth=self.depth + 1)
 
     def key(self) -> tuple[object, ...]:
-        return (self.bound, self.outer_unknown, self.sizes, self.resources, self.mesh, self.hidden)
+        return (self.bound, self.outer_unknown, self.any_name, self.sizes, self.resources, self.mesh, self.hidden)

@@ -102,6 +102,7 @@ class Xmap:
     resources: dict[str, tuple[str, ...]]
     resource_nodes: dict[str, cst.CSTNode]
     node: cst.CSTNode  # the xmap(...) call, or the decorator that applied it
+    names_known: bool = True  # False when an axis_sizes key cannot be read: it may bind any name
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -115,6 +116,7 @@ class Vmap:
     axis_size: int | None
     node: cst.CSTNode
     kind: str = "vmap"
+    name_unknown: bool = False  # an axis_name the checker cannot read: it may be any name
 
 
 @dataclass(frozen=True, slots=True)

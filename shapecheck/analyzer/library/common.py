@@ -142,7 +142,7 @@ def check_bound(interp: Interpreter, names: Sequence[str], call: CallArgs, ctx: 
     further out could bind the name only if some map of the module names it: the name must
     appear in no map, mesh or axis-name constant of the module to be certainly unbound.
     """
-    if ctx.bound is None:
+    if ctx.bound is None or ctx.any_name:
         return
     for name in names:
         if name in ctx.bound or (ctx.outer_unknown and name in interp.map_axis_names()):

@@ -78,7 +78,7 @@ def xmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     in_tree = _parse(in_lit, "in_axes", interp, call.node)
     out_tree = _parse(out_lit, "out_axes", interp, call.node)
     result = Xmap(fun, in_lit, out_lit, in_tree, out_tree, dict(sizes.sizes), size_nodes,
-                  resources.resources, resource_nodes, call.node)
+                  resources.resources, resource_nodes, call.node, sizes.complete)
     # An axis_sizes key the analyzer cannot read may define any name: then nothing is undefined.
     if in_lit is not None and in_tree is not None and sizes.complete:
         interp.reporter.problems(undefined_axes(in_tree, out_tree, sizes.sizes, resource_nodes), call.node)
@@ -229,6 +229,8 @@ def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scop
                                          notes=notes)
     bound = ", ".join(repr(name) for name in sorted(axis_sizes)) or "no axis"
     inner = ctx.enter_map(axis_sizes, xm.resources, notes, binder=(f"this xmap binds {bound}", xm.node))
+    if not xm.names_known:
+        inner = replace(inner, any_name=True)
     # Inside the body one name has one size (xmap enforces it). A conflict is reported above,
     # once: the body and the results see that axis as unknown, so nothing downstream echoes it
     # with a size that is not the argument's.
@@ -286,11 +288,13 @@ def vmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     fun = call.get(0, "fun")
     in_axes = call.get(1, "in_axes") if call.has(1, "in_axes") else Const(0)
     out_axes = call.get(2, "out_axes") if call.has(2, "out_axes") else Const(0)
-    name = as_str(call.kwargs.get("axis_name")) if "axis_name" in call.kwargs else None
-    if name is None and call.short_name == "pmap" and len(call.args) > 1:
-        name = as_str(call.args[1])
+    given: Value = call.kwargs.get("axis_name", Const(None))
+    if call.short_name == "pmap" and len(call.args) > 1:
+        given = call.args[1]
         in_axes = call.kwargs.get("in_axes", Const(0))
-    return Vmap(fun, in_axes, out_axes, name, as_int(call.kwargs.get("axis_size")), call.node, call.short_name)
+    name = as_str(given)
+    return Vmap(fun, in_axes, out_axes, name, as_int(call.kwargs.get("axis_size")), call.node, call.short_name,
+                name is None and given != Const(None))
 
 
 def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
@@ -335,6 +339,8 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
     hidden = frozenset({axis})
     binds = f"binds {vm.axis_name!r}" if vm.axis_name else "binds no name (it has no axis_name)"
     inner = ctx.enter_map({axis: size}, hidden=hidden, binder=(f"this {vm.kind} {binds}", vm.node))
+    if vm.name_unknown:
+        inner = replace(inner, any_name=True)  # it binds a name the checker cannot read
     result = interp.call(vm.fun, CallArgs(call.node, body_args, list(call.arg_nodes)), inner, scope)
     position = as_int(vm.out_axes)
     if vm.out_axes == Const(None):
