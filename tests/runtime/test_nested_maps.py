@@ -75,8 +75,8 @@ class Labelled:
 class Program:
     """One function of one array, its NumPy reference, and what it returns."""
 
-    runtime: Callable[[Any], Any] = field(repr=False)
-    reference: Callable[[Labelled], Labelled] = field(repr=False)
+    runtime: Callable[..., Any] = field(repr=False)
+    reference: Callable[..., Labelled] = field(repr=False)
     text: str
     shape: tuple[int, ...]  # the positional shape of the result
     kept: frozenset[str]  # the enclosing maps' names the result still holds
@@ -244,6 +244,76 @@ def cases(draw: st.DrawFn) -> tuple[Program, np.ndarray[Any, Any]]:
     return program, x
 
 
+def multiply(a: Labelled, b: Labelled) -> Labelled:
+    """`a * b`: named axes broadcast by name, positional dims right-aligned."""
+    names = a.names + tuple(n for n in b.names if n not in a.names)
+    rank = max(a.array.ndim - len(a.names), b.array.ndim - len(b.names))
+
+    def aligned(x: Labelled) -> np.ndarray[Any, Any]:
+        own = len(x.names)
+        order = [x.names.index(n) for n in names if n in x.names]
+        array = np.transpose(x.array, order + list(range(own, x.array.ndim)))
+        for index, name in enumerate(names):
+            if name not in x.names:
+                array = np.expand_dims(array, index)
+        for _ in range(rank - (x.array.ndim - own)):
+            array = np.expand_dims(array, len(names))
+        return array
+
+    return Labelled(names, aligned(a) * aligned(b))
+
+
+@st.composite
+def argument(draw: st.DrawFn, per_example: tuple[int, ...], names: Sequence[str],
+             sizes: dict[str, int]) -> tuple[Any, dict[int, str], tuple[int, ...]]:
+    """An argument whose named dims sit at random positions: its in_axes, mapping and shape."""
+    rank = len(per_example) + len(names)
+    slots = draw(st.permutations(range(rank)))[:len(names)]
+    placed = dict(zip(slots, names, strict=True))
+    rest = iter(per_example)
+    shape = tuple(sizes[placed[i]] if i in placed else next(rest) for i in range(rank))
+    return draw(axis_specs(placed, rank)), placed, shape
+
+
+@st.composite
+def two_argument_cases(draw: st.DrawFn) -> tuple[Program, list[np.ndarray[Any, Any]]]:
+    """`xmap(lambda v, w: tower(v * w), (x_spec, y_spec), out_axes)`: names broadcast by name."""
+    fresh = itertools.count()
+    names = [f"n{next(fresh)}" for _ in range(draw(st.integers(1, 3)))]
+    sizes = {name: draw(st.integers(2, 4)) for name in names}
+    x_names = draw(st.lists(st.sampled_from(names), unique=True, min_size=1))
+    y_names = draw(st.lists(st.sampled_from(names), unique=True))
+    per_example = tuple(draw(st.lists(st.integers(2, 4), max_size=2)))
+    y_example = per_example[len(per_example) - draw(st.integers(0, len(per_example))):]
+    x_spec, x_placed, x_shape = draw(argument(per_example, x_names, sizes))
+    y_spec, y_placed, y_shape = draw(argument(y_example, y_names, sizes))
+    bound = [n for n in names if n in x_names or n in y_names]
+    scope = Scope({n: sizes[n] for n in bound}, tuple(bound), frozenset(bound), fresh)
+    inner = draw(programs(per_example, scope, depth=1))
+    placed = [n for n in bound if n in inner.kept or draw(st.booleans())]
+    out_rank = len(inner.shape) + len(placed)
+    out_positions = dict(zip(draw(st.permutations(range(out_rank)))[:len(placed)], placed, strict=True))
+    out_axes = draw(axis_specs(out_positions, out_rank))
+    in_axes = (x_spec, y_spec) if draw(st.booleans()) else [x_spec, y_spec]
+    tower = inner.runtime
+    mapped = xmap(lambda v, w: tower(v * w), in_axes=in_axes, out_axes=out_axes)
+
+    def reference(x: Labelled, y: Labelled) -> Labelled:
+        def bound_by(value: Labelled, mapping: dict[int, str]) -> Labelled:
+            return value.bind(sorted(mapping), [mapping[p] for p in sorted(mapping)])
+
+        result = inner.reference(multiply(bound_by(x, x_placed), bound_by(y, y_placed)))
+        for position in sorted(out_positions):
+            result = result.place(out_positions[position], position, sizes[out_positions[position]])
+        return result
+
+    text = (f"xmap(lambda v, w: ({inner.text})(v * w), in_axes={spec_text(in_axes)}, "
+            f"out_axes={spec_text(out_axes)})")
+    x = np.arange(int(np.prod(x_shape)), dtype=np.float32).reshape(x_shape) % 7.0
+    y = np.arange(int(np.prod(y_shape)), dtype=np.float32).reshape(y_shape) % 5.0 + 1.0
+    return Program(mapped, reference, text, (), frozenset()), [x, y]
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_nested_maps_compute_the_positional_program(case: tuple[Program, np.ndarray[Any, Any]]) -> None:
@@ -276,3 +346,14 @@ def test_an_xmapped_function_does_not_take_its_body_s_annotations() -> None:
     x = jnp.arange(24.0).reshape((2, 3, 4))
     np.testing.assert_allclose(outer(x), np.asarray(x).sum(axis=1))
     assert inner.__name__ == "body"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(two_argument_cases())
+def test_two_argument_xmaps_broadcast_names_like_numpy(case: tuple[Program, list[np.ndarray[Any, Any]]]) -> None:
+    program, (x, y) = case
+    want = program.reference(Labelled((), x), Labelled((), y))
+    assert want.names == ()
+    got = np.asarray(program.runtime(jnp.asarray(x), jnp.asarray(y)))
+    assert got.shape == want.array.shape, program.text
+    np.testing.assert_allclose(got, want.array, rtol=1e-5, err_msg=program.text)
