@@ -97,6 +97,10 @@ def analyze_source(path: str, text: str, config: Config | None = None, *, keep_t
         limit = _limit(path, f"analysis stopped after {time_limit:g} s, the time limit per file, "
                              "and did not finish; the file is unchecked")
         return FileResult(path, _filter([limit], text, config), (), None, lines)
+    except RecursionError:
+        limit = _limit(path, f"the file nests deeper than the {RECURSION_LIMIT:,} Python frames "
+                             "the checker may use; the file is unchecked")
+        return FileResult(path, _filter([limit], text, config), (), None, lines)
     except Exception:
         return FileResult(path, (), (), "internal error:\n" + traceback.format_exc(), lines)
 

@@ -147,10 +147,13 @@ def _cut(tree: ast.Module, offsets: _Offsets, root: _Piece, text: str, elided: l
         if isinstance(node, ast.stmt):
             depth = total = 0
         elif isinstance(node, ast.expr):
-            if (depth >= PIECE_DEPTH or total >= MAX_DEPTH) and _cuttable(node, in_slice):
+            # `a and b and c` is one node for CPython, two nested ones for libcst.
+            levels = len(node.values) - 1 if isinstance(node, ast.BoolOp) else 0
+            too_deep = total + levels >= MAX_DEPTH
+            if (depth >= PIECE_DEPTH or too_deep) and _cuttable(node, in_slice):
                 start = offsets(node.lineno, node.col_offset)
                 end = offsets(node.end_lineno or node.lineno, node.end_col_offset or 0)
-                if total >= MAX_DEPTH and _fits_placeholder(text[start:end]):
+                if too_deep and _fits_placeholder(text[start:end]):
                     piece.children.append(_Piece(start, end, "", elided=True))
                     elided.append(_span(text, offsets, start, end))
                     continue
@@ -160,8 +163,8 @@ def _cut(tree: ast.Module, offsets: _Offsets, root: _Piece, text: str, elided: l
             if isinstance(node, ast.Constant | ast.JoinedStr):
                 _cut_strings(node, offsets, piece, text)
                 continue  # f-string internals have no reliable positions before Python 3.12
-            depth += 1
-            total += 1
+            depth += 1 + levels
+            total += 1 + levels
         for name, value in ast.iter_fields(node):
             children = value if isinstance(value, list) else [value]
             for child_node in children:

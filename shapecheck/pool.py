@@ -28,13 +28,29 @@ def run_pool(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer
         done, again = _round([[path] for path in unfinished], task, jobs, initializer)
         results.extend(done)
         if len(again) == len(unfinished):
-            # No progress: each file alone, so the one that kills its worker is known.
-            for path in again:
-                alone, failed = _round([[path]], task, 1, initializer)
-                results.extend(alone if not failed else [died(path)])
+            # No progress: one file at a time, so the one that kills its worker is known.
+            while again:
+                done, again, culprit = _one_by_one(again, task, initializer)
+                results.extend(done)
+                if culprit is not None:
+                    results.append(died(culprit))
             break
         unfinished = again
     return results
+
+
+def _one_by_one(paths: Sequence[str], task: Task[T], initializer: Callable[[], None],
+                ) -> tuple[list[T], list[str], str | None]:
+    """Results until a file kills the worker: (results, the files after it, that file)."""
+    results: list[T] = []
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=1, initializer=initializer, mp_context=context) as pool:
+        for index, path in enumerate(paths):
+            try:
+                results.extend(pool.submit(task, [path]).result())
+            except BrokenProcessPool:
+                return results, list(paths[index + 1:]), path
+    return results, [], None  # the death came from running beside others (memory), not a file
 
 
 def _round(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer: Callable[[], None],

@@ -194,3 +194,88 @@ def test_light_path_never_imports_jax(project: Path) -> None:
     )
     result = subprocess.run([sys.executable, "-c", script], cwd=project, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+# Scenario -> (file name, bytes, the exit code a run of that file alone must give).
+UNDECODABLE = b"import jax.numpy as jnp\ns = '\xff\xfe'\n"
+SCENARIOS = {
+    "clean": ("clean.py", CLEAN.encode(), 0),
+    "findings": ("model.py", PROGRAM.encode(), 1),
+    "undecodable": ("latin.py", UNDECODABLE, 2),
+    "too_deep": ("deep.py", ("import jax.numpy as jnp\nx = jnp.ones(3)\ny = "
+                             + " + ".join(["x"] * 3_100) + "\n").encode(), 2),
+}
+
+
+def _codes_in(fmt: str, out: str) -> set[str]:
+    """The diagnostic codes a format's output holds, read as its consumers read it."""
+    if fmt == "json":
+        return {item["code"] for item in json.loads(out)}
+    if fmt == "sarif":
+        return {result["ruleId"] for result in json.loads(out)["runs"][0]["results"]}
+    if fmt == "github":
+        return {line.split("title=shapecheck ")[1].split("::")[0] for line in out.splitlines()}
+    return {line.split(": ")[1].split()[0] for line in out.splitlines() if line.startswith(("model", "latin", "deep"))}
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_exit_code_and_format_matrix(project: Path, capsys: pytest.CaptureFixture[str], fmt: str,
+                                     scenario: str) -> None:
+    name, data, expected = SCENARIOS[scenario]
+    (project / name).write_bytes(data)
+    code, out, _ = run(capsys, "check", "--format", fmt, name)
+    assert code == expected
+    codes = _codes_in(fmt, out)
+    if scenario == "undecodable":
+        assert codes == {"SC000"}  # the failure is a result in every format
+    if scenario == "too_deep":
+        assert codes == {"SC005"}
+    if fmt == "text":
+        assert ("All checks passed" in out) == (expected == 0)
+
+
+def test_unknown_codes_are_usage_errors(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for option in ("--select", "--ignore"):
+        code, _, err = run(capsys, "check", "model.py", option, "SC999")
+        assert code == 2 and "SC999" in err
+    assert run(capsys, "check", "model.py", "--select", "SC1")[0] == 1  # a prefix of known codes
+    assert run(capsys, "check", "model.py", "--select", "SC10,SC20")[0] == 1
+    for key in ("select", "ignore"):
+        (project / "pyproject.toml").write_text(f'[tool.shapecheck]\n{key} = ["SC101", "SC9"]\n')
+        code, _, err = run(capsys, "check", "model.py")
+        assert code == 2 and "SC9" in err
+
+
+def test_selecting_codes_never_hides_a_file_not_checked(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "latin.py").write_bytes(UNDECODABLE)
+    code, out, _ = run(capsys, "check", "latin.py", "model.py", "--select", "SC101", "--format", "json")
+    assert code == 2
+    assert {(Path(i["path"]).name, i["code"]) for i in json.loads(out)} == {("latin.py", "SC000"), ("model.py", "SC101")}
+
+
+def test_source_encodings(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    program = "import jax.numpy as jnp\nname = 'é'\nx = jnp.ones((3,)) + jnp.ones((4,))\n"
+    (project / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\n" + program.encode("latin-1"))
+    (project / "bom.py").write_bytes(b"\xef\xbb\xbf" + program.encode("utf-8"))
+    code, out, _ = run(capsys, "check", "latin.py", "bom.py", "--format", "json")
+    assert code == 1
+    found = {(Path(i["path"]).name, i["line"], i["column"], i["code"]) for i in json.loads(out)}
+    assert found == {("latin.py", 4, 5, "SC101"), ("bom.py", 3, 5, "SC101")}
+    code, out, _ = run(capsys, "check", "latin.py")
+    assert "4 | x = jnp.ones((3,))" in out  # the excerpt is read with the file's own encoding
+
+
+def test_no_python_files_is_a_warning(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "empty").mkdir()
+    code, out, err = run(capsys, "check", "empty", "--format", "json")
+    assert (code, json.loads(out)) == (0, [])
+    assert "warning" in err and "no Python files" in err
+
+
+def test_any_unexpected_exception_exits_two(project: Path) -> None:
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "shapecheck", "check", "--format", "json", "model.py"],
+                                cwd=project, stdout=full, stderr=subprocess.PIPE, text=True)
+    assert result.returncode == 2
+    assert "No space left on device" in result.stderr
