@@ -334,13 +334,17 @@ class Interpreter:
             return
         value = self.eval(node.value, scope, ctx)
         if isinstance(declared, ArrayType):
+            # Inside a function its signature's symbols mean what they mean there (rigid when
+            # it is checked on its own); a copy, so a symbol new here binds for this line only.
+            frame = self.frames[-1]
+            bindings = dict(frame.bindings) if frame.function is not None else {}
             if isinstance(value, ArrayType):
                 what = f"`{_code(node.target)}`"
-                problems = conform(declared, _visible(value, ctx), {}, what)
+                problems = conform(declared, _visible(value, ctx), bindings, what)
                 self.reporter.problems(problems, node.value)
-                value = unknown_where(_prefer(declared, value), problems)
+                value = unknown_where(_prefer(substitute(declared, bindings), value), problems)
             else:
-                value = declared
+                value = substitute(declared, bindings)
         self.assign(node.target, value, scope, node.value)
 
     def exec_augassign(self, node: cst.AugAssign, scope: Scope, ctx: Context) -> None:
