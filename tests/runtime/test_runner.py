@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,20 @@ def test_runs_a_program_written_for_xmap_with_its_arguments(tmp_path: Path,
 
     assert "shapecheck" not in jax.numpy.__name__
     assert "jax.experimental.maps" not in sys.modules
+
+
+def test_a_program_s_legacy_mesh_context_runs_without_a_warning(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """`with Mesh(...)` is how xmap programs enter a mesh: under `shapecheck run` it is jax.set_mesh."""
+    from jax.sharding import Mesh
+
+    enter = Mesh.__enter__
+    program = write(tmp_path, PROGRAM)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert runner.main(["--no-check", program]) == 0, capsys.readouterr().err
+    assert "loss 1.386" in capsys.readouterr().out
+    assert Mesh.__enter__ is enter  # jax's own context again afterwards
 
 
 def test_refuses_a_program_with_shape_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
