@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench clean
+.PHONY: run test lint typecheck unit bench fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest
+
+# The fuzz tests of `make test`, longer and random: FUZZ_EXAMPLES examples per strategy.
+FUZZ_EXAMPLES ?= 2000
+fuzz: $(STAMP)
+	SHAPECHECK_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/test_fuzz.py -q
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/lint.py
