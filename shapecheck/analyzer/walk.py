@@ -123,8 +123,9 @@ _NAME_KEYWORDS = frozenset({"axis_name", "spmd_axis_name", "axis_names", "in_axe
 def map_axis_names(module: cst.Module) -> frozenset[str]:
     """The strings that could name an axis some map of `module` binds: every string literal in
     a call of a map, a mesh or `partial` (`partial(jax.pmap, axis_name='i')`), in an axis-name
-    keyword anywhere, and every string assigned to a name (`BATCH = 'batch'`). A superset, so
-    that what it lacks is certainly bound by no map the module builds."""
+    keyword anywhere, every string assigned to a name, alone or in a tuple, list or set
+    (`BATCH = 'batch'`, `AXES = ('data', 'model')`), and string defaults of parameters. A
+    superset, so that what it lacks is certainly bound by no map the module builds."""
     names: set[str] = set()
     stack: list[cst.CSTNode] = [module]
     while stack:  # iterative: deeply nested expressions must not exhaust the Python stack
@@ -133,10 +134,11 @@ def map_axis_names(module: cst.Module) -> frozenset[str]:
             names.update(_strings(node.args))
         elif isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value in _NAME_KEYWORDS:
             names.update(_strings([node]))
-        if isinstance(node, cst.Assign | cst.AnnAssign) and isinstance(node.value, cst.SimpleString):
-            value = node.value.evaluated_value
-            if isinstance(value, str):
-                names.add(value)
+        if isinstance(node, cst.Assign | cst.AnnAssign) and isinstance(
+                node.value, cst.SimpleString | cst.Tuple | cst.List | cst.Set):
+            names.update(_strings([node.value]))
+        elif isinstance(node, cst.Param) and isinstance(node.default, cst.SimpleString):
+            names.update(_strings([node.default]))  # `def step(x, axis_name='batch')`
         stack.extend(node.children)
     return frozenset(names)
 
