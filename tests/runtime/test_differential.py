@@ -62,7 +62,7 @@ FAILING = [p for p in RUNNABLE if markers(p.read_text()) & RUNTIME_ERRORS]
 
 def execute(path: Path) -> dict[str, Any]:
     with stand_ins(), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # `with Mesh(...)` in old programs
+        warnings.simplefilter("error", DeprecationWarning)  # `with Mesh(...)` is set_mesh there
         return runpy.run_path(str(path), run_name="__main__")
 
 
