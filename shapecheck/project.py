@@ -62,9 +62,14 @@ class ProjectIndex:
         path = self.paths.get(module) or self._on_disk(module)
         if path is None:
             return None
+        # Read as the checked files are: regular files only (a FIFO would block), in their
+        # declared encoding.
+        from shapecheck.files import read_regular
+        from shapecheck.parsing import SourceDecodeError, decode
+
         try:
-            return path, Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            return path, decode(read_regular(path))
+        except (OSError, SourceDecodeError):
             return None
 
     def _on_disk(self, module: str) -> str | None:

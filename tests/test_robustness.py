@@ -170,3 +170,15 @@ def test_analysis_time_limit_keeps_findings(monkeypatch: pytest.MonkeyPatch) -> 
     result = analyze_source("m.py", HEAD + TAIL, time_limit=1.0)
     assert result.error is None
     assert {(d.span.line, d.code) for d in result.diagnostics} == {(2, "SC101"), (3, "SC101"), (1, "SC005")}
+
+
+def test_imported_modules_are_read_as_checked_files_are(tmp_path: Path) -> None:
+    # A deep module the checked file imports is parsed in pieces too (libcst alone: minutes),
+    # and a FIFO named on the command line is never opened for reading by the import resolver.
+    (tmp_path / "deep.py").write_text(f"import jax\ny = {DEEP['subscript'](2_900)}\nAXES = ['i', ...]\n")
+    os.mkfifo(tmp_path / "pipe.py")
+    (tmp_path / "main.py").write_text("import deep\nimport pipe\n" + HEAD.replace("\n", "\n", 1) + TAIL)
+    result = run_cli("check", "--format", "json", "main.py", "pipe.py", cwd=tmp_path, timeout=60)
+    found = {(Path(i["path"]).name, i["line"], i["code"]) for i in json.loads(result.stdout)}
+    assert found == {("main.py", 4, "SC101"), ("main.py", 5, "SC101"), ("pipe.py", 1, "SC000")}
+    assert result.returncode == 2

@@ -7,9 +7,8 @@ value is needed, so a file importing half a package does not parse the whole pac
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING
-
-import libcst as cst
 
 from shapecheck.analyzer.qualnames import ARRAY_ROOTS
 from shapecheck.analyzer.scope import Scope
@@ -56,8 +55,15 @@ class ModuleLoader:
         text = self._text(module)
         if text is None or self.source is None:
             return None
+        # Parsed as the checked files are: CPython decides validity, and deep expressions are
+        # parsed in pieces (libcst alone takes minutes on a 3,000-long chain).
+        from shapecheck.parsing import cpython_syntax, parse_module
+
+        syntax = cpython_syntax(module, text)
+        if not isinstance(syntax, ast.Module):
+            return None
         try:
-            tree = cst.parse_module(text)
+            tree = parse_module(text, syntax).module
         except Exception:
             return None
         from shapecheck.analyzer.interpreter import Interpreter
