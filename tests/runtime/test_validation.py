@@ -106,3 +106,29 @@ def test_a_value_unpacked_from_a_tuple_is_described_by_itself() -> None:
         xmap(lambda x: x, ["i", ...], ["i", ...], axis_sizes={"k": 2.7, "m": 4})
     assert reported == [p.message for p in error.value.problems] == [
         "axis_sizes['k'] must be a non-negative int; got 2.7"]
+
+
+
+# (the body, written and as a function; xmap's arguments; the shapes of the call's arguments)
+CALLS: list[tuple[str, Any, dict[str, Any], list[tuple[int, ...]]]] = [
+    ("lambda x, y: x * y", lambda x, y: x * y, {"in_axes": (["i", ...], ["i", ...]), "out_axes": ["i", ...]},
+     [(5,), (7,)]),
+    ("lambda x: x", lambda x: x, {**GOOD, "axis_sizes": {"i": 4}}, [(5,)]),
+    ("lambda x: x", lambda x: x, {**GOOD, "in_axes": ["i", None]}, [(2, 3, 4)]),
+    ("lambda x: x", lambda x: x, {**GOOD, "out_axes": [...]}, [(5,)]),
+    ("lambda x: x", lambda x: x, {**GOOD, "out_axes": [None, None, "i", ...]}, [(5,)]),
+]
+
+
+@pytest.mark.parametrize(("body_text", "body", "arguments", "shapes"), CALLS,
+                         ids=[written(c[2]) for c in CALLS])
+def test_call_time_refusals_match_the_checker(body_text: str, body: Any, arguments: dict[str, Any],
+                                              shapes: list[tuple[int, ...]]) -> None:
+    """Argument sizes, ranks and results: the runtime's message is the checker's, for the same call."""
+    called = ", ".join(f"jnp.ones({shape}, dtype=jnp.float32)" for shape in shapes)
+    text = (f"import jax.numpy as jnp\nfrom jax.experimental.maps import xmap\n\n"
+            f"f = xmap({body_text}, {written(arguments)})\ny = f({called})\n")
+    reported = [(d.code, d.message) for d in analyze_source("prog.py", text).diagnostics]
+    with pytest.raises(NamedAxisError) as error:
+        xmap(body, **arguments)(*[np.ones(shape, np.float32) for shape in shapes])
+    assert reported == [(error.value.code, error.value.message)]
