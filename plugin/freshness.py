@@ -36,6 +36,7 @@ from mypy.nodes import (
 )
 from mypy.server.trigger import make_trigger
 from mypy.types import UnboundType
+from mypy.util import correct_relative_import
 
 SOURCE_SYMBOL: Final = "__shapecheck_source__"
 
@@ -68,10 +69,14 @@ def stamp(file: MypyFile, digest: str) -> None:
                                                 plugin_generated=True)
 
 
+def has_import_dependencies(file: MypyFile) -> bool:
+    return any(trigger.endswith(f".{SOURCE_SYMBOL}>") for trigger in file.plugin_deps)
+
+
 def depend_on_imports(file: MypyFile, project: set[str]) -> None:
     """Make every fine-grained target of `file` depend on the source symbol of each project
     module it imports, so that dmypy re-checks them when such a module's text changes."""
-    imported = {name for node in file.imports for name in _imported(node)} & project
+    imported = {name for node in file.imports for name in _imported(file, node)} & project
     if not imported:
         return
     targets = _targets(file)
@@ -80,14 +85,18 @@ def depend_on_imports(file: MypyFile, project: set[str]) -> None:
         file.plugin_deps.setdefault(trigger, set()).update(targets)
 
 
-def _imported(node: ImportBase) -> list[str]:
+def _imported(file: MypyFile, node: ImportBase) -> list[str]:
     if isinstance(node, Import):
         return [name for name, _ in node.ids]
-    if isinstance(node, ImportFrom):
-        # `from pkg import mod` imports a module too; names that are not modules drop out
-        # when intersected with the project's modules.
-        return [node.id, *(f"{node.id}.{name}" for name, _ in node.names)]
-    return [node.id] if isinstance(node, ImportAll) else []
+    if not isinstance(node, ImportFrom | ImportAll):
+        return []
+    module, _ = correct_relative_import(file.fullname, node.relative, node.id,
+                                        file.is_package_init_file())
+    if isinstance(node, ImportAll):
+        return [module]
+    # `from pkg import mod` imports a module too; names that are not modules drop out when
+    # intersected with the project's modules.
+    return [module, *(f"{module}.{name}" for name, _ in node.names)]
 
 
 def _targets(file: MypyFile) -> set[str]:

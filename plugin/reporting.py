@@ -24,7 +24,13 @@ from shapecheck.api import FileResult, analyze_source
 from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic
 from shapecheck.plugin.codes import INTERNAL_ERROR, error_code
-from shapecheck.plugin.freshness import depend_on_imports, is_project_file, source_hash, stamp
+from shapecheck.plugin.freshness import (
+    depend_on_imports,
+    has_import_dependencies,
+    is_project_file,
+    source_hash,
+    stamp,
+)
 from shapecheck.plugin.modules import MypyModules
 
 
@@ -59,9 +65,11 @@ class FileReporter:
         self.graph: dict[str, MypyFile] = {}
         self.modules: MypyModules | None = None
         self.loader: ModuleLoader | None = None
-        self.sources: dict[str, str] = {}  # path -> hash of the text mypy last parsed
-        self.generation = 0  # bumped whenever a project file's text changes
+        self.generation = 0  # bumped whenever mypy parses a project file (again)
         self.loaded_generation = -1
+        self.indexed = (-1, 0)
+        self.trees: dict[str, MypyFile] = {}  # path -> project module
+        self.project: set[str] = set()
 
     def use_modules(self, modules: dict[str, MypyFile]) -> None:
         """mypy's module graph for this build (dmypy keeps it, and the plugin, between runs)."""
@@ -69,16 +77,17 @@ class FileReporter:
         self.loaded_generation = -1
 
     def note_source(self, file: MypyFile) -> None:
-        """Called as mypy parses each module: stamp project modules with their text's hash."""
+        """Called as mypy parses each module: stamp project modules with their text's hash.
+
+        mypy parses a module once per build, and dmypy again only when its file changed, so
+        each parse starts a new generation: results computed before may be out of date.
+        """
         if not is_project_file(file):
             return
         digest = source_hash(file.path)
-        if digest is None:
-            return
-        stamp(file, digest)
-        if self.sources.get(file.path) != digest:
-            self.sources[file.path] = digest
-            self.generation += 1
+        if digest is not None:
+            stamp(file, digest)
+        self.generation += 1
 
     def _load(self) -> None:
         # Imported modules are read and interpreted once per generation of the project's texts.
@@ -99,6 +108,7 @@ class FileReporter:
             return
         if path in errors.ignored_files or path in errors.flushed_files or not path.endswith(".py"):
             return  # stubs, and modules whose errors mypy hides (site-packages, ignore_errors)
+        self._depend(path)
         before = self.reported.get(path)
         if before is not None and before.fresh(errors, self.generation):
             return
@@ -122,13 +132,20 @@ class FileReporter:
             errors.report(1, 0, f"shapecheck could not analyse this file: {result.error.splitlines()[-1]}",
                           INTERNAL_ERROR)
         self.reported[path] = _Reported(self.generation, table, table.get(path, [])[count:], result)
-        self._depend(path)
 
     def _depend(self, path: str) -> None:
-        tree = next((tree for tree in self.graph.values() if tree.path == path), None)
-        if tree is not None:
-            project = {name for name, module in self.graph.items() if is_project_file(module)}
-            depend_on_imports(tree, project)
+        """Keep the file's fine-grained dependencies on the project modules it imports.
+
+        dmypy drops a module's plugin dependencies whenever it re-checks its top level, so this
+        runs on every hook, not only when the file is reported.
+        """
+        if self.indexed != (self.generation, len(self.graph)):
+            self.indexed = (self.generation, len(self.graph))
+            self.trees = {tree.path: tree for tree in self.graph.values() if is_project_file(tree)}
+            self.project = {tree.fullname for tree in self.trees.values()}
+        tree = self.trees.get(path)
+        if tree is not None and not has_import_dependencies(tree):
+            depend_on_imports(tree, self.project)
 
 
 def _report(errors: Errors, diagnostic: Diagnostic) -> None:
