@@ -80,7 +80,7 @@ def _symbolic(value: ArrayType, new: Sequence[Dim], known_new: Sequence[Dim], ho
     if total is None or partial is None or 0 in (total[0], partial[0]):
         return None
     if not holes:
-        if total == partial:
+        if not _certainly_unequal(total, partial):
             return None
         return Problem("SC105", f"reshape: cannot reshape {value.positional_text()} into {_text(new)}: "
                        f"{_monomial_text(total)} elements against {_monomial_text(partial)}, "
@@ -98,6 +98,24 @@ def _symbolic(value: ArrayType, new: Sequence[Dim], known_new: Sequence[Dim], ho
     elif factor == 1 and len(rest) == 1:
         dims[holes[0]] = Sym(rest[0], rigid=True)
     return None
+
+
+def _certainly_unequal(a: Monomial, b: Monomial) -> bool:
+    """Whether two counts differ in a way no unwritten relation between symbols explains.
+
+    Real code reshapes `('heads',)` into `('kv_heads', 'groups')` where heads = kv_heads *
+    groups: a relation the annotations cannot state. So after cancelling common symbols only
+    a different factor (`2 * n` against `3 * n`) or one symbol against another of the same
+    factor (`k` against `n`, as in a swapped annotation) is reported.
+    """
+    rest_a, rest_b = list(a[1]), list(b[1])
+    for name in a[1]:
+        if name in rest_b:
+            rest_a.remove(name)
+            rest_b.remove(name)
+    if not rest_a and not rest_b:
+        return a[0] != b[0]
+    return len(rest_a) == len(rest_b) == 1 and a[0] == b[0]
 
 
 def _monomial_text(count: Monomial) -> str:

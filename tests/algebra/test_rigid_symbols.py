@@ -62,3 +62,11 @@ def test_vmap_mapped_sizes_must_agree_once() -> None:
     assert size is CONFLICT and [p.operands for p in problems] == [(1, 0)]
     size, problems = mapped_size([(0, 0, None), (1, 1, 8)], ["`x`", "`w`"], axis_size=8)
     assert size == 8 and not problems
+
+
+def test_reshape_between_factorisations_is_not_reported() -> None:
+    # heads = kv_heads * groups is a relation the annotations cannot state (seen in easydel).
+    heads, kv_heads, groups, d = (Sym(name, rigid=True) for name in ("h", "kv", "g", "d"))
+    assert reshape(f32(heads, d), (kv_heads, groups, d)).ok
+    assert reshape(f32(N, K), (N,)).ok  # k may be 1
+    assert [p.code for p in reshape(f32(N, 2), (N, 3)).problems] == ["SC105"]
