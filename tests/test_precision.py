@@ -335,3 +335,26 @@ def test_calls_with_unexpanded_star_arguments_are_unchecked() -> None:
             u = jnp.ones((3, 4)).reshape(*(6, 2)) + jnp.ones((5,))
             return y
         """) == [(12, "SC101")]
+
+
+def test_a_condition_is_decided_by_either_side_that_decides_it() -> None:
+    # `unknown and False` is false and `unknown or True` true, whatever the unknown (klujax).
+    assert codes("""\
+        import jax.numpy as jnp
+
+        def expand(A, x):
+            if A.ndim == 1 and x.ndim == 1:
+                x = x[None, :, None]
+            elif A.ndim == 1 and x.ndim == 2:
+                x = x[None, :, :]
+            elif not (A.ndim != 2 or x.ndim != 2):
+                x = x[:, :, None]
+            y = x if x.ndim == 3 or A.flag else x[:, :, 0]
+            while A.busy and x.ndim == 5:
+                x = x[:, :, :, :, :, 0]
+            return x, y
+
+        r = expand(object(), jnp.ones((3,)))
+        s = expand(object(), jnp.ones((3, 4)) if A.ok else jnp.ones((5, 6)))
+        t = jnp.ones((3,))[:, :] if unknown and 1 == 1 else None
+        """) == [(17, "SC106")]

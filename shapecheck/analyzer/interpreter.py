@@ -368,7 +368,7 @@ class Interpreter:
     def exec_if(self, node: cst.If, scope: Scope, ctx: Context) -> bool:
         # A condition the checker can decide (`x.ndim == 4` for a known rank, `axis is None`)
         # leaves the other branch dead: code there is never checked against these values.
-        test = truth(self.eval(node.test, scope, ctx))
+        test = self.test(node.test, scope, ctx)
         if test is True:
             return self.exec_block(node.body.body, scope, ctx)
         if test is False:
@@ -404,7 +404,7 @@ class Interpreter:
                 for other in iterated.items[1:]:
                     item = join(item, other)
             self.assign(node.target, item, scope, node.iter)
-        elif truth(self.eval(node.test, scope, ctx)) is False:
+        elif self.test(node.test, scope, ctx) is False:
             return
         self.exec_block(node.body.body, scope, ctx)
         for name in assigned_names(node.body):
@@ -683,8 +683,28 @@ class Interpreter:
         right = self.eval(node.right, scope, ctx)
         return right if known is not None else None
 
+    def test(self, node: cst.BaseExpression, scope: Scope, ctx: Context) -> bool | None:
+        """Whether a condition is certainly true or false, None when it may be either.
+
+        `a and b` is false when either side certainly is, whatever the other (klujax's
+        `if Ax.ndim == 1 and x.ndim == 2` with Ax unknown and x 1-D); `a or b` likewise true.
+        """
+        if isinstance(node, cst.BooleanOperation):
+            is_and = isinstance(node.operator, cst.And)
+            left = self.test(node.left, scope, ctx)
+            if left is not None and left is not is_and:
+                return left  # short-circuited: the right side never runs
+            right = self.test(node.right, scope, ctx)
+            if left is None:
+                return right if right is not is_and else None
+            return right
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            inner = self.test(node.expression, scope, ctx)
+            return None if inner is None else not inner
+        return truth(self.eval(node, scope, ctx))
+
     def eval_ifexp(self, node: cst.IfExp, scope: Scope, ctx: Context) -> Value:
-        test = truth(self.eval(node.test, scope, ctx))
+        test = self.test(node.test, scope, ctx)
         if test is True:
             return self.eval(node.body, scope, ctx)
         if test is False:
