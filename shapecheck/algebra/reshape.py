@@ -80,6 +80,11 @@ def _symbolic(value: ArrayType, new: Sequence[Dim], known_new: Sequence[Dim], ho
     if total is None or partial is None or 0 in (total[0], partial[0]):
         return None
     if not holes:
+        # Known sizes among symbols mark unit axes and splits whose relation to the symbols the
+        # annotations cannot state (ejkernel's (b, kv_heads, 1, d) -> (b, q_heads, d) holds
+        # wherever a group of q_heads shares one kv head): only all-symbol shapes are compared.
+        if any(isinstance(d, int) for d in (*value.dims, *known_new)):
+            return None
         if not _certainly_unequal(total, partial):
             return None
         return Problem("SC105", f"reshape: cannot reshape {value.positional_text()} into {_text(new)}: "
@@ -105,16 +110,13 @@ def _certainly_unequal(a: Monomial, b: Monomial) -> bool:
 
     Real code reshapes `('heads',)` into `('kv_heads', 'groups')` where heads = kv_heads *
     groups: a relation the annotations cannot state. So after cancelling common symbols only
-    a different factor (`2 * n` against `3 * n`) or one symbol against another of the same
-    factor (`k` against `n`, as in a swapped annotation) is reported.
+    one symbol against another (`k` against `n`, as in a swapped annotation) is reported.
     """
     rest_a, rest_b = list(a[1]), list(b[1])
     for name in a[1]:
         if name in rest_b:
             rest_a.remove(name)
             rest_b.remove(name)
-    if not rest_a and not rest_b:
-        return a[0] != b[0]
     return len(rest_a) == len(rest_b) == 1 and a[0] == b[0]
 
 

@@ -69,4 +69,4 @@ def test_reshape_between_factorisations_is_not_reported() -> None:
     heads, kv_heads, groups, d = (Sym(name, rigid=True) for name in ("h", "kv", "g", "d"))
     assert reshape(f32(heads, d), (kv_heads, groups, d)).ok
     assert reshape(f32(N, K), (N,)).ok  # k may be 1
-    assert [p.code for p in reshape(f32(N, 2), (N, 3)).problems] == ["SC105"]
+    assert reshape(f32(N, K, 1), (N, M)).ok  # a unit axis among symbols: in doubt
