@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import os
 import traceback
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,6 +108,17 @@ def analyze_source(path: str, text: str, config: Config | None = None, *, keep_t
 
 def _analyze(path: str, text: str, config: Config, keep_types: bool, modules: ModuleSource | None,
              loader: ModuleLoader | None, lines: int, time_limit: float) -> FileResult:
+    with warnings.catch_warnings():
+        # CPython's parser warns about the checked code ('\d' in a plain string): that is
+        # Python's message to the code's author, not output of the checker.
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _analyze_quietly(path, text, config, keep_types, modules, loader, lines, time_limit)
+
+
+def _analyze_quietly(path: str, text: str, config: Config, keep_types: bool,
+                     modules: ModuleSource | None, loader: ModuleLoader | None, lines: int,
+                     time_limit: float) -> FileResult:
     tree = cpython_syntax(path, text, config.target_version)
     if isinstance(tree, Diagnostic):
         return FileResult(path, _filter([tree], text, config), (), None, lines)

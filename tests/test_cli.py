@@ -279,3 +279,12 @@ def test_any_unexpected_exception_exits_two(project: Path) -> None:
                                 cwd=project, stdout=full, stderr=subprocess.PIPE, text=True)
     assert result.returncode == 2
     assert "No space left on device" in result.stderr
+
+
+def test_python_warnings_about_checked_code_stay_quiet(project: Path) -> None:
+    (project / "escapes.py").write_text("import jax\npattern = '\\d+'\n")
+    # -W error: a warning that escaped would even turn into a false SC004.
+    for option in ("default", "error"):
+        result = subprocess.run([sys.executable, "-W", option, "-m", "shapecheck", "check", "escapes.py"],
+                                cwd=project, capture_output=True, text=True)
+        assert (result.returncode, result.stderr) == (0, "")
