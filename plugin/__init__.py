@@ -20,6 +20,12 @@ errors of that file, `# type: ignore[code]` applies, `warn_unused_ignores` sees 
 mypy's incremental cache stores and replays them for unchanged modules;
 `report_config_data` (plugin version and options) invalidates the cache when either changes.
 
+Valid named-axis code is valid to mypy (`named_axes`, `restored`, and the `jax-stubs` partial
+stub package for the removed `jax.experimental.maps`). Shape results depend on the texts of
+imported project modules, which mypy's own types do not show: `freshness` stamps each project
+module with its text's hash, so mypy's cache and dmypy re-check importers after an edit, and
+the reporter re-reports whatever dmypy dropped.
+
 A file with shapecheck findings but none of those constructs (no annotation of the
 language, no assignment from jax/numpy, no checked call into them) is not reported.
 """

@@ -51,8 +51,8 @@ class _Reported:
         """
         if generation != self.generation or errors.error_info_map is not self.table:
             return False
-        current = errors.error_info_map.get(self.result.path, [])
-        return all(any(info is kept for kept in current) for info in self.infos)
+        kept = {id(info) for info in errors.error_info_map.get(self.result.path, [])}
+        return all(id(info) in kept for info in self.infos)
 
 
 class FileReporter:

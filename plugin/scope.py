@@ -12,10 +12,9 @@ from typing import Final
 
 from mypy.nodes import MypyFile
 
-LIBRARY_ROOTS: Final = frozenset({"jax", "jaxlib", "numpy", "shapecheck"})
+from shapecheck.plugin.freshness import INSTALLED
 
-# Folders of installed packages and of mypy's bundled stubs: never the checked project.
-_INSTALLED: Final = ("site-packages", "dist-packages", "typeshed")
+LIBRARY_ROOTS: Final = frozenset({"jax", "jaxlib", "numpy", "shapecheck"})
 
 
 class Watch:
@@ -40,5 +39,5 @@ class Watch:
             tree = self.modules.get(module)
             if tree is not None:
                 return bool(tree.path) and not tree.is_stub and not any(
-                    part in tree.path for part in _INSTALLED)
+                    part in tree.path for part in INSTALLED)
         return False
