@@ -7,10 +7,14 @@ mypy error of its own (`arg-type` for a named `axis`, `import-not-found` for the
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
-from .support import run_mypy, write_config
+from .support import ROOT, run_mypy, write_config
 
 NAMED = '''\
 import jax
@@ -119,3 +123,35 @@ def test_ordinary_errors_still_appear(tmp_path: Path, plugin_cache: Path) -> Non
     run = run_mypy([path], write_config(tmp_path), plugin_cache, ["--strict"])
     expected = {(line, "arg-type") for line in (7, 8, 10, 11, 12, 13)} | {(9, "list-item")}
     assert run.mypy_errors("ordinary.py") == expected, run.stdout
+
+
+INSTALLED_STUBS = """\
+    import jax.experimental.pjit
+    import jax.numpy as jnp
+    from jax.experimental.maps import Mesh, xmap
+
+    mapped = xmap(jnp.sin, in_axes=['i', ...], out_axes=['i', ...])
+    mesh_type: type[Mesh] = Mesh
+    total = jnp.sum(jnp.ones(3), axis=0)
+    """
+
+
+def test_the_installed_stub_package_is_partial(tmp_path: Path, plugin_cache: Path) -> None:
+    # As installed: stubs/jax is `jax-stubs` in a folder on the path (no mypy_path to it). It
+    # provides jax.experimental.maps; every other jax module still comes from jax itself.
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert config["package-dir"]["jax-stubs"] == "stubs/jax"
+    assert {"jax-stubs", "jax-stubs.experimental"} <= set(config["packages"])
+    assert (ROOT / "stubs" / "jax" / "py.typed").read_text().strip() == "partial"
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "jax-stubs").symlink_to(ROOT / "stubs" / "jax", target_is_directory=True)
+    ini = tmp_path / "mypy.ini"
+    ini.write_text(f"[mypy]\nmypy_path = {ROOT}\nplugins = shapecheck.plugin\n")
+    path = write(tmp_path, "installed_stubs.py", INSTALLED_STUBS)
+    # A subprocess: mypy reads the folders of the path once per process.
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ini), "--cache-dir", str(plugin_cache),
+         "--show-error-codes", "--no-error-summary", str(path)],
+        env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True, text=True, timeout=600)
+    assert (done.returncode, done.stdout) == (0, ""), done.stdout + done.stderr
