@@ -38,6 +38,9 @@ depth exceeded during compilation" past it) and parses at most about 3,000 level
 `if`-`else` or `lambda`; analysing 3,000 levels takes a few seconds.
 """
 
+MAX_STRINGS = 20_000
+"""Implicitly concatenated strings analysed (libcst nests them); the rest are one unknown string."""
+
 _ELIDED = "_shapecheck_unanalysed"
 
 _PLACEHOLDER = "_shapecheck_piece_"
@@ -132,7 +135,8 @@ def parse_module(text: str, tree: ast.Module) -> Parsed:
     names = count()
     module = cst.parse_module(_source(text, root, names))
     module = module.visit(_Stitcher(_parsed_children(text, root, names)))
-    if not elided and module.code != text:
+    # (libcst itself drops a whitespace-only last line: that is not a stitching error.)
+    if not elided and module.code.rstrip() != text.rstrip():
         raise ValueError("the pieces of the file do not print its text back")
     return Parsed(module, tuple(elided))
 
@@ -161,7 +165,7 @@ def _cut(tree: ast.Module, offsets: _Offsets, root: _Piece, text: str, elided: l
                 piece.children.append(child)
                 piece, depth = child, 0
             if isinstance(node, ast.Constant | ast.JoinedStr):
-                _cut_strings(node, offsets, piece, text)
+                _cut_strings(node, offsets, piece, text, elided)
                 continue  # f-string internals have no reliable positions before Python 3.12
             depth += 1 + levels
             total += 1 + levels
@@ -186,6 +190,18 @@ def _elided_placeholder(source: str) -> str:
     return f"({_ELIDED}{''.join(breaks)}{' ' * (last - 1)})"
 
 
+def _elided_string(text: str, piece: _Piece) -> str:
+    """One string literal standing for the strings it replaces: the same line breaks (between
+    strings, where libcst keeps them) and a last line of the same length (padded inside the
+    quotes, as spaces after it would be dropped with the parenthesis they precede)."""
+    source = text[piece.start:piece.end]
+    prefix = _bytes_prefix(text, piece)
+    breaks = _NEWLINE.findall(source)
+    width = len(_NEWLINE.split(source)[-1]) - len(prefix) - 2
+    content = _ELIDED[:width].ljust(width)
+    return "".join(breaks) + f"{prefix}'{content}'"
+
+
 def _span(text: str, offsets: _Offsets, start: int, end: int) -> Span:
     def position(offset: int) -> tuple[int, int]:
         line = bisect_right(offsets.starts, offset)
@@ -203,7 +219,8 @@ def _cuttable(node: ast.expr, in_slice: bool) -> bool:
     return not (in_slice and isinstance(node, ast.Tuple))
 
 
-def _cut_strings(node: ast.Constant | ast.JoinedStr, offsets: _Offsets, piece: _Piece, text: str) -> None:
+def _cut_strings(node: ast.Constant | ast.JoinedStr, offsets: _Offsets, piece: _Piece, text: str,
+                 elided: list[Span]) -> None:
     if isinstance(node, ast.Constant) and not isinstance(node.value, str | bytes):
         return
     start = offsets(node.lineno, node.col_offset)
@@ -211,18 +228,24 @@ def _cut_strings(node: ast.Constant | ast.JoinedStr, offsets: _Offsets, piece: _
     if end - start < 2 * STRING_PIECE:  # each string is at least two characters long
         return
     strings = _string_starts(text[start:end])
-    for index in range(STRING_PIECE, len(strings), STRING_PIECE):
+    for index in range(STRING_PIECE, min(len(strings), MAX_STRINGS), STRING_PIECE):
         child = _Piece(start + strings[index], end, "", string=True)
         piece.children.append(child)
         piece = child
+    if len(strings) > MAX_STRINGS:
+        tail = start + strings[MAX_STRINGS]
+        piece.children.append(_Piece(tail, end, "", string=True, elided=True))
+        elided.append(_span(text, offsets, tail, end))
 
 
 def _string_starts(source: str) -> list[int]:
     """Offsets of the string literals of one (implicitly concatenated) string expression."""
-    lines = [0, *(m.end() for m in _NEWLINE.finditer(source))]
-    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    # In parentheses, as it stands in the file: continuation lines may be indented anyhow.
+    enclosed = f"({source})"
+    lines = [0, *(m.end() for m in _NEWLINE.finditer(enclosed))]
+    tokens = tokenize.generate_tokens(io.StringIO(enclosed).readline)
     try:
-        return [lines[t.start[0] - 1] + t.start[1] for t in tokens if t.type == tokenize.STRING]
+        return [lines[t.start[0] - 1] + t.start[1] - 1 for t in tokens if t.type == tokenize.STRING]
     except (tokenize.TokenError, SyntaxError):
         return []
 
@@ -234,7 +257,9 @@ def _source(text: str, piece: _Piece, names: count[int]) -> str:
     for child in sorted(piece.children, key=lambda c: c.start):
         child.name = f"{_PLACEHOLDER}{next(names)}"
         parts.append(text[position:child.start])
-        if child.elided:
+        if child.elided and child.string:
+            parts.append(_elided_string(text, child))
+        elif child.elided:
             parts.append(_elided_placeholder(text[child.start:child.end]))
         else:
             parts.append(_string_placeholder(text, child) if child.string else child.name)
@@ -244,9 +269,13 @@ def _source(text: str, piece: _Piece, names: count[int]) -> str:
 
 
 def _string_placeholder(text: str, piece: _Piece) -> str:
+    return f"{_bytes_prefix(text, piece)}'{piece.name}'"
+
+
+def _bytes_prefix(text: str, piece: _Piece) -> str:
     # Same kind as the string it stands for: libcst refuses to concatenate str and bytes.
     prefix = text[piece.start:piece.start + 3].split("'")[0].split('"')[0].lower()
-    return f"{'b' if 'b' in prefix else ''}'{piece.name}'"
+    return "b" if "b" in prefix else ""
 
 
 def _parsed_children(text: str, piece: _Piece, names: count[int]) -> dict[str, cst.BaseExpression]:

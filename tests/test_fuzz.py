@@ -134,3 +134,29 @@ def _run(main: object, fmt: str) -> tuple[int, set[str]]:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             assert main(["check", "--jobs", "1", "--format", fmt]) == code  # type: ignore[operator]
     return code, codes
+
+
+@FUZZ
+@given(st.one_of(hypothesmith.from_grammar(), st.sampled_from(FIXTURES).map(lambda p: p.read_text(encoding="utf-8"))))
+def test_pieces_stitch_back_to_libcsts_own_tree(source: str) -> None:
+    # Cutting every other level (and every other string) exercises each kind of placeholder:
+    # the stitched tree must be the one libcst builds from the whole text, node for node.
+    import ast
+
+    import libcst as cst
+
+    from shapecheck import parsing
+    from shapecheck.bounds import run_bounded
+
+    try:
+        tree = ast.parse(source)
+        whole = cst.parse_module(source)
+    except (SyntaxError, ValueError, cst.ParserSyntaxError):
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parsing, "PIECE_DEPTH", 2)
+        patch.setattr(parsing, "STRING_PIECE", 2)
+        stitched = run_bounded(lambda: parsing.parse_module(source, tree).module)
+    assert stitched.code == whole.code
+    assert stitched.deep_equals(whole)
+

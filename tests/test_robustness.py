@@ -182,3 +182,24 @@ def test_imported_modules_are_read_as_checked_files_are(tmp_path: Path) -> None:
     found = {(Path(i["path"]).name, i["line"], i["code"]) for i in json.loads(result.stdout)}
     assert found == {("main.py", 4, "SC101"), ("main.py", 5, "SC101"), ("pipe.py", 1, "SC000")}
     assert result.returncode == 2
+
+
+@pytest.mark.parametrize("source", [
+    # A multi-line expression and a multi-line string concatenation past their bounds: the
+    # placeholders keep every later position (same line, same column) exact.
+    "import jax.numpy as jnp\ny = (x +\n     x + x + x +\n  x + x) + (\n x); z = jnp.ones((3,)) + jnp.ones((4,))\n",
+    "import jax.numpy as jnp\ns = (b'a' b'b'\n     b'c' b'd' b'e'\n b'f'); z = jnp.ones((3,)) + jnp.ones((4,))\n",
+    "import jax.numpy as jnp\ns = ('a' 'b' 'c' 'd' 'e' 'f' 'g'); z = jnp.ones((3,)) + jnp.ones((4,))\n",
+])
+def test_what_is_left_out_keeps_every_position(monkeypatch: pytest.MonkeyPatch, source: str) -> None:
+    from shapecheck import parsing
+    from shapecheck.api import analyze_source
+
+    monkeypatch.setattr(parsing, "MAX_DEPTH", 3)
+    monkeypatch.setattr(parsing, "MAX_STRINGS", 2)
+    monkeypatch.setattr(parsing, "STRING_PIECE", 1)
+    monkeypatch.setattr(parsing, "_ELIDED", "_e")  # short enough for these small expressions
+    found = [(d.span.line, d.span.column, d.code) for d in analyze_source("m.py", source).diagnostics]
+    last = source.splitlines()[-1]
+    assert found[-1] == (source.count("\n"), last.index("jnp.ones"), "SC101")
+    assert "SC005" in {code for _, _, code in found}
