@@ -36,10 +36,33 @@ MODEL = """\
     """
 
 
+# A module without any shape annotation or jax call: only its constants matter to the user.
+SPECS = "IN_AXES = (['batch', ...], SECOND)\n"
+
+SPECS_USER = """\
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+
+    from specs import IN_AXES
+
+    pair = xmap(jnp.add, in_axes=IN_AXES, out_axes=['batch', ...])
+    z = pair(jnp.ones((32, 2)), jnp.ones((16, 2)))
+    """
+
+FILES = ("model.py", "layers.py", "specs_user.py", "specs.py")
+
+
 def write_layers(folder: Path, size: int) -> None:
-    path = folder / "layers.py"
+    edit(folder / "layers.py", textwrap.dedent(LAYERS).replace("SIZE", str(size)))
+
+
+def write_specs(folder: Path, second: str) -> None:
+    edit(folder / "specs.py", SPECS.replace("SECOND", second))
+
+
+def edit(path: Path, text: str) -> None:
     before = path.stat().st_mtime if path.exists() else 0.0
-    path.write_text(textwrap.dedent(LAYERS).replace("SIZE", str(size)))
+    path.write_text(text)
     # mypy takes a file of the same size and the same whole-second mtime as unchanged; an edit
     # by hand is never that fast, an edit by a test is.
     later = max(path.stat().st_mtime, before + 1.0)
@@ -48,13 +71,15 @@ def write_layers(folder: Path, size: int) -> None:
 
 def project(tmp_path: Path) -> Path:
     write_layers(tmp_path, 3)
+    write_specs(tmp_path, "['batch', ...]")
     (tmp_path / "model.py").write_text(textwrap.dedent(MODEL))
+    (tmp_path / "specs_user.py").write_text(textwrap.dedent(SPECS_USER))
     return write_config(tmp_path)
 
 
 def test_incremental_run_follows_an_edited_annotation(tmp_path: Path, plugin_cache: Path) -> None:
     config = project(tmp_path)
-    files = [tmp_path / "model.py", tmp_path / "layers.py"]
+    files = [tmp_path / name for name in FILES]
     first = run_mypy(files, config, plugin_cache)
     assert first.shape_pairs("model.py") == {(6, "SC103"): 1, (10, "SC103"): 1}, first.stdout
     write_layers(tmp_path, 4)  # only the annotation changes: mypy's own types stay jax.Array
@@ -64,6 +89,17 @@ def test_incremental_run_follows_an_edited_annotation(tmp_path: Path, plugin_cac
     broken = run_mypy(files, config, plugin_cache)
     assert broken.shape_pairs("model.py") == {(6, "SC103"): 1, (10, "SC103"): 1}, broken.stdout
     assert "5 is declared" in broken.errors("model.py")[0].message
+
+
+def test_incremental_run_follows_an_edited_constant(tmp_path: Path, plugin_cache: Path) -> None:
+    config = project(tmp_path)
+    files = [tmp_path / name for name in FILES]
+    first = run_mypy(files, config, plugin_cache)
+    assert first.shape_pairs("specs_user.py") == {(7, "SC102"): 1}, first.stdout
+    # A new name for the second argument's axis: mypy's type of IN_AXES stays list[object].
+    write_specs(tmp_path, "['other', ...]")
+    renamed = run_mypy(files, config, plugin_cache)
+    assert renamed.shape_pairs("specs_user.py") == {(6, "SC203"): 1}, renamed.stdout
 
 
 class Daemon:
@@ -100,7 +136,7 @@ def daemon(tmp_path: Path) -> Iterator[Daemon]:
 
 
 def test_dmypy_keeps_and_updates_shape_diagnostics(daemon: Daemon, tmp_path: Path) -> None:
-    files = ("model.py", "layers.py")
+    files = FILES
     expected = {(6, "SC103"): 1, (10, "SC103"): 1}
     first = daemon.check(*files)
     assert first.shape_pairs("model.py") == expected, first.stdout + first.stderr
@@ -120,3 +156,9 @@ def test_dmypy_keeps_and_updates_shape_diagnostics(daemon: Daemon, tmp_path: Pat
     broken = daemon.check(*files)
     assert broken.shape_pairs("model.py") == expected, broken.stdout
     assert all("5 is declared" in m.message for m in broken.errors("model.py"))
+    # An edit of a module that holds only constants: its importer's diagnostics follow too.
+    assert broken.shape_pairs("specs_user.py") == {(7, "SC102"): 1}, broken.stdout
+    write_specs(tmp_path, "['other', ...]")
+    renamed = daemon.check(*files)
+    assert renamed.shape_pairs("specs_user.py") == {(6, "SC203"): 1}, renamed.stdout
+    assert renamed.shape_pairs("model.py") == expected, renamed.stdout
