@@ -156,3 +156,19 @@ def test_annotation_names_follow_star_imports_and_re_exports(tmp_path: Path) -> 
             """),
     })
     assert found == [("main.py", 7, "SC103")]
+
+
+def test_a_star_import_binds_only_what_all_exports(tmp_path: Path) -> None:
+    # `i32` is not in exp's __all__: the unreadable star import before it may bind it.
+    found = _check(tmp_path, {
+        "exp.py": "from shapecheck import f32, i32\n__all__ = ['f32']\n",
+        "main.py": textwrap.dedent("""\
+            import jax.numpy as jnp
+            from unreadable import *
+            from exp import *
+
+            x: f32[(3,)] = jnp.ones((4,))
+            y: i32["n"] = 0
+            """),
+    })
+    assert found == [("main.py", 5, "SC103")]
