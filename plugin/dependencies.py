@@ -17,7 +17,7 @@ from mypy.nodes import Import, ImportAll, ImportFrom, MypyFile
 from shapecheck.plugin.annotations import JAX_ARRAY_MODULE
 
 # mypy's priority for an ordinary top-level import (mypy.build.PRI_MED).
-_PRIORITY: Final = 10
+PRIORITY: Final = 10
 _ROOTS: Final = frozenset({"jax", "shapecheck"})
 
 
@@ -32,7 +32,7 @@ def additional_deps(file: MypyFile) -> list[tuple[int, str, int]]:
         else:
             continue
         if any(name.split(".", 1)[0] in _ROOTS for name in names):
-            return [(_PRIORITY, JAX_ARRAY_MODULE, node.line)]
+            return [(PRIORITY, JAX_ARRAY_MODULE, node.line)]
     return []
 
 

@@ -15,13 +15,12 @@ from typing import Final
 
 from mypy.nodes import ImportFrom, MypyFile
 
+from shapecheck.plugin.dependencies import PRIORITY
+
 # module -> (the module that defines the names now, the names)
 RESTORED: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "jax.lax": ("shapecheck.runtime.lax", ("pdot",)),
 }
-
-# mypy's priority for an ordinary top-level import (mypy.build.PRI_MED).
-_PRIORITY: Final = 10
 
 
 def restore_names(file: MypyFile) -> list[tuple[int, str, int]]:
@@ -36,10 +35,10 @@ def restore_names(file: MypyFile) -> list[tuple[int, str, int]]:
         return []
     source, names = found
     if any(isinstance(node, ImportFrom) and node.id == source for node in file.imports):
-        return [(_PRIORITY, source, 1)]
+        return [(PRIORITY, source, 1)]
     statement = ImportFrom(source, 0, [(name, name) for name in names])
     statement.is_top_level = True
     statement.set_line(1)
     file.imports.append(statement)
     file.defs.append(statement)
-    return [(_PRIORITY, source, 1)]
+    return [(PRIORITY, source, 1)]
