@@ -135,9 +135,12 @@ def parse_module(text: str, tree: ast.Module) -> Parsed:
     names = count()
     module = cst.parse_module(_source(text, root, names))
     module = module.visit(_Stitcher(_parsed_children(text, root, names)))
-    # A piece lost or doubled would show here. Whitespace is left out of the comparison: libcst
-    # itself does not print back some blank lines at the end of a file.
-    if not elided and "".join(module.code.split()) != "".join(text.split()):
+    # A piece lost or doubled would show here. Only the statements are compared, without their
+    # whitespace: libcst itself does not print back some blank lines and comments at the end
+    # of a file.
+    last = tree.body[-1] if tree.body else None
+    statements = text[:offsets(last.end_lineno or 1, last.end_col_offset or 0)] if last else ""
+    if not elided and not "".join(module.code.split()).startswith("".join(statements.split())):
         raise ValueError("the pieces of the file do not print its text back")
     return Parsed(module, tuple(elided))
 
