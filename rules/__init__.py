@@ -6,13 +6,15 @@ import importlib
 import pkgutil
 from typing import Final
 
+from shapecheck.codes import Code
+from shapecheck.diagnostic import Severity
 from shapecheck.rules.rule import Example, Rule
 
-__all__ = ["RULES", "Example", "Rule", "get_rule"]
+__all__ = ["RULES", "Example", "Rule", "get_rule", "severity_of"]
 
 
-def _load() -> dict[str, Rule]:
-    found: dict[str, Rule] = {}
+def _load() -> dict[Code, Rule]:
+    found: dict[Code, Rule] = {}
     for info in pkgutil.iter_modules(__path__):
         if not info.name.startswith("sc"):
             continue
@@ -23,7 +25,7 @@ def _load() -> dict[str, Rule]:
     return dict(sorted(found.items()))
 
 
-RULES: Final[dict[str, Rule]] = _load()
+RULES: Final[dict[Code, Rule]] = _load()
 """Every rule, keyed and sorted by code."""
 
 
@@ -31,5 +33,11 @@ def get_rule(code: str) -> Rule | None:
     """The rule for `code` (`SC201`) or for its name (`resource-cooccurrence`)."""
     code = code.strip()
     if code.upper() in RULES:
-        return RULES[code.upper()]
+        return RULES[Code(code.upper())]
     return next((rule for rule in RULES.values() if code in (rule.name, rule.error_code)), None)
+
+
+def severity_of(code: Code) -> Severity:
+    """The severity of a diagnostic with `code`: its rule's (NOT_CHECKED, no rule, is an error)."""
+    rule = RULES.get(code)
+    return rule.severity if rule is not None else Severity.ERROR

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from shapecheck.codes import Code
 from shapecheck.diagnostic import Severity
 
 
@@ -19,7 +20,7 @@ class Example:
 class Rule:
     """One diagnostic code, documented in ruff's template: What it does / Why is this bad? / Example / Use instead."""
 
-    code: str
+    code: Code
     name: str  # kebab-case, describes the pattern
     summary: str  # one line: what it checks
     why: str  # why it matters

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -49,7 +50,7 @@ NOT_LITERALS = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC001",
+    code=Code.INVALID_ANNOTATION,
     name="invalid-annotation",
     summary=(
         "Checks that every `DTYPE[...]` annotation is in the annotation language: a tuple literal "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -100,7 +101,7 @@ WRONG_ARGUMENT_COUNT = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC002",
+    code=Code.INVALID_AXIS_SPEC,
     name="invalid-axis-spec",
     summary=(
         "Checks the `in_axes`, `out_axes`, `axis_sizes` and `axis_resources` of `xmap`: an axis "

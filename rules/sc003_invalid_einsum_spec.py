@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -58,7 +59,7 @@ OPERAND_COUNT = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC003",
+    code=Code.INVALID_EINSUM_SPEC,
     name="invalid-einsum-spec",
     summary=(
         "Checks `einsum` specs: letters for positional axes, `{a,b}` after an operand's letters "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -28,7 +29,7 @@ DOUBLED_OPERATOR = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC004",
+    code=Code.SYNTAX_ERROR,
     name="syntax-error",
     summary=(
         "Reports a file that is not valid Python, at the place where the parser stops, as an "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.parsing import MAX_DEPTH
 from shapecheck.rules.rule import Example, Rule
 
@@ -23,7 +24,7 @@ FIXED = dedent(f"""\
 """)
 
 RULE = Rule(
-    code="SC005",
+    code=Code.ANALYSIS_LIMIT,
     name="analysis-limit",
     summary=(
         f"Reports code the checker did not analyse because it reached one of its bounds: an "

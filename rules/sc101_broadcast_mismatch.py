@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -55,7 +56,7 @@ NAMED_BODY = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC101",
+    code=Code.BROADCAST_MISMATCH,
     name="broadcast-mismatch",
     summary=(
         "Checks that the positional dims of an elementwise operation broadcast: aligned from the "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -61,7 +62,7 @@ AXIS_SIZES = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC102",
+    code=Code.NAMED_SIZE_MISMATCH,
     name="named-size-mismatch",
     summary=(
         "Checks that one axis name has one size: across the arguments of an xmap (each "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -61,7 +62,7 @@ XMAP_BODY = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC103",
+    code=Code.ANNOTATION_MISMATCH,
     name="annotation-mismatch",
     summary=(
         "Checks inferred types against declared ones: annotated assignments, returns, the "

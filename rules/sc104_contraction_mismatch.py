@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -46,7 +47,7 @@ EINSUM_LETTER = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC104",
+    code=Code.CONTRACTION_MISMATCH,
     name="contraction-mismatch",
     summary=(
         "Checks that the dims a product contracts agree: the last dim of the left operand and "

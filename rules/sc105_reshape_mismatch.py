@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -28,7 +29,7 @@ INFERRED_DIM = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC105",
+    code=Code.RESHAPE_MISMATCH,
     name="reshape-mismatch",
     summary=(
         "Checks that `reshape` (function or method) keeps the number of elements: the product "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -41,7 +42,7 @@ SWAPAXES = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC106",
+    code=Code.AXIS_OUT_OF_RANGE,
     name="axis-out-of-range",
     summary=(
         "Checks positional axis indices against the value's rank: `axis=` of reductions, "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -75,7 +76,7 @@ DISTRIBUTED_MATMUL = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC201",
+    code=Code.RESOURCE_COOCCURRENCE,
     name="resource-cooccurrence",
     summary=(
         "Checks that two named axes that `axis_resources` maps to the same mesh axis never both "

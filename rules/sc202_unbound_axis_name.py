@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -56,7 +57,7 @@ XMAP_BODY = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC202",
+    code=Code.UNBOUND_AXIS_NAME,
     name="unbound-axis-name",
     summary=(
         "Checks that the axis name of a collective (`psum`, `pmean`, `pmax`, `pmin`, `pdot`, "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -61,7 +62,7 @@ SECOND_RESULT = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC203",
+    code=Code.UNPLACED_NAMED_AXIS,
     name="unplaced-named-axis",
     summary=(
         "Checks that every named axis an xmapped function's result still has is placed by the "

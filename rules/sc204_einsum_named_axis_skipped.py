@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -35,7 +36,7 @@ FIXED = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC204",
+    code=Code.EINSUM_NAMED_AXIS_SKIPPED,
     name="einsum-named-axis-skipped",
     summary=(
         "Checks named-axis `einsum` specs: an operand that has a named axis must list it in its "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -71,7 +72,7 @@ TWO_MESH_AXES = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC205",
+    code=Code.MESH_INDIVISIBLE,
     name="mesh-indivisible",
     summary=(
         "Checks, under a statically known mesh (`with Mesh(devices, names)` with a known device "

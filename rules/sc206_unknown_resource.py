@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from shapecheck.codes import Code
 from shapecheck.rules.rule import Example, Rule
 
 WRONG = dedent("""\
@@ -49,7 +50,7 @@ FIXED = dedent("""\
 """)
 
 RULE = Rule(
-    code="SC206",
+    code=Code.UNKNOWN_RESOURCE,
     name="unknown-resource",
     summary=(
         "Checks, under a statically known mesh, that every mesh axis named in `axis_resources` "

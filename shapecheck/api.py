@@ -11,7 +11,7 @@ import os
 import traceback
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import libcst as cst
@@ -19,12 +19,14 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from shapecheck.analyzer.modules import ModuleLoader
 from shapecheck.bounds import RECURSION_LIMIT, TIME_LIMIT_S, AnalysisTimeout, run_bounded
+from shapecheck.codes import Code
 from shapecheck.config import Config
 from shapecheck.diagnostic import NOT_CHECKED, Diagnostic, Note, Span
 from shapecheck.files import read_regular
 from shapecheck.parsing import MAX_DEPTH, SourceDecodeError, cpython_syntax, decode, parse_module
 from shapecheck.pool import run_pool
 from shapecheck.project import ModuleSource, ProjectIndex, module_names
+from shapecheck.rules import severity_of
 from shapecheck.suppression import is_suppressed, suppressions
 from shapecheck.types import ArrayType
 
@@ -142,7 +144,7 @@ _FILE_START = Span(1, 0, 1, 1)
 
 
 def _limit(path: str, message: str, span: Span = _FILE_START) -> Diagnostic:
-    return Diagnostic(path, span, "SC005", message)
+    return Diagnostic(path, span, Code.ANALYSIS_LIMIT, message)
 
 
 def _relevant(text: str, config: Config) -> bool:
@@ -200,8 +202,10 @@ def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool,
 
 def _filter(diagnostics: Iterable[Diagnostic], text: str, config: Config) -> tuple[Diagnostic, ...]:
     table = suppressions(text)
+    # Every diagnostic of a checked file passes here, so its rule's severity is applied here
+    # once (parsing.py, which builds SC004, cannot import the rules: the SC005 rule imports it).
     kept = [
-        d for d in diagnostics
+        replace(d, severity=severity_of(d.code)) for d in diagnostics
         if config.enabled(d.code)
         and not is_suppressed(table, d.span.line, d.code)
         and not is_suppressed(table, d.span.end_line, d.code)

@@ -6,11 +6,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
 
-NOT_CHECKED: Final = "SC000"
+from shapecheck.codes import Code
+
+NOT_CHECKED: Final = Code.NOT_CHECKED
 """The code of a file that could not be checked at all: unreadable, undecodable, not a regular
 file, or an internal error. Not a rule: select and ignore never hide it."""
 
-INCOMPLETE: Final = frozenset({NOT_CHECKED, "SC005"})
+INCOMPLETE: Final = frozenset({NOT_CHECKED, Code.ANALYSIS_LIMIT})
 """Codes saying a file was not (fully) checked: the run exits 2, whatever else it found."""
 
 
@@ -43,7 +45,7 @@ class Note:
 class Diagnostic:
     path: str
     span: Span
-    code: str
+    code: Code
     message: str
     severity: Severity = Severity.ERROR
     notes: tuple[Note, ...] = field(default=())

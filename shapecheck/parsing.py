@@ -22,6 +22,7 @@ from itertools import count
 
 import libcst as cst
 
+from shapecheck.codes import Code
 from shapecheck.diagnostic import Diagnostic, Span
 
 PIECE_DEPTH = 100
@@ -74,14 +75,14 @@ def cpython_syntax(path: str, text: str, feature_version: tuple[int, int] | None
         end_column = (syntax.end_offset or 0) - 1
         if end_line < line or (end_line == line and end_column <= column):
             end_line, end_column = line, column + 1
-        return Diagnostic(path, Span(line, column, end_line, end_column), "SC004",
+        return Diagnostic(path, Span(line, column, end_line, end_column), Code.SYNTAX_ERROR,
                           f"syntax error: {syntax.msg}")
     except MemoryError:
         # CPython's parser gives up on nesting past its own stack; the interpreter cannot run it.
-        return Diagnostic(path, Span(1, 0, 1, 1), "SC004",
+        return Diagnostic(path, Span(1, 0, 1, 1), Code.SYNTAX_ERROR,
                           "syntax error: too complex for CPython's parser (nesting too deep)")
     except (ValueError, RecursionError) as other:  # null bytes; nesting past the recursion limit
-        return Diagnostic(path, Span(1, 0, 1, 1), "SC004", f"syntax error: {other}")
+        return Diagnostic(path, Span(1, 0, 1, 1), Code.SYNTAX_ERROR, f"syntax error: {other}")
 
 
 @dataclass(slots=True)

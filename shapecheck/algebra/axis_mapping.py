@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from shapecheck.algebra.outcome import Problem
+from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim, unify
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType, named_shape
@@ -77,7 +78,7 @@ def _parse(node: Lit, what: str, problems: list[Problem]) -> SpecTree | None:
         if not known:
             return None  # every key unknown: a mapping or a container, nothing to check
         problems.append(Problem(
-            "SC002", f"{what}: a mapping's keys must be non-negative int positions, e.g. {{0: 'batch'}}",
+            Code.INVALID_AXIS_SPEC, f"{what}: a mapping's keys must be non-negative int positions, e.g. {{0: 'batch'}}",
             origin=node.origin))
         return None
     if node.kind in (Kind.LIST, Kind.TUPLE):
@@ -89,13 +90,13 @@ def _parse(node: Lit, what: str, problems: list[Problem]) -> SpecTree | None:
         return SpecContainer(tuple(i for i in items if i is not None), None, node.origin)
     if node.kind is Kind.STR:
         problems.append(Problem(
-            "SC002", f"{what}: a bare name {node.describe()} is not an axis mapping; write "
+            Code.INVALID_AXIS_SPEC, f"{what}: a bare name {node.describe()} is not an axis mapping; write "
             f"[{node.describe()}, ...] (leading dim) or {{0: {node.describe()}}}", origin=node.origin))
         return None
     if node.kind in (Kind.NAME, Kind.OTHER):
         return None  # not a literal: nothing certain to say
     problems.append(Problem(
-        "SC002", f"{what}: `{node.describe()}` is not an axis mapping (a dict {{pos: name}} or a "
+        Code.INVALID_AXIS_SPEC, f"{what}: `{node.describe()}` is not an axis mapping (a dict {{pos: name}} or a "
         "list of names)", origin=node.origin))
     return None
 
@@ -110,13 +111,13 @@ def _dict_mapping(node: Lit, what: str, problems: list[Problem]) -> AxisMapping 
             continue
         if position < 0:
             problems.append(Problem(
-                "SC002", f"{what}: position {position} is negative; xmap positions count from 0",
+                Code.INVALID_AXIS_SPEC, f"{what}: position {position} is negative; xmap positions count from 0",
                 origin=key.origin))
             ok = False
         if value.kind is not Kind.STR:
             if value.kind not in (Kind.NAME, Kind.OTHER):
                 problems.append(Problem(
-                    "SC002", f"{what}: axis name `{value.describe()}` must be a string", origin=value.origin))
+                    Code.INVALID_AXIS_SPEC, f"{what}: axis name `{value.describe()}` must be a string", origin=value.origin))
             ok = False
             continue
         entries.append((position, str(value.value)))
@@ -132,7 +133,7 @@ def _list_mapping(node: Lit, what: str, problems: list[Problem]) -> AxisMapping 
     for item in body:
         if item.kind is Kind.ELLIPSIS:
             problems.append(Problem(
-                "SC002", f"{what}: `...` may only end an axis list, as in ['batch', ...]",
+                Code.INVALID_AXIS_SPEC, f"{what}: `...` may only end an axis list, as in ['batch', ...]",
                 origin=item.origin))
             return None
     entries = [(i, str(item.value)) for i, item in enumerate(body) if item.kind is Kind.STR]
@@ -148,7 +149,7 @@ def _unique(entries: list[tuple[int, str]], what: str, node: Lit, problems: list
     for _, name in entries:
         if name in seen:
             problems.append(Problem(
-                "SC002", f"{what}: axis name {name!r} is used twice in one mapping", axes=(name,),
+                Code.INVALID_AXIS_SPEC, f"{what}: axis name {name!r} is used twice in one mapping", axes=(name,),
                 origin=node.origin))
             return False
         seen.add(name)
@@ -185,7 +186,7 @@ class AxisSizes:
             earlier = self.source_operands.get(name)
             operands = () if operand is None else tuple(i for i in (operand, earlier) if i is not None)
             self.problems.append(Problem(
-                "SC102", f"named axis {name!r} has size {format_dim(size)} in {source} but "
+                Code.NAMED_SIZE_MISMATCH, f"named axis {name!r} has size {format_dim(size)} in {source} but "
                 f"{format_dim(self.sizes[name])} in {self.sources[name]}",
                 axes=(name,), sizes=(size, self.sizes[name]), operands=operands))
             self.sizes[name] = CONFLICT  # reported here, once: unknown from then on
@@ -206,7 +207,7 @@ def apply_in_axes(
     if isinstance(spec, SpecContainer) and spec.keys is None:
         if len(spec.items) != len(args):
             problems.append(Problem(
-                "SC002", f"in_axes has {len(spec.items)} entries but {call} is called with "
+                Code.INVALID_AXIS_SPEC, f"in_axes has {len(spec.items)} entries but {call} is called with "
                 f"{len(args)} argument{'s' if len(args) != 1 else ''}", origin=spec.origin))
             return [_erase(a) for a in args], sizes
         out = [
@@ -240,7 +241,7 @@ def _map_in(spec: SpecTree, value: ValueTree, where: str, sizes: AxisSizes, oper
     if spec.keys is not None:
         if not isinstance(value, dict) or set(value) != set(spec.keys):
             sizes.problems.append(Problem(
-                "SC002", f"{where}) is a dict spec with keys {list(spec.keys)} that does not match the "
+                Code.INVALID_AXIS_SPEC, f"{where}) is a dict spec with keys {list(spec.keys)} that does not match the "
                 "argument's structure", origin=spec.origin, operands=(operand,)))
             return None
         return {k: _map_in(s, value[k], f"{where}[{k!r}]", sizes, operand)
@@ -248,7 +249,7 @@ def _map_in(spec: SpecTree, value: ValueTree, where: str, sizes: AxisSizes, oper
     if not isinstance(value, tuple) or len(value) != len(spec.items):
         shape = "an array" if isinstance(value, ArrayType) else "a container of another size"
         sizes.problems.append(Problem(
-            "SC002", f"{where}) has {len(spec.items)} entries where the argument is {shape}",
+            Code.INVALID_AXIS_SPEC, f"{where}) has {len(spec.items)} entries where the argument is {shape}",
             origin=spec.origin, operands=(operand,)))
         return None
     return tuple(_map_in(s, v, f"{where}[{i}]", sizes, operand)
@@ -266,7 +267,7 @@ def _name_dims(spec: AxisMapping, value: ArrayType, where: str, sizes: AxisSizes
     rank = len(value.dims)
     if spec.rank is not None and spec.rank != rank:
         sizes.problems.append(Problem(
-            "SC002", f"{where}) {spec.text} names exactly {spec.rank} positional dim"
+            Code.INVALID_AXIS_SPEC, f"{where}) {spec.text} names exactly {spec.rank} positional dim"
             f"{'s' if spec.rank != 1 else ''} but the argument has {rank}: {value}",
             origin=spec.origin, operands=(operand,)))
         return ArrayType(value.dtype, (), value.named, 0, True)
@@ -274,7 +275,7 @@ def _name_dims(spec: AxisMapping, value: ArrayType, where: str, sizes: AxisSizes
     for position, name in spec.entries:
         if position >= rank:
             sizes.problems.append(Problem(
-                "SC106", f"{where}) maps position {position} to {name!r} but the argument has only "
+                Code.AXIS_OUT_OF_RANGE, f"{where}) maps position {position} to {name!r} but the argument has only "
                 f"{rank} positional dim{'s' if rank != 1 else ''}: {value}", axes=(position,),
                 origin=spec.origin, operands=(operand,)))
             continue
@@ -305,14 +306,14 @@ def _map_out(spec: SpecTree, value: ValueTree, sizes: Mapping[str, Dim], where: 
         return tuple(_map_out(spec, v, sizes, where, problems) for v in value)
     if spec.keys is not None:
         if not isinstance(value, dict) or set(value) != set(spec.keys):
-            problems.append(Problem("SC002", f"{where} is a dict spec that does not match the result's "
+            problems.append(Problem(Code.INVALID_AXIS_SPEC, f"{where} is a dict spec that does not match the result's "
                                     "structure", origin=spec.origin))
             return None
         return {k: _map_out(s, value[k], sizes, f"{where}[{k!r}]", problems)
                 for k, s in zip(spec.keys, spec.items, strict=True)}
     if not isinstance(value, tuple) or len(value) != len(spec.items):
         shape = "an array" if isinstance(value, ArrayType) else "a container of another size"
-        problems.append(Problem("SC002", f"{where} has {len(spec.items)} entries where the result is "
+        problems.append(Problem(Code.INVALID_AXIS_SPEC, f"{where} has {len(spec.items)} entries where the result is "
                                 f"{shape}", origin=spec.origin))
         return None
     return tuple(_map_out(s, v, sizes, f"{where}[{i}]", problems)
@@ -325,7 +326,7 @@ def _place(spec: AxisMapping, value: ArrayType, sizes: Mapping[str, Dim], where:
     for name, size in value.named:
         if name not in placed and name in sizes:
             problems.append(Problem(
-                "SC203", f"the result keeps named axis {name!r} (size {format_dim(size)}) but {where} "
+                Code.UNPLACED_NAMED_AXIS, f"the result keeps named axis {name!r} (size {format_dim(size)}) but {where} "
                 f"{spec.text} does not place it; add it to {where} or reduce it in the body",
                 axes=(name,), sizes=(size,), origin=spec.origin))
     leftover = tuple((n, s) for n, s in value.named if n not in placed and n not in sizes)
@@ -336,13 +337,13 @@ def _place(spec: AxisMapping, value: ArrayType, sizes: Mapping[str, Dim], where:
     for position, name in spec.entries:
         if position > len(dims):
             problems.append(Problem(
-                "SC106", f"{where} {spec.text} places {name!r} at position {position} but the result "
+                Code.AXIS_OUT_OF_RANGE, f"{where} {spec.text} places {name!r} at position {position} but the result "
                 f"has only {len(dims)} positional dim{'s' if len(dims) != 1 else ''} there: {value}",
                 axes=(position,), origin=spec.origin))
             return ArrayType(value.dtype, (), leftover, 0, value.named_open)
         dims.insert(position, named.get(name, sizes.get(name)))
     if spec.rank is not None and spec.rank != len(dims):
         problems.append(Problem(
-            "SC002", f"{where} {spec.text} names exactly {spec.rank} positional dims but the result "
+            Code.INVALID_AXIS_SPEC, f"{where} {spec.text} names exactly {spec.rank} positional dims but the result "
             f"has {len(dims)}", origin=spec.origin))
     return ArrayType(value.dtype, tuple(dims), leftover, None, value.named_open)

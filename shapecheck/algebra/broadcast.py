@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shapecheck.algebra.outcome import Outcome, Problem, label
+from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, broadcast_dim, certainly_differ, format_dim, unify
 from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType, NamedShape, named_shape
@@ -59,7 +60,7 @@ def _positional(
             if not ok:
                 problems.append(
                     Problem(
-                        "SC101",
+                        Code.BROADCAST_MISMATCH,
                         f"cannot broadcast {label(labels, first)} of shape {types[first].positional_text()} "
                         f"with {label(labels, index)} of shape {types[index].positional_text()}: "
                         f"sizes {format_dim(size)} and {format_dim(dim)} meet at axis {-back} "
@@ -109,7 +110,7 @@ def named_conflict(
     name: str, first: Dim, second: Dim, labels: Sequence[str] | None, a: int, b: int
 ) -> Problem:
     return Problem(
-        "SC102",
+        Code.NAMED_SIZE_MISMATCH,
         f"named axis {name!r} has size {format_dim(first)} in {label(labels, a)} "
         f"but {format_dim(second)} in {label(labels, b)}",
         axes=(name,),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import MutableMapping, Sequence
 
 from shapecheck.algebra.outcome import Problem
+from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, Sym, certainly_differ, distinct_symbols, format_dim
 from shapecheck.types import ArrayType, named_shape
 
@@ -22,7 +23,7 @@ def conform(declared: ArrayType, actual: ArrayType, bindings: Bindings, what: st
 
 
 def _mismatch(message: str, *sizes: Dim, axes: tuple[str | int, ...] = ()) -> Problem:
-    return Problem("SC103", message, axes=axes, sizes=sizes)
+    return Problem(Code.ANNOTATION_MISMATCH, message, axes=axes, sizes=sizes)
 
 
 def _size(declared: Dim, actual: Dim, bindings: Bindings) -> Dim | None:

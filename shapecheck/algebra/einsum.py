@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Outcome, Problem, label
+from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, broadcast_dim, distinct_symbols, format_dim
 from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType, named_shape
@@ -54,7 +55,7 @@ def parse_einsum(spec: str) -> EinsumSpec | Problem:
         inputs = tuple(_term(part) for part in _split_operands(lhs))
         output = _term(rhs) if arrow else None
     except SpecError as error:
-        return Problem("SC003", f"einsum spec {spec!r} {error}")
+        return Problem(Code.INVALID_EINSUM_SPEC, f"einsum spec {spec!r} {error}")
     return EinsumSpec(inputs, output)
 
 
@@ -123,11 +124,11 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
     unknown = Outcome(ArrayType(dtype, (), (), 0, True))
     if len(spec.inputs) != len(operands):
         return Outcome(unknown.type, (Problem(
-            "SC003", f"einsum spec has {len(spec.inputs)} operand{'s' if len(spec.inputs) != 1 else ''} "
+            Code.INVALID_EINSUM_SPEC, f"einsum spec has {len(spec.inputs)} operand{'s' if len(spec.inputs) != 1 else ''} "
             f"but {len(operands)} {'were' if len(operands) != 1 else 'was'} given"),))
     if spec.uses_names and len(operands) > 2:
         return Outcome(unknown.type, (Problem(
-            "SC003", f"einsum with named axes takes at most two operands; got {len(operands)}"),))
+            Code.INVALID_EINSUM_SPEC, f"einsum with named axes takes at most two operands; got {len(operands)}"),))
 
     sizes: dict[str, Dim] = {}
     source: dict[str, int] = {}
@@ -149,7 +150,7 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
             # known 1 broadcasts, and a symbol is not known to be 1).
             if not ok or distinct_symbols(sizes[letter], size):
                 problems.append(Problem(
-                    "SC104", f"einsum: axis {letter!r} has size {format_dim(sizes[letter])} in "
+                    Code.CONTRACTION_MISMATCH, f"einsum: axis {letter!r} has size {format_dim(sizes[letter])} in "
                     f"{label(labels, source[letter])} but {format_dim(size)} in {label(labels, index)}",
                     axes=(letter,), sizes=(sizes[letter], size), operands=(source[letter], index)))
                 sizes[letter] = CONFLICT  # reported here: unknown from then on
@@ -179,12 +180,12 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
         for name in sorted(own):
             if name not in operand.named_dict and not operand.named_open:
                 problems.append(Problem(
-                    "SC003", f"einsum: {label(labels, index)} lists named axis {name!r} but its "
+                    Code.INVALID_EINSUM_SPEC, f"einsum: {label(labels, index)} lists named axis {name!r} but its "
                     f"named shape is {operand.named_text()}", axes=(name,), operands=(index,)))
         for name, _ in operand.named:
             if name in mentioned and name not in own:
                 problems.append(Problem(
-                    "SC204", f"einsum: {label(labels, index)} has named axis {name!r} but skips it "
+                    Code.EINSUM_NAMED_AXIS_SKIPPED, f"einsum: {label(labels, index)} has named axis {name!r} but skips it "
                     f"while another operand mentions it; add {{{name}}} to its term",
                     axes=(name,), operands=(index,)))
 
@@ -194,7 +195,7 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
     result_ellipsis: int | None = None
     for letter in output.letters:
         if letter in seen:
-            problems.append(Problem("SC003", f"einsum: output repeats axis {letter!r}", axes=(letter,)))
+            problems.append(Problem(Code.INVALID_EINSUM_SPEC, f"einsum: output repeats axis {letter!r}", axes=(letter,)))
             continue
         seen.add(letter)
         if letter == ELLIPSIS:
@@ -206,7 +207,7 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
             continue
         if letter not in sizes and not any(letter in t.letters for t in spec.inputs):
             problems.append(Problem(
-                "SC003", f"einsum: output axis {letter!r} appears in no operand", axes=(letter,)))
+                Code.INVALID_EINSUM_SPEC, f"einsum: output axis {letter!r} appears in no operand", axes=(letter,)))
             dims.append(None)
             continue
         dims.append(sizes.get(letter))
@@ -219,7 +220,7 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
             result_named[name] = named_sizes[name]
         elif not any_open:
             problems.append(Problem(
-                "SC003", f"einsum: output named axis {name!r} is in no operand", axes=(name,)))
+                Code.INVALID_EINSUM_SPEC, f"einsum: output named axis {name!r} is in no operand", axes=(name,)))
     result = ArrayType(dtype, tuple(dims), named_shape(result_named), result_ellipsis, any_open)
     return Outcome(result, tuple(problems))
 
@@ -250,7 +251,7 @@ def _letter_dims(
 
 def _rank_problem(term: Term, operand: ArrayType, index: int, labels: Sequence[str] | None) -> Problem:
     return Problem(
-        "SC003", f"einsum: {label(labels, index)} has {len(operand.dims)} positional dims "
+        Code.INVALID_EINSUM_SPEC, f"einsum: {label(labels, index)} has {len(operand.dims)} positional dims "
         f"{operand.positional_text()} but its term {''.join(term.letters)!r} names "
         f"{len([x for x in term.letters if x != ELLIPSIS])}", operands=(index,))
 
@@ -270,7 +271,7 @@ def _broadcast_tails(
             merged, ok = broadcast_dim(size, tail[-back])
             if not ok:
                 problems.append(Problem(
-                    "SC101", f"einsum: the dims under `...` cannot broadcast: {format_dim(size)} in "
+                    Code.BROADCAST_MISMATCH, f"einsum: the dims under `...` cannot broadcast: {format_dim(size)} in "
                     f"{label(labels, first)} but {format_dim(tail[-back])} in {label(labels, index)}",
                     axes=(-back,), sizes=(size, tail[-back]), operands=(first, index)))
                 size = CONFLICT  # reported here: unknown from then on

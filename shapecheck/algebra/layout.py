@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Outcome, Problem, label, normalize_axis, out_of_range
+from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim, unify
 from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType
@@ -25,7 +26,7 @@ def transpose(value: ArrayType, axes: Sequence[int] | None = None) -> Outcome:
         return Outcome(value.with_dims(reversed(value.dims)))
     if len(axes) != rank:
         return Outcome(value.with_dims((), 0), (Problem(
-            "SC106", f"transpose: axes {tuple(axes)} do not match the {rank} positional dims of "
+            Code.AXIS_OUT_OF_RANGE, f"transpose: axes {tuple(axes)} do not match the {rank} positional dims of "
             f"{value.positional_text()}", axes=tuple(axes)),))
     positions: list[int] = []
     for a in axes:
@@ -35,7 +36,7 @@ def transpose(value: ArrayType, axes: Sequence[int] | None = None) -> Outcome:
         positions.append(position)
     if len(set(positions)) != rank:
         return Outcome(value.with_dims((), 0), (Problem(
-            "SC106", f"transpose: axes {tuple(axes)} repeat an axis", axes=tuple(axes)),))
+            Code.AXIS_OUT_OF_RANGE, f"transpose: axes {tuple(axes)} repeat an axis", axes=tuple(axes)),))
     return Outcome(value.with_dims(value.dims[p] for p in positions))
 
 
@@ -82,7 +83,7 @@ def expand_dims(value: ArrayType, axis: int | Sequence[int]) -> Outcome:
             # Two axes naming one position (0 and -rank too) leave fewer new dims than the
             # result's rank counts on: JAX refuses it as a repeated axis.
             return Outcome(value.with_dims((), 0), (Problem(
-                "SC106", f"expand_dims: axis {a} repeats position {position} in {tuple(axes)}",
+                Code.AXIS_OUT_OF_RANGE, f"expand_dims: axis {a} repeats position {position} in {tuple(axes)}",
                 axes=(a,)),))
         positions.append(position)
     dims = iter(value.dims)
@@ -105,7 +106,7 @@ def concatenate(values: Sequence[ArrayType], axis: int | None = 0,
     for index, v in enumerate(values):
         if len(v.dims) != rank:
             problems.append(Problem(
-                "SC101", f"concatenate: {label(labels, index)} has {len(v.dims)} positional dims "
+                Code.BROADCAST_MISMATCH, f"concatenate: {label(labels, index)} has {len(v.dims)} positional dims "
                 f"but {label(labels, 0)} has {rank}", operands=(0, index)))
             return Outcome(ArrayType(dtype, (), named, 0, open_named), tuple(problems))
     position = normalize_axis(axis, rank)
@@ -134,7 +135,7 @@ def stack(values: Sequence[ArrayType], axis: int = 0,
     for index, v in enumerate(values):
         if len(v.dims) != rank:
             problems.append(Problem(
-                "SC101", f"stack: {label(labels, index)} has {len(v.dims)} positional dims but "
+                Code.BROADCAST_MISMATCH, f"stack: {label(labels, index)} has {len(v.dims)} positional dims but "
                 f"{label(labels, 0)} has {rank}", operands=(0, index)))
             return Outcome(ArrayType(dtype, (), named, 0, open_named), tuple(problems))
     position = normalize_axis(axis, rank + 1)
@@ -153,7 +154,7 @@ def _agree(sizes: Sequence[Dim], axis: int, what: str, labels: Sequence[str] | N
     for index, size in enumerate(sizes):
         if certainly_differ(result, size):
             problems.append(Problem(
-                "SC101", f"{what}: axis {axis} has size {format_dim(result)} in "
+                Code.BROADCAST_MISMATCH, f"{what}: axis {axis} has size {format_dim(result)} in "
                 f"{label(labels, first)} but {format_dim(size)} in {label(labels, index)}",
                 axes=(axis,), sizes=(result, size), operands=(first, index)))
             return CONFLICT  # reported here; unknown in the result
@@ -226,10 +227,10 @@ def index(value: ArrayType, items: Sequence[IndexItem]) -> Outcome:
     rank = len(value.dims)
     ellipses = sum(isinstance(item, Ellipsis_) for item in items)
     if ellipses > 1:
-        return Outcome(value.with_dims((), 0), (Problem("SC106", "an index can only have one `...`"),))
+        return Outcome(value.with_dims((), 0), (Problem(Code.AXIS_OUT_OF_RANGE, "an index can only have one `...`"),))
     if len(consuming) > rank:
         return Outcome(value.with_dims((), 0), (Problem(
-            "SC106", f"too many indices: {len(consuming)} for {value.positional_text()}, which "
+            Code.AXIS_OUT_OF_RANGE, f"too many indices: {len(consuming)} for {value.positional_text()}, which "
             f"has {rank} positional dim{'s' if rank != 1 else ''}"),))
     problems: list[Problem] = []
     dims: list[Dim] = []
@@ -245,7 +246,7 @@ def index(value: ArrayType, items: Sequence[IndexItem]) -> Outcome:
             size = value.dims[position]
             if isinstance(size, int) and not -size <= item < size:
                 problems.append(Problem(
-                    "SC106", f"index {item} is out of bounds for axis {position} with size {size}",
+                    Code.AXIS_OUT_OF_RANGE, f"index {item} is out of bounds for axis {position} with size {size}",
                     axes=(position,), sizes=(size,)))
             position += 1
         elif isinstance(item, Slice):

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Outcome, Problem, label, normalize_axis, out_of_range
+from shapecheck.codes import Code
 from shapecheck.dims import (
     CONFLICT,
     Dim,
@@ -37,7 +38,7 @@ def _contract(
         a, b = (f" of shape {t.positional_text()}" for t in shapes) if shapes else ("", "")
         problems.append(
             Problem(
-                "SC104",
+                Code.CONTRACTION_MISMATCH,
                 f"{where}: contracted dims differ: {format_dim(left)} in {label(labels, 0)}{a} "
                 f"but {format_dim(right)} in {label(labels, 1)}{b}",
                 sizes=(left, right),
@@ -54,7 +55,7 @@ def matmul(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> O
     for index, t in enumerate((a, b)):
         if not t.dims:
             problems.append(
-                Problem("SC106", f"matmul: {label(labels, index)} is a scalar; matmul needs at least one "
+                Problem(Code.AXIS_OUT_OF_RANGE, f"matmul: {label(labels, index)} is a scalar; matmul needs at least one "
                         "positional dim (use * for scalars)", operands=(index,))
             )
     if problems:
@@ -70,7 +71,7 @@ def matmul(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> O
         size, ok = broadcast_dim(x, y)
         if not ok:
             problems.append(
-                Problem("SC101", f"matmul: batch dims {format_dim(x)} and {format_dim(y)} cannot "
+                Problem(Code.BROADCAST_MISMATCH, f"matmul: batch dims {format_dim(x)} and {format_dim(y)} cannot "
                         "broadcast", sizes=(x, y), operands=(0, 1))
             )
             size = CONFLICT  # reported here; unknown in the result rather than one side's size
@@ -128,7 +129,7 @@ def tensordot(
         left_raw, right_raw = list(axes[0]), list(axes[1])
         if len(left_raw) != len(right_raw):
             problems.append(
-                Problem("SC104", f"tensordot: {len(left_raw)} axes of {label(labels, 0)} against "
+                Problem(Code.CONTRACTION_MISMATCH, f"tensordot: {len(left_raw)} axes of {label(labels, 0)} against "
                         f"{len(right_raw)} of {label(labels, 1)}", operands=(0, 1))
             )
             return _combine(a, b, (), labels, problems, open_rank=True)
@@ -141,7 +142,7 @@ def tensordot(
                 elif position in out:
                     # dot_general needs distinct contracting dims (NumPy refuses them too).
                     problems.append(Problem(
-                        "SC106", f"tensordot: axis {axis} of {label(labels, index)} is contracted "
+                        Code.AXIS_OUT_OF_RANGE, f"tensordot: axis {axis} of {label(labels, index)} is contracted "
                         "twice", axes=(axis,), operands=(index,)))
                 else:
                     out.append(position)

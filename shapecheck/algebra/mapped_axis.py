@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shapecheck.algebra.outcome import Problem
+from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim, unify
 
 
@@ -23,7 +24,7 @@ def mapped_size(
         if certainly_differ(size, dim):
             where = "axis_size" if source is None else f"{labels[source[0]]} (axis {source[1]})"
             return CONFLICT, [Problem(
-                "SC102", f"{kind}: the mapped axes differ in size: {format_dim(dim)} in "
+                Code.NAMED_SIZE_MISMATCH, f"{kind}: the mapped axes differ in size: {format_dim(dim)} in "
                 f"{labels[operand]} (axis {axis}) but {format_dim(size)} in {where}; every mapped "
                 "argument needs the same size there",
                 sizes=(dim, size), operands=(operand,) if source is None else (operand, source[0]))]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from shapecheck.codes import Code
 from shapecheck.dims import Dim
 from shapecheck.types import ArrayType
 
@@ -17,7 +18,7 @@ class Problem:
     the places that contributed.
     """
 
-    code: str
+    code: Code
     message: str
     axes: tuple[str | int, ...] = ()
     sizes: tuple[Dim, ...] = ()
@@ -54,7 +55,7 @@ def normalize_axis(axis: int, rank: int) -> int | None:
 
 def out_of_range(axis: int, rank: int, what: str, operand: int = 0) -> Problem:
     return Problem(
-        "SC106",
+        Code.AXIS_OUT_OF_RANGE,
         f"axis {axis} is out of range for {what}, which has {rank} positional "
         f"dim{'s' if rank != 1 else ''}",
         axes=(axis,),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shapecheck.algebra.outcome import Outcome, Problem, normalize_axis, out_of_range
+from shapecheck.codes import Code
 from shapecheck.types import ArrayType
 
 Axis = int | str
@@ -51,7 +52,7 @@ def reduce(
             problems.append(out_of_range(a, rank, what))
             continue
         if position in drop:
-            problems.append(Problem("SC106", f"axis {a} is repeated in the reduction", axes=(a,)))
+            problems.append(Problem(Code.AXIS_OUT_OF_RANGE, f"axis {a} is repeated in the reduction", axes=(a,)))
         drop.add(position)
     if keepdims:
         dims = tuple(1 if i in drop else d for i, d in enumerate(value.dims))

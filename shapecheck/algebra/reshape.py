@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shapecheck.algebra.outcome import Outcome, Problem, normalize_axis, out_of_range
+from shapecheck.codes import Code
 from shapecheck.dims import Dim, Sym, format_dim, product
 from shapecheck.types import ArrayType
 
@@ -15,12 +16,12 @@ def reshape(value: ArrayType, new: Sequence[Dim]) -> Outcome:
     if len(holes) > 1:
         return Outcome(
             value.with_dims([None if d == -1 else d for d in new]),
-            (Problem("SC105", "reshape: only one dim may be -1"),),
+            (Problem(Code.RESHAPE_MISMATCH, "reshape: only one dim may be -1"),),
         )
     if any(isinstance(d, int) and d < -1 for d in new):
         bad = next(d for d in new if isinstance(d, int) and d < -1)
         return Outcome(value.with_dims([None] * len(new)),
-                       (Problem("SC105", f"reshape: size {bad} is negative"),))
+                       (Problem(Code.RESHAPE_MISMATCH, f"reshape: size {bad} is negative"),))
     known_new = [d for d in new if d != -1]
     total = product(value.dims) if value.ellipsis is None else None
     partial = product(tuple(known_new))
@@ -40,7 +41,7 @@ def reshape(value: ArrayType, new: Sequence[Dim]) -> Outcome:
         if total is not None and partial is not None:
             if partial == 0 or total % partial:
                 problems.append(
-                    Problem("SC105", f"reshape: cannot reshape {value.positional_text()} ({total} "
+                    Problem(Code.RESHAPE_MISMATCH, f"reshape: cannot reshape {value.positional_text()} ({total} "
                             f"elements) into {_text(new)}: {total} is not a multiple of {partial}",
                             sizes=(total, partial))
                 )
@@ -49,7 +50,7 @@ def reshape(value: ArrayType, new: Sequence[Dim]) -> Outcome:
         dims[holes[0]] = fill
     elif total is not None and partial is not None and total != partial:
         problems.append(
-            Problem("SC105", f"reshape: cannot reshape {value.positional_text()} ({total} elements) "
+            Problem(Code.RESHAPE_MISMATCH, f"reshape: cannot reshape {value.positional_text()} ({total} elements) "
                     f"into {_text(new)} ({partial} elements)", sizes=(total, partial))
         )
     return Outcome(value.with_dims(dims), tuple(problems))
@@ -87,7 +88,7 @@ def _symbolic(value: ArrayType, new: Sequence[Dim], known_new: Sequence[Dim], ho
             return None
         if not _certainly_unequal(total, partial):
             return None
-        return Problem("SC105", f"reshape: cannot reshape {value.positional_text()} into {_text(new)}: "
+        return Problem(Code.RESHAPE_MISMATCH, f"reshape: cannot reshape {value.positional_text()} into {_text(new)}: "
                        f"{_monomial_text(total)} elements against {_monomial_text(partial)}, "
                        "which differ for some sizes of the symbols")
     rest = list(total[1])
@@ -145,12 +146,12 @@ def squeeze(value: ArrayType, axis: int | Sequence[int] | None = None) -> Outcom
             continue
         if position in drop:
             # JAX refuses an axis named twice (0 and -rank too), as reductions do.
-            problems.append(Problem("SC106", f"squeeze: axis {a} is repeated", axes=(a,)))
+            problems.append(Problem(Code.AXIS_OUT_OF_RANGE, f"squeeze: axis {a} is repeated", axes=(a,)))
             continue
         size = value.dims[position]
         if isinstance(size, int) and size != 1:
             problems.append(
-                Problem("SC105", f"squeeze: axis {a} has size {size}; only size-1 dims can be "
+                Problem(Code.RESHAPE_MISMATCH, f"squeeze: axis {a} has size {size}; only size-1 dims can be "
                         "squeezed", axes=(a,), sizes=(size,))
             )
         drop.add(position)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from shapecheck.algebra.outcome import Problem
+from shapecheck.codes import Code
 from shapecheck.dims import Dim, format_dim
 
 Resources = Mapping[str, tuple[str, ...]]
@@ -23,7 +24,7 @@ def cooccurrence(names: Iterable[str], resources: Resources) -> list[Problem]:
         if len(sharing) > 1:
             listed = " and ".join(repr(n) for n in sharing)
             problems.append(Problem(
-                "SC201", f"named axes {listed} are both mapped to mesh axis {mesh_axis!r} and appear "
+                Code.RESOURCE_COOCCURRENCE, f"named axes {listed} are both mapped to mesh axis {mesh_axis!r} and appear "
                 "together in this value; reduce one of them first or map them to different mesh axes",
                 axes=tuple(sharing)))
     return problems
@@ -42,7 +43,7 @@ def divisibility(sizes: Mapping[str, Dim], resources: Resources, mesh: Mapping[s
         if devices and size % devices:
             spread = " x ".join(f"{axis!r} ({mesh[axis]})" for axis in mesh_axes)
             problems.append(Problem(
-                "SC205", f"named axis {name!r} has size {format_dim(size)}, which mesh axes {spread} "
+                Code.MESH_INDIVISIBLE, f"named axis {name!r} has size {format_dim(size)}, which mesh axes {spread} "
                 f"cannot split evenly ({size} is not divisible by {devices})",
                 axes=(name, *mesh_axes), sizes=(size, devices)))
     return problems
@@ -56,6 +57,6 @@ def unknown_resources(resources: Resources, mesh: Mapping[str, int]) -> list[Pro
             if axis not in mesh:
                 known = ", ".join(repr(a) for a in mesh) or "none"
                 problems.append(Problem(
-                    "SC206", f"axis_resources maps {name!r} to mesh axis {axis!r}, but the mesh has "
+                    Code.UNKNOWN_RESOURCE, f"axis_resources maps {name!r} to mesh axis {axis!r}, but the mesh has "
                     f"axes {known}", axes=(name, axis)))
     return problems

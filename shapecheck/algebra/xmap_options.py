@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from shapecheck.algebra.axis_mapping import SpecTree, spec_names
 from shapecheck.algebra.outcome import Problem
+from shapecheck.codes import Code
 from shapecheck.literal import Kind, Lit
 
 # What a front end could not evaluate (a parameter, a call): it may be any value.
@@ -59,7 +60,7 @@ def read_axis_sizes(node: Lit | None, *, concrete: bool = False) -> AxisSizes:
             sizes[name] = None
         else:
             problems.append(Problem(
-                "SC002", f"axis_sizes[{name!r}] must be a non-negative int; got {size.describe()}",
+                Code.INVALID_AXIS_SPEC, f"axis_sizes[{name!r}] must be a non-negative int; got {size.describe()}",
                 axes=(name,), origin=size.origin))
             continue
         origins[name] = size.origin
@@ -85,7 +86,7 @@ def read_axis_resources(node: Lit | None, *, concrete: bool = False) -> AxisReso
             origins[name] = target.origin
         elif concrete or any(item.kind not in _UNKNOWN for item in targets if item.kind is not Kind.STR):
             problems.append(Problem(
-                "SC002", f"axis_resources[{name!r}] must be a mesh axis name or a tuple of them; "
+                Code.INVALID_AXIS_SPEC, f"axis_resources[{name!r}] must be a mesh axis name or a tuple of them; "
                 f"got {target.describe()}", axes=(name,), origin=target.origin))
     return AxisResources(resources, origins, tuple(problems))
 
@@ -111,12 +112,12 @@ def undefined_axes(in_tree: SpecTree, out_tree: SpecTree | None, axis_sizes: Ite
     for name, mapping in spec_names(out_tree):
         if name not in defined:
             problems.append(Problem(
-                "SC002", f"out_axes uses axis {name!r}, which neither in_axes nor axis_sizes defines "
+                Code.INVALID_AXIS_SPEC, f"out_axes uses axis {name!r}, which neither in_axes nor axis_sizes defines "
                 f"(defined: {known})", axes=(name,), origin=mapping.origin))
     for name, origin in resources.items():
         if name not in defined:
             problems.append(Problem(
-                "SC002", f"axis_resources maps {name!r}, which neither in_axes nor axis_sizes defines "
+                Code.INVALID_AXIS_SPEC, f"axis_resources maps {name!r}, which neither in_axes nor axis_sizes defines "
                 f"(defined: {known})", axes=(name,), origin=origin))
     return problems
 
@@ -126,7 +127,7 @@ def _axis_name(key: Lit, what: str, concrete: bool, problems: list[Problem]) -> 
     if key.kind is Kind.STR:
         return str(key.value)
     if concrete or key.kind not in _UNKNOWN:
-        problems.append(Problem("SC002", f"{what}: axis name `{key.describe()}` must be a string",
+        problems.append(Problem(Code.INVALID_AXIS_SPEC, f"{what}: axis name `{key.describe()}` must be a string",
                                 origin=key.origin))
     return None
 
@@ -134,5 +135,5 @@ def _axis_name(key: Lit, what: str, concrete: bool, problems: list[Problem]) -> 
 def _not_a_dict(node: Lit, what: str, concrete: bool) -> tuple[Problem, ...]:
     if node.kind in _UNKNOWN and not concrete:
         return ()
-    return (Problem("SC002", f"{what} must be a dict from axis names; got {node.describe()}",
+    return (Problem(Code.INVALID_AXIS_SPEC, f"{what} must be a dict from axis names; got {node.describe()}",
                     origin=node.origin),)

@@ -51,6 +51,7 @@ from shapecheck.analyzer.values import (
     join,
 )
 from shapecheck.analyzer.walk import assigned_names, map_axis_names, subscripts, target_names
+from shapecheck.codes import Code
 from shapecheck.dims import Conflict
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
@@ -501,7 +502,7 @@ class Interpreter:
         """The array type `node` declares, reporting SC001 for malformed ones (nested ones too)."""
         result = self.read(node, scope)
         if isinstance(result, Invalid):
-            self.reporter.add(result.node, "SC001", f"invalid annotation: {result.message}")
+            self.reporter.add(result.node, Code.INVALID_ANNOTATION, f"invalid annotation: {result.message}")
             return None
         if result is None:
             for inner in subscripts(node):
@@ -509,7 +510,7 @@ class Interpreter:
                     continue
                 found = self.read(inner, scope)
                 if isinstance(found, Invalid):
-                    self.reporter.add(found.node, "SC001", f"invalid annotation: {found.message}")
+                    self.reporter.add(found.node, Code.INVALID_ANNOTATION, f"invalid annotation: {found.message}")
         return result
 
     # ---------------------------------------------------------------- assignment

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from shapecheck.algebra.outcome import Problem
+from shapecheck.codes import Code
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,7 +16,7 @@ class Finding:
     """A diagnostic before positions are known: code, message, node, and notes at other nodes."""
 
     node: cst.CSTNode
-    code: str
+    code: Code
     message: str
     notes: tuple[tuple[str, cst.CSTNode], ...] = ()
 
@@ -28,7 +29,7 @@ class Reporter:
 
     def __init__(self) -> None:
         self.findings: list[Finding] = []
-        self._seen: set[tuple[int, str]] = set()
+        self._seen: set[tuple[int, Code]] = set()
         self.muted = 0  # >0 while analysing code whose findings belong to another file or pass
         self._captured: list[list[Finding]] = []
 
@@ -40,7 +41,7 @@ class Reporter:
     def release(self) -> list[Finding]:
         return self._captured.pop()
 
-    def add(self, node: cst.CSTNode, code: str, message: str,
+    def add(self, node: cst.CSTNode, code: Code, message: str,
             notes: Iterable[tuple[str, cst.CSTNode]] = ()) -> None:
         if self.muted:
             return
@@ -61,7 +62,7 @@ class Reporter:
             target = node
             if isinstance(problem.origin, cst.CSTNode):
                 target = problem.origin
-            elif problem.code == "SC102" and problem.operands and operand_nodes:
+            elif problem.code == Code.NAMED_SIZE_MISMATCH and problem.operands and operand_nodes:
                 index = max(problem.operands)
                 if index < len(operand_nodes):
                     target = operand_nodes[index]

@@ -14,6 +14,7 @@ import jax.numpy as _jnp
 
 from shapecheck.algebra.einsum import ELLIPSIS, EinsumSpec, Term, parse_einsum
 from shapecheck.algebra.outcome import Problem
+from shapecheck.codes import Code
 from shapecheck.runtime.axes import gather
 from shapecheck.runtime.boundary import boundary
 from shapecheck.runtime.errors import NamedAxisError
@@ -28,7 +29,7 @@ def einsum(subscripts: Any, *operands: Any, **kwargs: Any) -> Any:
     if isinstance(spec, Problem):
         raise NamedAxisError(spec.code, spec.message, (spec,))
     if len(spec.inputs) != len(operands) or len(operands) > 2:
-        raise NamedAxisError("SC003", f"einsum spec {subscripts!r} with named axes takes at most two "
+        raise NamedAxisError(Code.INVALID_EINSUM_SPEC, f"einsum spec {subscripts!r} with named axes takes at most two "
                              f"operands, one per term; got {len(operands)}")
     output = spec.output or _implicit_output(spec)
     kept = set(output.names or ())

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shapecheck.algebra.outcome import Problem
+from shapecheck.codes import Code
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,9 +31,9 @@ class NamedAxisError(ValueError):
     built a value), else by the runtime's API boundary (the line that called the runtime).
     """
 
-    def __init__(self, code: str, message: str, problems: Sequence[Problem] = (),
+    def __init__(self, code: Code, message: str, problems: Sequence[Problem] = (),
                  location: Location | None = None) -> None:
-        super().__init__(code, message)
+        super().__init__(str(code), message)  # args stay plain strings, as before the enum
         self.code = code
         self.message = message
         self.problems = tuple(problems)

@@ -13,6 +13,7 @@ import jax.nn as _nn
 import jax.numpy as _jnp
 from jax import lax as _lax
 
+from shapecheck.codes import Code
 from shapecheck.runtime.axes import gather, split
 from shapecheck.runtime.boundary import boundary
 from shapecheck.runtime.errors import NamedAxisError
@@ -33,7 +34,7 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: Any = -1) -> A
         return _nn.one_hot(x, num_classes, dtype=dtype, axis=axis)
     size = _psum(1, axis)
     if isinstance(size, int) and size != num_classes:
-        raise NamedAxisError("SC102", f"one_hot: num_classes is {num_classes} but named axis "
+        raise NamedAxisError(Code.NAMED_SIZE_MISMATCH, f"one_hot: num_classes is {num_classes} but named axis "
                              f"{axis!r} has size {size}")
     hot = _jnp.asarray(x) == _lax.axis_index(axis)
     return hot.astype(dtype if dtype is not None else _jnp.float32)

@@ -28,6 +28,7 @@ from shapecheck.algebra.xmap_options import (
     read_axis_sizes,
     undefined_axes,
 )
+from shapecheck.codes import Code
 from shapecheck.literal import Lit, from_value
 from shapecheck.runtime.errors import NamedAxisError, raise_problems
 from shapecheck.types import ArrayType
@@ -91,7 +92,7 @@ def _parse(raw: object, what: str, problems: list[Problem]) -> SpecTree | None:
     problems += found
     if tree is None and not found:
         # The checker is silent on what it cannot read; a run-time value is certainly wrong here.
-        problems.append(Problem("SC002", f"{what}: `{literal(raw).describe()}` is not an axis mapping "
+        problems.append(Problem(Code.INVALID_AXIS_SPEC, f"{what}: `{literal(raw).describe()}` is not an axis mapping "
                                 "or a container of them"))
     return tree
 
@@ -142,7 +143,7 @@ def leaf_mappings(spec: SpecTree, value: Any, what: str) -> list[tuple[AxisMappi
             for index, (item, sub) in enumerate(zip(spec.items, value, strict=True)):
                 walk(item, sub, f"{where}[{index}]")
             return
-        raise NamedAxisError("SC002", f"xmap {where} does not match the structure of the value "
+        raise NamedAxisError(Code.INVALID_AXIS_SPEC, f"xmap {where} does not match the structure of the value "
                              f"({type(value).__name__})")
 
     walk(spec, value, what)

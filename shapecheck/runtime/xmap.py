@@ -31,6 +31,7 @@ from shapecheck.algebra.axis_mapping import (
 from shapecheck.algebra.conformance import conform
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.resources import cooccurrence
+from shapecheck.codes import Code
 from shapecheck.dims import Dim
 from shapecheck.runtime import mesh as meshes
 from shapecheck.runtime import specs
@@ -148,7 +149,7 @@ class _XMapped:
         for name in self.defined:
             size = found.sizes.get(name)
             if not isinstance(size, int):
-                raise NamedAxisError("SC002", f"xmap cannot tell the size of named axis {name!r}; "
+                raise NamedAxisError(Code.INVALID_AXIS_SPEC, f"xmap cannot tell the size of named axis {name!r}; "
                                      "give it in axis_sizes")
             sizes[name] = size
         return sizes

@@ -11,6 +11,7 @@ from shapecheck.algebra.outcome import Outcome
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.values import Const, DType, Qual, Seq, Value, as_dim, as_int, as_str
+from shapecheck.codes import Code
 from shapecheck.dims import Dim
 from shapecheck.types import ArrayType, scalar
 
@@ -150,6 +151,6 @@ def check_bound(interp: Interpreter, names: Sequence[str], call: CallArgs, ctx: 
         # Unnamed vmaps bind a name no user can write: never shown.
         bound = ", ".join(repr(b) for b in sorted(ctx.bound) if not b.startswith("<")) or "none"
         interp.reporter.add(
-            node, "SC202",
+            node, Code.UNBOUND_AXIS_NAME,
             f"{what} names axis {name!r}, which no enclosing xmap/vmap binds (bound here: {bound})",
             ctx.binders)

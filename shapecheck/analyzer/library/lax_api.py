@@ -20,6 +20,7 @@ from shapecheck.analyzer.library.registry import each, handles
 from shapecheck.analyzer.qualnames import LAX
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import AxisSize, Const, Seq, Value, as_int
+from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim
 from shapecheck.types import ArrayType
 
@@ -80,11 +81,11 @@ def pdot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     for (left, right), kind in [(p, "contracted") for p in zip(*contract, strict=True)] + \
             [(p, "batch") for p in zip(*batch, strict=True)]:
         if left >= len(x.dims) or right >= len(y.dims):
-            problems.append(Problem("SC106", f"lax.pdot: {kind} axes ({left}, {right}) are out of range"))
+            problems.append(Problem(Code.AXIS_OUT_OF_RANGE, f"lax.pdot: {kind} axes ({left}, {right}) are out of range"))
             continue
         if certainly_differ(x.dims[left], y.dims[right]):
             problems.append(Problem(
-                "SC104", f"lax.pdot: {kind} dims differ: {format_dim(x.dims[left])} vs "
+                Code.CONTRACTION_MISMATCH, f"lax.pdot: {kind} dims differ: {format_dim(x.dims[left])} vs "
                 f"{format_dim(y.dims[right])}", sizes=(x.dims[left], y.dims[right])))
             conflicted.add(left)
     interp.reporter.problems(problems, call.node, call.arg_nodes)

@@ -37,6 +37,7 @@ from shapecheck.analyzer.values import (
     as_int,
     as_str,
 )
+from shapecheck.codes import Code
 from shapecheck.dims import Conflict, Dim
 from shapecheck.literal import Kind, Lit, from_value
 from shapecheck.types import ArrayType
@@ -203,7 +204,7 @@ def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scop
             target = problem.origin
         elif problem.operands and problem.operands[0] < len(call.arg_nodes):
             target = call.arg_nodes[problem.operands[0]]
-        if problem.code == "SC102" and problem.axes:
+        if problem.code == Code.NAMED_SIZE_MISMATCH and problem.axes:
             name = str(problem.axes[0])
             if len(problem.operands) > 1 and problem.operands[1] < len(call.arg_nodes):
                 related.append((f"the other size of {name!r} comes from this argument",

@@ -12,6 +12,7 @@ from shapecheck.analyzer.library.registry import each, handles
 from shapecheck.analyzer.qualnames import NN
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Value, as_int
+from shapecheck.codes import Code
 from shapecheck.dims import certainly_differ, format_dim
 from shapecheck.types import ArrayType, named_shape
 
@@ -65,7 +66,7 @@ def one_hot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
             size = existing
         if count is not None and certainly_differ(count, size):
             interp.reporter.add(
-                call.node_of(1, "num_classes"), "SC102",
+                call.node_of(1, "num_classes"), Code.NAMED_SIZE_MISMATCH,
                 f"one_hot: num_classes is {count} but named axis {axis!r} has size {format_dim(size)}")
         named = labels_value.named_dict
         # After a mismatch the axis keeps its bound size, so the conflict is reported once.

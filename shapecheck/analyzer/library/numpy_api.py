@@ -37,6 +37,7 @@ from shapecheck.analyzer.values import (
     as_int,
     as_str,
 )
+from shapecheck.codes import Code
 from shapecheck.dims import Dim, Sym, product
 from shapecheck.types import ArrayType
 
@@ -351,7 +352,7 @@ def einsum(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     operands = call.args[1:]
     if not all(isinstance(o, ArrayType) for o in operands):
         if len(parsed.inputs) != len(operands):
-            interp.reporter.add(spec_node, "SC003", f"einsum spec {spec_text!r} has {len(parsed.inputs)} "
+            interp.reporter.add(spec_node, Code.INVALID_EINSUM_SPEC, f"einsum spec {spec_text!r} has {len(parsed.inputs)} "
                                 f"operands but {len(operands)} were given")
         return None
     arrays = [o for o in operands if isinstance(o, ArrayType)]
@@ -359,7 +360,7 @@ def einsum(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     check_bound(interp, names, call, ctx, spec_node, "einsum")
     outcome = algebra_einsum.einsum(parsed, arrays, [f"`{code_of(n)}`" for n in call.arg_nodes[1:]])
     for problem in outcome.problems:
-        target = spec_node if problem.code in ("SC003", "SC204") else call.node
+        target = spec_node if problem.code in (Code.INVALID_EINSUM_SPEC, Code.EINSUM_NAMED_AXIS_SKIPPED) else call.node
         interp.reporter.add(target, problem.code, problem.message)
     return outcome.type
 
