@@ -32,6 +32,17 @@ class ArrayType:
     named_open: bool = False
     weak: bool = False  # a Python scalar: takes the dtype of what it meets
 
+    def __post_init__(self) -> None:
+        # The invariants hold whoever builds the type: tuples (hashable, equal to their twins)
+        # and named axes sorted by name, so equal types compare and hash equal. The checks
+        # cost less than re-sorting: most callers already pass sorted tuples.
+        if type(self.dims) is not tuple:
+            object.__setattr__(self, "dims", tuple(self.dims))
+        named = self.named
+        if type(named) is not tuple or any(
+                named[i][0] > named[i + 1][0] for i in range(len(named) - 1)):
+            object.__setattr__(self, "named", named_shape(named))
+
     @staticmethod
     def of(
         dtype: str | None,

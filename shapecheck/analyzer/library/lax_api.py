@@ -71,12 +71,12 @@ def pdot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
             named.pop(name, None)
     if x.ellipsis is not None or y.ellipsis is not None:
         interp.reporter.problems(problems, call.node, call.arg_nodes)
-        return ArrayType(None, (), tuple(sorted(named.items())), 0, x.named_open or y.named_open)
+        return ArrayType(None, (), tuple(named.items()), 0, x.named_open or y.named_open)
     contract = _pairs(call.get(3, "pos_contract"))
     batch = _pairs(call.get(4, "pos_batch"))
     if contract is None or batch is None:
         interp.reporter.problems(problems, call.node, call.arg_nodes)
-        return ArrayType(None, (), tuple(sorted(named.items())), 0, x.named_open or y.named_open)
+        return ArrayType(None, (), tuple(named.items()), 0, x.named_open or y.named_open)
     conflicted: set[int] = set()  # batch dims of x reported here: unknown in the result
     for (left, right), kind in [(p, "contracted") for p in zip(*contract, strict=True)] + \
             [(p, "batch") for p in zip(*batch, strict=True)]:
@@ -94,7 +94,7 @@ def pdot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     dims: list[Dim] = [CONFLICT if i in conflicted else x.dims[i] for i in batch[0] if i < len(x.dims)]
     dims += [d for i, d in enumerate(x.dims) if i not in used_x]
     dims += [d for i, d in enumerate(y.dims) if i not in used_y]
-    return ArrayType(x.dtype if x.dtype == y.dtype else None, tuple(dims), tuple(sorted(named.items())),
+    return ArrayType(x.dtype if x.dtype == y.dtype else None, tuple(dims), tuple(named.items()),
                      None, x.named_open or y.named_open)
 
 
@@ -162,4 +162,4 @@ def scatter(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     for name in names:
         if isinstance(name, str):
             named[name] = ctx.size_of(name)
-    return ArrayType(value.dtype, (), tuple(sorted(named.items())), 0, value.named_open)
+    return ArrayType(value.dtype, (), tuple(named.items()), 0, value.named_open)

@@ -327,7 +327,7 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
         named = dict(arg.named)
         named[axis] = arg.dims[position]
         body_args.append(ArrayType(arg.dtype, arg.dims[:position] + arg.dims[position + 1:],
-                                   tuple(sorted(named.items())), None, arg.named_open))
+                                   tuple(named.items()), None, arg.named_open))
     size, problems = mapped_size(mapped, labels(call), vm.axis_size, vm.kind)
     for problem in problems:
         blamed, *others = problem.operands
@@ -351,11 +351,11 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
     named = result.named_dict
     own = named.pop(axis, size)
     if result.ellipsis is not None:
-        return ArrayType(result.dtype, (), tuple(sorted(named.items())), 0, result.named_open)
+        return ArrayType(result.dtype, (), tuple(named.items()), 0, result.named_open)
     rank = len(result.dims) + 1
     if not -rank <= position < rank:
         return None
     dims = list(result.dims)
     dims.insert(position % rank, own)
-    return ArrayType(result.dtype, tuple(dims), tuple(sorted(named.items())), None, result.named_open)
+    return ArrayType(result.dtype, tuple(dims), tuple(named.items()), None, result.named_open)
 
