@@ -62,8 +62,13 @@ RULE = Rule(
     summary=(
         "Checks that the axis name of a collective (`psum`, `pmean`, `pmax`, `pmin`, `pdot`, "
         "`all_gather`, `axis_index`, `ppermute`, ...) or of a named reduction (`jnp.sum(x, "
-        "axis='batch')`) is bound by an enclosing `xmap`, `vmap`, `pmap` or `shard_map` where "
-        "the code runs."
+        "axis='batch')`) is bound by an enclosing `xmap`, or `vmap` or `pmap` with that "
+        "`axis_name`, where the code runs. Only what is certain is reported: code run from the "
+        "module's top level (also through `jax.jit`, which binds no name) and the bodies of "
+        "those maps. A function checked on its own may run under any map, and inside a map "
+        "whose surroundings are unknown a name that some map, mesh or axis-name constant of the "
+        "module mentions may be bound further out. `shard_map` is not modelled yet: the "
+        "functions it maps are not checked for this."
     ),
     why=(
         "`lax.pmean(x, 'btach')` under `vmap(..., axis_name='batch')` raises `unbound axis name: "

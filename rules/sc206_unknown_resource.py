@@ -1,4 +1,4 @@
-"""SC206 unknown-resource: axis_resources names a mesh axis the known mesh lacks."""
+"""SC206 unknown-resource: an xmap's axis_resources names a mesh axis the known mesh lacks."""
 
 from __future__ import annotations
 
@@ -53,8 +53,12 @@ RULE = Rule(
     code=Code.UNKNOWN_RESOURCE,
     name="unknown-resource",
     summary=(
-        "Checks, under a statically known mesh, that every mesh axis named in `axis_resources` "
-        "(or in a `PartitionSpec`) is one of the mesh's axis names."
+        "Checks, under a statically known mesh (`with Mesh(devices, names):`, `with "
+        "jax.make_mesh(shape, names):` or `with jax.set_mesh(mesh):` around the call), that "
+        "every mesh axis named in an "
+        "`xmap`'s `axis_resources` is one of the mesh's axis names. The mesh axes of a "
+        "`PartitionSpec` (`shard_map`, `NamedSharding`, `with_sharding_constraint`) are not "
+        "checked yet."
     ),
     why=(
         "`axis_resources={'batch': 'data'}` under a mesh with axes ('x', 'y') refers to a "
