@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -23,9 +23,9 @@ from shapecheck.algebra.conformance import (
 )
 from shapecheck.algebra.resources import cooccurrence
 from shapecheck.analyzer.annotations import Invalid, read_annotation
+from shapecheck.analyzer.calls import CallArgs, Handler
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.literals import string_value, to_lit
-from shapecheck.analyzer.modules import ModuleLoader
 from shapecheck.analyzer.provenance import Provenance
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.report import Reporter
@@ -56,6 +56,11 @@ from shapecheck.dims import Conflict
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
 
+if TYPE_CHECKING:
+    # Only a type here: the loader builds interpreters for imported modules, so importing it
+    # at run time would close a cycle.
+    from shapecheck.analyzer.modules import ModuleLoader
+
 _MUTATORS = frozenset({
     "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
     "setdefault", "popitem", "__setitem__", "__delitem__",
@@ -66,56 +71,6 @@ _TAKES_FUNCTIONS = frozenset({
 })
 
 MAX_DEPTH = 12  # nested analyses (calls within calls) before results are left unknown
-
-
-@dataclass(slots=True)
-class CallArgs:
-    """A call's evaluated arguments with the nodes they came from."""
-
-    node: cst.CSTNode
-    args: list[Value] = field(default_factory=list)
-    arg_nodes: list[cst.CSTNode] = field(default_factory=list)
-    kwargs: dict[str, Value] = field(default_factory=dict)
-    kwarg_nodes: dict[str, cst.CSTNode] = field(default_factory=dict)
-    raw_args: list[cst.BaseExpression] = field(default_factory=list)
-    raw_kwargs: dict[str, cst.BaseExpression] = field(default_factory=dict)
-    opaque: bool = False  # *args or **kwargs the interpreter could not expand
-    name: str = ""  # the canonical name of the API called (`jax.numpy.sum`, `method:sum`)
-    written: str = ""  # the name as imported, before canonicalisation (`numpy.sum`)
-
-    @property
-    def plain_numpy(self) -> bool:
-        """NumPy itself, not jax.numpy: it accepts a few things JAX refuses (axis 0 of a 0-d array)."""
-        return self.written == "numpy" or self.written.startswith("numpy.")
-
-    @property
-    def short_name(self) -> str:
-        return self.name.rpartition(":")[2].rpartition(".")[2]
-
-    def get(self, index: int, name: str | None = None) -> Value:
-        if index < len(self.args):
-            return self.args[index]
-        return self.kwargs.get(name) if name else None
-
-    def has(self, index: int, name: str | None = None) -> bool:
-        return index < len(self.args) or (name is not None and name in self.kwargs)
-
-    def node_of(self, index: int, name: str | None = None) -> cst.CSTNode:
-        if index < len(self.arg_nodes):
-            return self.arg_nodes[index]
-        if name and name in self.kwarg_nodes:
-            return self.kwarg_nodes[name]
-        return self.node
-
-    def expr_of(self, index: int, name: str | None = None) -> cst.BaseExpression | None:
-        if index < len(self.raw_args):
-            return self.raw_args[index]
-        if name:
-            return self.raw_kwargs.get(name)
-        return None
-
-
-Handler = Callable[["Interpreter", CallArgs, Context, Scope], Value]
 
 
 @dataclass(slots=True)

@@ -16,7 +16,8 @@ from shapecheck.literal import Lit
 from shapecheck.project import ModuleSource
 
 if TYPE_CHECKING:
-    from shapecheck.analyzer.interpreter import Handler, Interpreter
+    from shapecheck.analyzer.calls import Handler
+    from shapecheck.analyzer.interpreter import Interpreter
 
 
 class ModuleLoader:

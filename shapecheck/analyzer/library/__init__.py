@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from shapecheck.analyzer.interpreter import Handler
+from shapecheck.analyzer.calls import Handler
 from shapecheck.analyzer.library.registry import HANDLERS, METHODS
 
 _MODULES = ("builtins_api", "lax_api", "maps", "mesh_api", "nn_api", "numpy_api", "operators")

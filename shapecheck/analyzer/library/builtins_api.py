@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
+from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.library.registry import handles
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Devices, Dict, Seq, Value, as_int
 from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
 
 _MAX_RANGE = 64  # longer ranges are loops, not shapes: not worth tracking element by element
 

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 import libcst as cst
 
 from shapecheck.algebra.outcome import Outcome
+from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.values import Const, DType, Qual, Seq, Value, as_dim, as_int, as_str
 from shapecheck.codes import Code
 from shapecheck.dims import Dim
 from shapecheck.types import ArrayType, scalar
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
 
 _MODULE = cst.Module(body=[])
 

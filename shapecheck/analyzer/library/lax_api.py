@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from shapecheck.algebra import reduction
 from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Problem
+from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.library.common import (
     axes,
     axis_names,
@@ -23,6 +25,9 @@ from shapecheck.analyzer.values import AxisSize, Const, Seq, Value, as_int
 from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim
 from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
 
 
 def _names(interp: Interpreter, call: CallArgs, ctx: Context, index: int, what: str) -> tuple[int | str, ...] | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -18,8 +19,8 @@ from shapecheck.algebra.mapped_axis import mapped_size
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.resources import cooccurrence, divisibility, unknown_resources
 from shapecheck.algebra.xmap_options import read_axis_resources, read_axis_sizes, undefined_axes
+from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.library.common import labels
 from shapecheck.analyzer.library.registry import handles
 from shapecheck.analyzer.literals import to_lit
@@ -41,6 +42,9 @@ from shapecheck.codes import Code
 from shapecheck.dims import Conflict, Dim
 from shapecheck.literal import Kind, Lit, from_value
 from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
 
 
 @handles(PARTIAL)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.library.common import shape
 from shapecheck.analyzer.library.registry import handles
 from shapecheck.analyzer.qualnames import (
@@ -17,6 +19,9 @@ from shapecheck.analyzer.qualnames import (
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Devices, Mesh, MeshContext, Seq, Value, as_str
 from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
 
 
 @handles(DEVICES, LOCAL_DEVICES)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from shapecheck.algebra import reduction
 from shapecheck.algebra.outcome import normalize_axis, out_of_range
+from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.library.common import axes, axis_names, check_bound, dtype_arg, finish
 from shapecheck.analyzer.library.numpy_api import elementwise, reduce_call
 from shapecheck.analyzer.library.registry import each, handles
@@ -15,6 +17,9 @@ from shapecheck.analyzer.values import Const, Value, as_int
 from shapecheck.codes import Code
 from shapecheck.dims import certainly_differ, format_dim
 from shapecheck.types import ArrayType, named_shape
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
 
 ACTIVATIONS = ("relu", "relu6", "sigmoid", "softplus", "soft_sign", "silu", "swish", "log_sigmoid",
                "leaky_relu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "elu", "celu",

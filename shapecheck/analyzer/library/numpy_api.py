@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from shapecheck.algebra import broadcast as algebra_broadcast
 from shapecheck.algebra import einsum as algebra_einsum
 from shapecheck.algebra import layout, linalg, reduction, reshape
+from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.library.common import (
     DTYPE_ALIASES,
     array,
@@ -40,6 +42,9 @@ from shapecheck.analyzer.values import (
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, Sym, product
 from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
 
 # ---------------------------------------------------------------- constructors
 

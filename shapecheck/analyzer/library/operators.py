@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from shapecheck.algebra import broadcast as algebra_broadcast
 from shapecheck.algebra import layout, linalg
+from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.interpreter import CallArgs, Interpreter
 from shapecheck.analyzer.library.common import array, finish, labels
 from shapecheck.analyzer.library.registry import handles
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import AtIndexer, Const, Devices, Dict, Seq, Value, as_int
 from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
 
 _INT_OPS: dict[str, Callable[[int, int], int | None]] = {
     "Add": lambda a, b: a + b,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from shapecheck.analyzer.interpreter import Handler
+from shapecheck.analyzer.calls import Handler
 
 HANDLERS: dict[str, Handler] = {}
 METHODS: dict[str, Handler] = {}
