@@ -17,6 +17,15 @@ def named_shape(items: Mapping[str, Dim] | Iterable[tuple[str, Dim]]) -> NamedSh
     return tuple(sorted(pairs, key=lambda pair: pair[0]))
 
 
+def _sorted_by_name(named: NamedShape) -> bool:
+    previous = named[0][0]
+    for name, _ in named[1:]:
+        if name < previous:
+            return False
+        previous = name
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class ArrayType:
     """`DTYPE[POSITIONAL, NAMED]`: what the checker knows of one array value.
@@ -39,8 +48,7 @@ class ArrayType:
         if type(self.dims) is not tuple:
             object.__setattr__(self, "dims", tuple(self.dims))
         named = self.named
-        if type(named) is not tuple or any(
-                named[i][0] > named[i + 1][0] for i in range(len(named) - 1)):
+        if type(named) is not tuple or (len(named) > 1 and not _sorted_by_name(named)):
             object.__setattr__(self, "named", named_shape(named))
 
     @staticmethod
