@@ -11,11 +11,12 @@ from typing import Final
 
 from mypy.errorcodes import ErrorCode
 
+from shapecheck.codes import Code
 from shapecheck.rules import RULES
 
 NAMESPACE: Final = "shapecheck"
 
-ERROR_CODES: Final[dict[str, ErrorCode]] = {
+ERROR_CODES: Final[dict[Code, ErrorCode]] = {
     code: ErrorCode(rule.error_code, rule.summary, NAMESPACE) for code, rule in RULES.items()
 }
 """SC code -> mypy error code (`SC101` -> `shape-broadcast-mismatch`)."""
@@ -23,10 +24,10 @@ ERROR_CODES: Final[dict[str, ErrorCode]] = {
 INTERNAL_ERROR: Final = ErrorCode(
     "shape-internal-error", "shapecheck could not analyse the file", NAMESPACE)
 
-SC_CODES: Final[dict[str, str]] = {error.code: code for code, error in ERROR_CODES.items()}
+SC_CODES: Final[dict[str, Code]] = {error.code: code for code, error in ERROR_CODES.items()}
 """mypy error code name -> SC code, to map mypy's output back (`shape-broadcast-mismatch` -> `SC101`)."""
 
 
-def error_code(code: str) -> ErrorCode:
+def error_code(code: Code) -> ErrorCode:
     """The mypy error code of an SC code; codes without a rule share the internal one."""
     return ERROR_CODES.get(code, INTERNAL_ERROR)
