@@ -46,6 +46,7 @@ _ELIDED = "_shapecheck_unanalysed"
 
 _PLACEHOLDER = "_shapecheck_piece_"
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+_INDENT = re.compile(r"[ \t\f]*")
 
 
 class SourceDecodeError(Exception):
@@ -94,6 +95,7 @@ class _Piece:
     name: str  # the placeholder that stands for it in its parent's text
     string: bool = False  # the tail of an implicit string concatenation, not an expression
     elided: bool = False  # past MAX_DEPTH: blanked out, analysed as an unknown value
+    indent: str = ""  # of the statement it is in: libcst prints continuation lines relative to it
     children: list[_Piece] = field(default_factory=list)
 
 
@@ -150,11 +152,12 @@ def _cut(tree: ast.Module, offsets: _Offsets, root: _Piece, text: str, elided: l
     """Give every expression `PIECE_DEPTH` levels below the previous cut a piece of its own,
     and leave out what nests past MAX_DEPTH."""
     # Iterative: the tree may be far deeper than Python's recursion limit.
-    stack: list[tuple[ast.AST, int, int, _Piece, bool]] = [(tree, 0, 0, root, False)]
+    stack: list[tuple[ast.AST, int, int, _Piece, bool, str]] = [(tree, 0, 0, root, False, "")]
     while stack:
-        node, depth, total, piece, in_slice = stack.pop()
+        node, depth, total, piece, in_slice, indent = stack.pop()
         if isinstance(node, ast.stmt):
             depth = total = 0
+            indent = _indentation(text, offsets, node.lineno)
         elif isinstance(node, ast.expr):
             # `a and b and c` is one node for CPython, two nested ones for libcst.
             levels = len(node.values) - 1 if isinstance(node, ast.BoolOp) else 0
@@ -166,11 +169,11 @@ def _cut(tree: ast.Module, offsets: _Offsets, root: _Piece, text: str, elided: l
                     piece.children.append(_Piece(start, end, "", elided=True))
                     elided.append(_span(text, offsets, start, end))
                     continue
-                child = _Piece(start, end, "")
+                child = _Piece(start, end, "", indent=indent)
                 piece.children.append(child)
                 piece, depth = child, 0
             if isinstance(node, ast.Constant | ast.JoinedStr):
-                _cut_strings(node, offsets, piece, text, elided)
+                _cut_strings(node, offsets, piece, text, elided, indent)
                 continue  # f-string internals have no reliable positions before Python 3.12
             depth += 1 + levels
             total += 1 + levels
@@ -179,7 +182,30 @@ def _cut(tree: ast.Module, offsets: _Offsets, root: _Piece, text: str, elided: l
             for child_node in children:
                 if isinstance(child_node, ast.AST):
                     slice_of = isinstance(node, ast.Subscript) and name == "slice"
-                    stack.append((child_node, depth, total, piece, slice_of))
+                    stack.append((child_node, depth, total, piece, slice_of, indent))
+
+
+def _indentation(text: str, offsets: _Offsets, line: int) -> str:
+    start = offsets.starts[line - 1]
+    match = _INDENT.match(text, start)
+    return match.group() if match else ""
+
+
+def _parse_piece(source: str, indent: str) -> cst.BaseExpression:
+    """The piece's expression, parsed at its statement's indentation, in added parentheses.
+
+    libcst stores a continuation line's whitespace relative to the enclosing block's indentation
+    and adds that indentation back when printing: parsed at another level, a piece would print
+    (and be positioned) shifted.
+    """
+    if not indent:
+        return cst.parse_expression(f"({source})")
+    module = cst.parse_module(f"if 1:\n{indent}({source})\n")
+    block = module.body[0]
+    assert isinstance(block, cst.If) and isinstance(block.body, cst.IndentedBlock)
+    line = block.body.body[0]
+    assert isinstance(line, cst.SimpleStatementLine) and isinstance(line.body[0], cst.Expr)
+    return line.body[0].value
 
 
 def _fits_placeholder(source: str) -> bool:
@@ -225,7 +251,7 @@ def _cuttable(node: ast.expr, in_slice: bool) -> bool:
 
 
 def _cut_strings(node: ast.Constant | ast.JoinedStr, offsets: _Offsets, piece: _Piece, text: str,
-                 elided: list[Span]) -> None:
+                 elided: list[Span], indent: str) -> None:
     if isinstance(node, ast.Constant) and not isinstance(node.value, str | bytes):
         return
     start = offsets(node.lineno, node.col_offset)
@@ -234,7 +260,7 @@ def _cut_strings(node: ast.Constant | ast.JoinedStr, offsets: _Offsets, piece: _
         return
     strings = _string_starts(text[start:end])
     for index in range(STRING_PIECE, min(len(strings), MAX_STRINGS), STRING_PIECE):
-        child = _Piece(start + strings[index], end, "", string=True)
+        child = _Piece(start + strings[index], end, "", string=True, indent=indent)
         piece.children.append(child)
         piece = child
     if len(strings) > MAX_STRINGS:
@@ -290,7 +316,7 @@ def _parsed_children(text: str, piece: _Piece, names: count[int]) -> dict[str, c
         if child.elided:
             continue
         source = _source(text, child, names)
-        node = cst.parse_expression(f"({source})")
+        node = _parse_piece(source, child.indent)
         inner = _parsed_children(text, child, names)
         if inner:
             stitched = node.visit(_Stitcher(inner))

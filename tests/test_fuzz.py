@@ -16,7 +16,7 @@ from pathlib import Path
 
 import hypothesmith
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from shapecheck.api import analyze_source
@@ -136,7 +136,14 @@ def _run(main: object, fmt: str) -> tuple[int, set[str]]:
     return code, codes
 
 
+# Continuation lines inside an indented block: libcst keeps their whitespace relative to the
+# block's indentation, so a piece parsed at another level printed shifted.
+INDENTED = ("def f():\n    if x:\n        y = g(a.b.c(\n            1, {\n              'k': (a.b.c.d +\n"
+            "    e)},\n        's' 't'\n     'u'), w)\n")
+
+
 @FUZZ
+@example(INDENTED)
 @given(st.one_of(hypothesmith.from_grammar(), st.sampled_from(FIXTURES).map(lambda p: p.read_text(encoding="utf-8"))))
 def test_pieces_stitch_back_to_libcsts_own_tree(source: str) -> None:
     # Cutting every other level (and every other string) exercises each kind of placeholder:
