@@ -167,3 +167,24 @@ def test_pieces_stitch_back_to_libcsts_own_tree(source: str) -> None:
     assert stitched.code == whole.code
     assert stitched.deep_equals(whole)
 
+
+
+def test_every_fixture_stitches_back_to_libcsts_own_tree() -> None:
+    import ast
+
+    import libcst as cst
+
+    from shapecheck import parsing
+    from shapecheck.bounds import run_bounded
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parsing, "PIECE_DEPTH", 2)
+        patch.setattr(parsing, "STRING_PIECE", 2)
+        for fixture in FIXTURES:
+            source = fixture.read_text(encoding="utf-8")
+            try:
+                tree = ast.parse(source)
+            except SyntaxError:
+                continue  # the SC004 fixtures
+            stitched = run_bounded(lambda: parsing.parse_module(source, tree).module)  # noqa: B023
+            assert stitched.deep_equals(cst.parse_module(source)), fixture.name
