@@ -1,0 +1,238 @@
+"""Calls: what each kind of callee does with its arguments, and function summaries.
+
+A library name goes to its handler; a function of the project is analysed for the call's
+argument types (binding them to its declared parameters, checked there), once per distinct
+arguments, within a depth and a per-file budget; what it returns is joined over its returns.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+import libcst as cst
+
+from shapecheck.algebra.conformance import (
+    Bindings,
+    conform,
+    forget_symbols,
+    rigid,
+    substitute,
+    unknown_where,
+)
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.declared import prefer, visible
+from shapecheck.analyzer.qualnames import canonical
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.state import MAX_DEPTH, Frame, InterpreterState
+from shapecheck.analyzer.values import (
+    BoundMethod,
+    Const,
+    Function,
+    Partial,
+    Qual,
+    Seq,
+    Value,
+    Vmap,
+    Xmap,
+    join,
+)
+from shapecheck.dims import Conflict
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+
+class Invocation(InterpreterState):
+    """Calls values: the part of `Interpreter` that runs functions for their arguments."""
+
+    def call(self, func: Value, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+        if call.opaque and isinstance(func, Qual | BoundMethod):
+            return None  # `*args`/`**kwargs` not expanded: no argument's position or meaning is certain
+        if isinstance(func, Qual):
+            call.name = canonical(func.name)
+            call.written = func.name
+            handler = self.handlers.get(call.name)
+            return handler(cast("Interpreter", self), call, ctx, scope) if handler is not None else None
+        if isinstance(func, BoundMethod):
+            handler = self.methods.get(f"method:{func.name}")
+            if handler is None:
+                return None
+            bound = CallArgs(call.node, [func.receiver, *call.args], [call.node, *call.arg_nodes],
+                             call.kwargs, call.kwarg_nodes, [], call.raw_kwargs, call.opaque)
+            bound.raw_args = [None, *call.raw_args]  # type: ignore[list-item]
+            bound.name = f"method:{func.name}"
+            return handler(cast("Interpreter", self), bound, ctx, scope)
+        if isinstance(func, Function):
+            if call.opaque:
+                return None
+            return self.call_function(func, call, ctx)
+        if isinstance(func, Partial):
+            merged = CallArgs(call.node, [*func.args, *call.args],
+                              [call.node] * len(func.args) + call.arg_nodes,
+                              {**dict(func.kwargs), **call.kwargs},
+                              {**{k: call.node for k, _ in func.kwargs}, **call.kwarg_nodes},
+                              [], dict(call.raw_kwargs), call.opaque)
+            return self.call(func.func, merged, ctx, scope)
+        if isinstance(func, Xmap | Vmap):
+            from shapecheck.analyzer.library.maps import call_map
+
+            return call_map(cast("Interpreter", self), func, call, ctx, scope)
+        return None
+
+    def call_function(self, function: Function, call: CallArgs, ctx: Context, *, alone: bool = False,
+                      declared_args: bool = True) -> Value:
+        """Analyse `function` for these arguments (once per distinct argument types)."""
+        if ctx.depth > MAX_DEPTH:
+            return None
+        params = function.node.params
+        scope = function.scope.child()
+        bindings: Bindings = {}
+        positional = [*params.posonly_params, *params.params]
+        args = list(call.args)
+        typed: list[tuple[str, ArrayType | None]] = []
+        axes_reported: set[str] = set()  # a named axis has one size per call: one SC103 for it
+        for index, param in enumerate(positional):
+            name = param.name.value
+            declared = self._param_type(param, function.scope)
+            if index < len(args):
+                value, node = args[index], call.node_of(index)
+            elif name in call.kwargs:
+                value, node = call.kwargs[name], call.kwarg_nodes.get(name, call.node)
+            elif param.default is not None:
+                value, node = self.eval(param.default, function.scope, ctx), param.default
+            else:
+                value, node = None, call.node
+            scope.bind(name, self._bind_param(function, name, declared, value, node, bindings, ctx, alone,
+                                                   axes_reported))
+            typed.append((name, declared))
+        if isinstance(params.star_arg, cst.Param):
+            rest = args[len(positional):]
+            scope.bind(params.star_arg.name.value, Seq(tuple(rest)) if not alone else None)
+        for param in params.kwonly_params:
+            name = param.name.value
+            declared = self._param_type(param, function.scope)
+            if name in call.kwargs:
+                value, node = call.kwargs[name], call.kwarg_nodes.get(name, call.node)
+            elif param.default is not None:
+                value, node = self.eval(param.default, function.scope, ctx), param.default
+            else:
+                value, node = None, call.node
+            scope.bind(name, self._bind_param(function, name, declared, value, node, bindings, ctx, alone,
+                                                   axes_reported))
+            typed.append((name, declared))
+        if params.star_kwarg is not None:
+            scope.bind(params.star_kwarg.name.value, None)
+        conflicted = {symbol for symbol, size in bindings.items() if isinstance(size, Conflict)}
+        if conflicted:
+            # A symbol two arguments gave different sizes is unknown in the whole body, also in
+            # the parameters bound before the conflict showed.
+            for name, declared in typed:
+                bound = scope.bindings.get(name)
+                if declared is not None and isinstance(bound, ArrayType):
+                    scope.bind(name, forget_symbols(declared, bound, conflicted))
+
+        declared_return: ArrayType | None = None
+        if isinstance(function.node, cst.FunctionDef) and function.node.returns is not None:
+            read = self.read(function.node.returns.annotation, function.scope)
+            declared_return = read if isinstance(read, ArrayType) else None
+        arg_key = tuple(scope.bindings.items())
+        key = (id(function.node), _hashable(arg_key), ctx.key())
+        if key in self.cache:
+            return self._returned(self.cache[key], declared_return, bindings)
+        if id(function.node) in self.active or self.budget <= 0:
+            # Recursion (whatever the arguments) and runaway call trees are cut off: unknown.
+            return self._returned(None, declared_return, bindings)
+        self.budget -= 1
+        foreign = function.module != self.module_name
+        if foreign:
+            # Another module's body: what fails there only for these arguments is reported at
+            # this file's call; the rest belongs to that module's own check.
+            self.reporter.capture()
+        self.active.add(id(function.node))
+        self.analysed.add(id(function.node))
+        frame = Frame(function, declared_return=declared_return, bindings=dict(bindings))
+        self.frames.append(frame)
+        try:
+            inner = ctx.deeper()
+            if isinstance(function.node, cst.Lambda):
+                frame.returns.append(self.eval(function.node.body, scope, inner))
+            else:
+                body = function.node.body
+                if isinstance(body, cst.IndentedBlock):
+                    falls_off = self.exec_block(body.body, scope, inner)
+                else:
+                    falls_off = all(self.exec_small(small, scope, inner) for small in body.body
+                                    if isinstance(small, cst.BaseSmallStatement))
+                if falls_off and frame.returns:
+                    frame.returns.append(Const(None))  # reaching the end returns None too
+        finally:
+            self.frames.pop()
+            self.active.discard(id(function.node))
+            if foreign:
+                inside = self.reporter.release()
+                if inside and not alone:
+                    first = inside[0]
+                    self.reporter.add(call.node, first.code,
+                                      f"in `{function.name}` (module {function.module}), called here: "
+                                      f"{first.message}")
+        result: Value = None
+        if frame.returns:
+            result = frame.returns[0]
+            for other in frame.returns[1:]:
+                result = join(result, other)
+        elif isinstance(function.node, cst.FunctionDef):
+            result = Const(None)
+        self.cache[key] = result
+        return self._returned(result, declared_return, bindings)
+
+    def _returned(self, inferred: Value, declared: ArrayType | None, bindings: Bindings) -> Value:
+        """What a call gives its caller: the declared return with the call's sizes, where the
+        body's own result does not contradict it (that is reported in the body, once)."""
+        if declared is None:
+            return inferred
+        resolved = substitute(declared, bindings, free=False)
+        if isinstance(inferred, ArrayType):
+            # Names the annotation does not declare (vmap's hidden axes among them) are dropped
+            # by the declared type anyway: only contradicted sizes are made unknown.
+            declared_names = resolved.named_dict
+            problems = [p for p in conform(resolved, inferred, {}, "")
+                        if all(isinstance(a, int) or a in declared_names for a in p.axes)]
+            return unknown_where(prefer(resolved, inferred), problems)
+        return resolved
+
+    def _param_type(self, param: cst.Param, scope: Scope) -> ArrayType | None:
+        if param.annotation is None:
+            return None
+        found = self.read(param.annotation.annotation, scope)
+        return found if isinstance(found, ArrayType) else None
+
+    def _bind_param(self, function: Function, name: str, declared: ArrayType | None, value: Value,
+                    node: cst.CSTNode, bindings: Bindings, ctx: Context, alone: bool,
+                    axes_reported: set[str]) -> Value:
+        if declared is None:
+            return value
+        if isinstance(value, ArrayType) and not alone:
+            what = f"argument `{name}` of {function.name}"
+            problems = conform(declared, visible(value, ctx), bindings, what)
+            # Two arguments with one wrong axis size (both from one xmap axis, say): one root.
+            fresh = [p for p in problems if not any(a in axes_reported for a in p.axes if isinstance(a, str))]
+            axes_reported.update(a for p in problems for a in p.axes if isinstance(a, str))
+            self.reporter.problems(fresh, node)
+            # The body sees the declared type (its contract), with symbols the call bound, and
+            # unknown sizes where the argument contradicts it (reported here, once).
+            return unknown_where(prefer(substitute(declared, bindings), value), problems)
+        if alone:
+            # On its own, the body is checked for every size its symbols may take.
+            return rigid(declared, bindings)
+        return declared
+
+
+def _hashable(items: object) -> object:
+    try:
+        hash(items)
+    except TypeError:
+        return object()  # unhashable arguments: never shares a cache entry
+    return items
+

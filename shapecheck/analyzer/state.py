@@ -1,0 +1,112 @@
+"""What the interpreter's parts share: one module's analysis state, and their interface.
+
+`Interpreter` is composed of parts, each a mixin over this state: the statement walker
+(`statements`), the expression evaluator (`expressions`) and calls with function summaries
+(`invocation`). Each part calls the others only through the methods declared at the end of
+`InterpreterState`, so a reader of one part sees here what it may rely on from the rest.
+Library handlers take the whole `Interpreter`: a part hands itself over as one
+(`cast("Interpreter", self)`), which it always is at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from shapecheck.algebra.conformance import Bindings
+from shapecheck.analyzer.annotations import Invalid
+from shapecheck.analyzer.calls import CallArgs, Handler
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.imports import Imports
+from shapecheck.analyzer.report import Reporter
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import Function, Value
+from shapecheck.literal import Lit
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    # Only a type here: the loader builds interpreters for imported modules, so importing it
+    # at run time would close a cycle.
+    from shapecheck.analyzer.modules import ModuleLoader
+
+MAX_DEPTH = 12  # nested analyses (calls within calls) before results are left unknown
+
+
+@dataclass(slots=True)
+class Frame:
+    """One function analysis in progress: what it returns, and its signature's bindings."""
+
+    function: Function | None
+    returns: list[Value] = field(default_factory=list)
+    declared_return: ArrayType | None = None
+    bindings: Bindings = field(default_factory=dict)
+    returned_node: cst.CSTNode | None = None
+
+
+class InterpreterState:
+    """One module's analysis. `handlers` maps canonical qualified names to library rules."""
+
+    def __init__(
+        self, module: cst.Module, module_name: str, reporter: Reporter,
+        handlers: dict[str, Handler], methods: dict[str, Handler],
+        annotation_names: frozenset[str], types: dict[int, tuple[cst.CSTNode, ArrayType]] | None = None,
+        loader: ModuleLoader | None = None,
+    ) -> None:
+        self.loader = loader
+        self.module = module
+        self.module_name = module_name
+        self.reporter = reporter
+        self.handlers = handlers
+        self.methods = methods
+        self.annotation_names = annotation_names
+        self.functions: list[Function] = []
+        self.expected_failures: set[int] = set()  # lambdas handed to assert_raises and friends
+        self.analysed: set[int] = set()
+        self.cache: dict[tuple[object, ...], Value] = {}
+        self.active: set[int] = set()  # functions being analysed: a call back into one is recursion
+        # Analyses per file are bounded: each function a few times over, whatever the call graph.
+        self.budget = 200 + 20 * sum(1 for _ in _function_defs(module))
+        self.frames: list[Frame] = []
+        self.types = types  # node id -> (node, type) of array-valued expressions, for hover
+        self.scope = Scope(None, module_name)
+        self._module_sources: dict[str, cst.BaseExpression] = {}
+        self._map_axis_names: frozenset[str] | None = None
+        self._annotations: dict[int, ArrayType | Invalid | None] = {}
+        self.imports = Imports(module_name, loader)
+
+    if TYPE_CHECKING:
+        # Defined by the parts (`Interpreter` composes them); declared here for the others.
+        def exec_block(self, body: Sequence[cst.CSTNode], scope: Scope, ctx: Context) -> bool: ...
+
+        def exec_small(self, node: cst.BaseSmallStatement, scope: Scope, ctx: Context) -> bool: ...
+
+        def assign(self, target: cst.BaseExpression, value: Value, scope: Scope, source: cst.CSTNode) -> None: ...
+
+        def eval(self, node: cst.BaseExpression, scope: Scope, ctx: Context) -> Value: ...
+
+        def test(self, node: cst.BaseExpression, scope: Scope, ctx: Context) -> bool | None: ...
+
+        def binary(self, node: cst.CSTNode, operator: type, left: Value, right: Value,
+                   left_node: cst.CSTNode, right_node: cst.CSTNode, ctx: Context) -> Value: ...
+
+        def call(self, func: Value, call: CallArgs, ctx: Context, scope: Scope) -> Value: ...
+
+        def call_function(self, function: Function, call: CallArgs, ctx: Context, *, alone: bool = False,
+                          declared_args: bool = True) -> Value: ...
+
+        def read(self, node: cst.BaseExpression, scope: Scope) -> ArrayType | Invalid | None: ...
+
+        def annotation(self, node: cst.BaseExpression, scope: Scope) -> ArrayType | None: ...
+
+        def literal_lookup(self, name: str) -> Lit | None: ...
+
+        def check_cooccurrence(self, result: Value, inputs: Iterable[Value], node: cst.CSTNode,
+                               ctx: Context) -> None: ...
+
+
+def _function_defs(module: cst.Module) -> list[cst.CSTNode]:
+    return [n for n in module.body if isinstance(n, cst.FunctionDef | cst.ClassDef)]
+
