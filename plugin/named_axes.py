@@ -14,7 +14,7 @@ from typing import Final
 from mypy.plugin import CheckerPluginInterface, FunctionSigContext, MethodSigContext
 from mypy.types import CallableType, Type, UnionType
 
-from shapecheck.analyzer.library.numpy_api import ARG_REDUCTIONS, REDUCTIONS
+from shapecheck.analyzer.library.reductions import ARG_REDUCTIONS, REDUCTIONS
 
 AXIS: Final = "axis"
 

@@ -11,7 +11,8 @@ import importlib
 from shapecheck.analyzer.calls import Handler
 from shapecheck.analyzer.library.registry import HANDLERS, METHODS
 
-_MODULES = ("builtins_api", "lax_api", "maps", "mesh_api", "nn_api", "numpy_api", "operators")
+_MODULES = ("builtins_api", "lax_api", "maps", "mesh_api", "nn_api", "numpy_constructors", "random_api",
+            "elementwise", "reductions", "contractions", "layout_api", "array_attributes", "operators")
 
 
 def handlers() -> tuple[dict[str, Handler], dict[str, Handler]]:

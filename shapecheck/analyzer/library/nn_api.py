@@ -9,7 +9,8 @@ from shapecheck.algebra.outcome import normalize_axis, out_of_range
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import axes, axis_names, check_bound, dtype_arg, finish
-from shapecheck.analyzer.library.numpy_api import elementwise, reduce_call
+from shapecheck.analyzer.library.elementwise import elementwise
+from shapecheck.analyzer.library.reductions import reduce_call
 from shapecheck.analyzer.library.registry import each, handles
 from shapecheck.analyzer.qualnames import NN
 from shapecheck.analyzer.scope import Scope

@@ -1,0 +1,110 @@
+"""What an array answers: shape, ndim, size, dtype, `.at[...]` updates, astype and copies."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library.common import (
+    dtype_arg,
+)
+from shapecheck.analyzer.library.numpy_constructors import nested_shape
+from shapecheck.analyzer.library.registry import handles
+from shapecheck.analyzer.qualnames import JNP
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import (
+    AtIndexer,
+    Const,
+    DType,
+    Seq,
+    SymSize,
+    Value,
+)
+from shapecheck.dims import Dim, Sym, product
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+
+@handles(f"{JNP}.ndim", f"{JNP}.shape", f"{JNP}.size")
+def shape_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`np.ndim(x)`, `np.shape(x)`, `np.size(x)` of arrays, numbers and nested literals."""
+    value = call.get(0, "a")
+    dims: tuple[Dim, ...] | None = None
+    if isinstance(value, ArrayType) and value.ellipsis is None:
+        dims = value.dims
+    elif isinstance(value, Const) and isinstance(value.value, int | float):
+        dims = ()
+    elif isinstance(value, Seq):
+        dims = nested_shape(value)
+    if dims is None or call.has(1, "axis"):
+        return None
+    if call.short_name == "ndim":
+        return Const(len(dims))
+    if call.short_name == "size":
+        total = product(dims)
+        return Const(total) if total is not None else None
+    return Seq(tuple(Const(d) if isinstance(d, int) else None for d in dims))
+
+
+@handles("attr:shape")
+def shape_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0]
+    if isinstance(value, ArrayType) and value.ellipsis is None:
+        return Seq(tuple(Const(d) if isinstance(d, int) else SymSize(d) if isinstance(d, Sym) else None
+                         for d in value.dims))
+    return None
+
+
+@handles("attr:ndim")
+def ndim_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0]
+    return Const(len(value.dims)) if isinstance(value, ArrayType) and value.ellipsis is None else None
+
+
+@handles("attr:size")
+def size_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0]
+    if isinstance(value, ArrayType) and value.ellipsis is None:
+        total = product(value.dims)
+        return Const(total) if total is not None else None
+    return None
+
+
+@handles("attr:dtype")
+def dtype_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0]
+    return DType(value.dtype) if isinstance(value, ArrayType) and value.dtype else None
+
+
+@handles("attr:at")
+def at_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0]
+    return AtIndexer(value) if isinstance(value, ArrayType) else None
+
+
+@handles(*(f"method:at.{name}" for name in ("set", "add", "multiply", "divide", "power", "min", "max",
+                                            "apply")))
+def at_update(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return call.args[0]
+
+
+@handles("attr:real", "attr:imag")
+def same_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return call.args[0]
+
+
+@handles("method:astype")
+def astype(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0]
+    if not isinstance(value, ArrayType):
+        return None
+    return value.with_dtype(dtype_arg(call.get(1, "dtype")))
+
+
+@handles("method:copy", "method:block_until_ready", "method:conj", "method:conjugate", "method:round",
+         "method:clip", "method:sort")
+def same_method(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return call.args[0]

@@ -1,0 +1,96 @@
+"""Contractions: dot, matmul, vdot, tensordot, einsum."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shapecheck.algebra import einsum as algebra_einsum
+from shapecheck.algebra import linalg
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library.common import (
+    check_bound,
+    code_of,
+    finish,
+    labels,
+    shape,
+)
+from shapecheck.analyzer.library.registry import handles
+from shapecheck.analyzer.qualnames import JNP
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import (
+    Const,
+    Seq,
+    Value,
+    as_int,
+    as_str,
+)
+from shapecheck.codes import Code
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+
+_CONTRACTIONS = {
+    f"{JNP}.dot": linalg.dot, "method:dot": linalg.dot, "jax.lax.dot": linalg.dot,
+    f"{JNP}.matmul": linalg.matmul, f"{JNP}.vdot": linalg.vdot,
+}
+
+
+_PLAIN_OPTIONS = frozenset({"precision", "preferred_element_type", "out", "dtype"})
+
+
+@handles(*_CONTRACTIONS)
+def contraction(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if set(call.kwargs) - _PLAIN_OPTIONS - {"a", "b"}:
+        return None  # np.matmul(a, b, axes=[...]) moves the contracted axes: not modelled
+    a, b = call.get(0, "a"), call.get(1, "b")
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        return finish(interp, _CONTRACTIONS[call.name](a, b, labels(call, 2)), call)
+    return None
+
+
+@handles(f"{JNP}.tensordot")
+def tensordot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    a, b = call.get(0, "a"), call.get(1, "b")
+    if not (isinstance(a, ArrayType) and isinstance(b, ArrayType)):
+        return None
+    raw = call.get(2, "axes") if call.has(2, "axes") else Const(2)
+    count = as_int(raw)
+    if count is not None:
+        return finish(interp, linalg.tensordot(a, b, count, labels(call, 2)), call)
+    if isinstance(raw, Seq) and len(raw.items) == 2:
+        sides = [shape(item) for item in raw.items]
+        if all(side is not None and all(isinstance(x, int) for x in side) for side in sides):
+            left = [int(x) for x in sides[0] or () if isinstance(x, int)]
+            right = [int(x) for x in sides[1] or () if isinstance(x, int)]
+            return finish(interp, linalg.tensordot(a, b, (left, right), labels(call, 2)), call)
+    return None
+
+
+@handles(f"{JNP}.einsum")
+def einsum(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    spec_value = call.get(0)
+    spec_text = as_str(spec_value)
+    if spec_text is None or call.opaque:
+        return None
+    spec_node = call.node_of(0)
+    parsed = algebra_einsum.parse_einsum(spec_text)
+    if not isinstance(parsed, algebra_einsum.EinsumSpec):
+        interp.reporter.add(spec_node, parsed.code, parsed.message)
+        return None
+    operands = call.args[1:]
+    if not all(isinstance(o, ArrayType) for o in operands):
+        if len(parsed.inputs) != len(operands):
+            interp.reporter.add(spec_node, Code.INVALID_EINSUM_SPEC, f"einsum spec {spec_text!r} has {len(parsed.inputs)} "
+                                f"operands but {len(operands)} were given")
+        return None
+    arrays = [o for o in operands if isinstance(o, ArrayType)]
+    names = sorted({n for term in parsed.inputs for n in term.names or ()})
+    check_bound(interp, names, call, ctx, spec_node, "einsum")
+    outcome = algebra_einsum.einsum(parsed, arrays, [f"`{code_of(n)}`" for n in call.arg_nodes[1:]])
+    for problem in outcome.problems:
+        target = spec_node if problem.code in (Code.INVALID_EINSUM_SPEC, Code.EINSUM_NAMED_AXIS_SKIPPED) else call.node
+        interp.reporter.add(target, problem.code, problem.message)
+    return outcome.type

@@ -1,0 +1,194 @@
+"""Layout: reshape, ravel, transposes, moving and adding axes, concatenate, stack, broadcast_to."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from shapecheck.algebra import broadcast as algebra_broadcast
+from shapecheck.algebra import layout, reshape
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library.common import (
+    axes,
+    code_of,
+    finish,
+    shape,
+)
+from shapecheck.analyzer.library.registry import handles
+from shapecheck.analyzer.qualnames import JNP
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import (
+    Const,
+    Seq,
+    Value,
+    as_int,
+)
+from shapecheck.dims import product
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+
+@handles(f"{JNP}.reshape", "method:reshape")
+def reshape_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0] if call.args else None
+    if not isinstance(value, ArrayType):
+        return None
+    rest = call.args[1:]
+    target: Value
+    if len(rest) == 1:
+        target = rest[0]
+    elif len(rest) > 1:
+        target = Seq(tuple(rest))
+    else:
+        target = call.kwargs.get("shape", call.kwargs.get("newshape"))
+    dims = shape(target)
+    if dims is None:
+        return value.with_dims((), 0)
+    return finish(interp, reshape.reshape(value, dims), call)
+
+
+@handles(f"{JNP}.ravel", "method:ravel", "method:flatten")
+def ravel(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0] if call.args else None
+    if not isinstance(value, ArrayType):
+        return None
+    return value.with_dims((product(value.dims) if value.ellipsis is None else None,))
+
+
+@handles(f"{JNP}.transpose", "method:transpose", f"{JNP}.permute_dims")
+def transpose(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0] if call.args else None
+    if not isinstance(value, ArrayType):
+        return None
+    rest = call.args[1:]
+    order: Value = rest[0] if len(rest) == 1 else (Seq(tuple(rest)) if rest else call.kwargs.get("axes"))
+    if order is None or order == Const(None):
+        return finish(interp, layout.transpose(value), call)
+    dims = shape(order)
+    if dims is None or not all(isinstance(d, int) for d in dims):
+        return value.with_dims((), 0)
+    return finish(interp, layout.transpose(value, [int(d) for d in dims if isinstance(d, int)]), call)
+
+
+@handles("attr:T")
+def transpose_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0]
+    return finish(interp, layout.transpose(value), call) if isinstance(value, ArrayType) else None
+
+
+@handles("attr:mT")
+def matrix_transpose(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0]
+    if isinstance(value, ArrayType) and value.ellipsis is None and len(value.dims) >= 2:
+        return finish(interp, layout.swapaxes(value, -1, -2), call)
+    return None
+
+
+@handles(f"{JNP}.swapaxes", "method:swapaxes")
+def swapaxes(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0] if call.args else None
+    first, second = as_int(call.get(1, "axis1")), as_int(call.get(2, "axis2"))
+    if not isinstance(value, ArrayType) or first is None or second is None:
+        return None
+    return finish(interp, layout.swapaxes(value, first, second), call)
+
+
+@handles(f"{JNP}.moveaxis")
+def moveaxis(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.get(0, "a")
+    source, destination = as_int(call.get(1, "source")), as_int(call.get(2, "destination"))
+    if not isinstance(value, ArrayType) or source is None or destination is None:
+        return None
+    return finish(interp, layout.moveaxis(value, source, destination), call)
+
+
+@handles(f"{JNP}.expand_dims")
+def expand_dims(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.get(0, "a")
+    axis = axes(call.get(1, "axis"))
+    if not isinstance(value, ArrayType) or axis is False or axis is None or isinstance(axis, bool | str):
+        return None
+    if isinstance(axis, tuple) and not all(isinstance(a, int) for a in axis):
+        return None
+    as_ints: int | list[int] = axis if isinstance(axis, int) else [a for a in axis if isinstance(a, int)]
+    return finish(interp, layout.expand_dims(value, as_ints), call)
+
+
+@handles(f"{JNP}.squeeze", "method:squeeze")
+def squeeze(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.args[0] if call.args else None
+    if not isinstance(value, ArrayType):
+        return None
+    if not call.has(1, "axis") or call.get(1, "axis") == Const(None):
+        return finish(interp, reshape.squeeze(value), call)
+    axis = axes(call.get(1, "axis"))
+    if isinstance(axis, int) and not isinstance(axis, bool):
+        return finish(interp, reshape.squeeze(value, axis), call)
+    if isinstance(axis, tuple) and all(isinstance(a, int) for a in axis):
+        return finish(interp, reshape.squeeze(value, [a for a in axis if isinstance(a, int)]), call)
+    return None
+
+
+def _sequence_of_arrays(value: Value) -> list[ArrayType] | None:
+    if isinstance(value, Seq) and value.items and all(isinstance(v, ArrayType) for v in value.items):
+        return [v for v in value.items if isinstance(v, ArrayType)]
+    return None
+
+
+@handles(f"{JNP}.concatenate", f"{JNP}.concat")
+def concatenate(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    values = _sequence_of_arrays(call.get(0, "arrays"))
+    if values is None:
+        return None
+    axis_value = call.get(1, "axis") if call.has(1, "axis") else Const(0)
+    axis = as_int(axis_value)
+    if axis is None and axis_value != Const(None):
+        return None
+    element_nodes = _element_nodes(call)
+    outcome = layout.concatenate(values, axis, [f"`{code_of(n)}`" for n in element_nodes])
+    return finish(interp, outcome, call, element_nodes)
+
+
+@handles(f"{JNP}.stack")
+def stack(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    values = _sequence_of_arrays(call.get(0, "arrays"))
+    if values is None:
+        return None
+    axis = as_int(call.get(1, "axis")) if call.has(1, "axis") else 0
+    if axis is None:
+        return None
+    element_nodes = _element_nodes(call)
+    outcome = layout.stack(values, axis, [f"`{code_of(n)}`" for n in element_nodes])
+    return finish(interp, outcome, call, element_nodes)
+
+
+def _element_nodes(call: CallArgs) -> list[cst.CSTNode]:
+    first = call.expr_of(0, "arrays")
+    if isinstance(first, cst.Tuple | cst.List):
+        return [el.value for el in first.elements]
+    return []
+
+
+@handles(f"{JNP}.broadcast_to")
+def broadcast_to(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.get(0, "array")
+    dims = shape(call.get(1, "shape"))
+    if not isinstance(value, ArrayType) or dims is None:
+        return None
+    target = ArrayType(value.dtype, dims)
+    outcome = algebra_broadcast.broadcast([value, target], [f"`{code_of(call.node_of(0))}`",
+                                                            f"shape {code_of(call.node_of(1))}"])
+    interp.reporter.problems(outcome.problems, call.node)
+    return ArrayType(value.dtype, dims, value.named, None, value.named_open)
+
+
+@handles(f"{JNP}.atleast_1d")
+def atleast_1d(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.get(0)
+    if isinstance(value, ArrayType) and value.ellipsis is None and not value.dims and len(call.args) == 1:
+        return value.with_dims((1,))
+    return value if isinstance(value, ArrayType) and len(call.args) == 1 else None
