@@ -1,22 +1,44 @@
 """Library rules: what each JAX/NumPy API does to the values it is given.
 
-Each handler reads its call's arguments and hands shapes to the algebra; the registry maps
-canonical qualified names (see `qualnames`) to handlers.
+Each handler reads its call's arguments and hands shapes to the algebra. Each library module
+declares what it handles in its own `REGISTRY`; `handlers()` collects them into the tables
+that map canonical qualified names (see `qualnames`) and method keys to handlers.
 """
 
 from __future__ import annotations
 
-import importlib
+from functools import cache
 
 from shapecheck.analyzer.calls import Handler
-from shapecheck.analyzer.library.registry import HANDLERS, METHODS
+from shapecheck.analyzer.library import (
+    array_attributes,
+    builtins_api,
+    contractions,
+    elementwise,
+    lax_api,
+    layout_api,
+    maps,
+    mesh_api,
+    nn_api,
+    numpy_constructors,
+    operators,
+    random_api,
+    reductions,
+)
+from shapecheck.analyzer.library.registry import Registry
 
-_MODULES = ("builtins_api", "lax_api", "maps", "mesh_api", "nn_api", "numpy_constructors", "random_api",
-            "elementwise", "reductions", "contractions", "layout_api", "array_attributes", "operators")
+REGISTRIES: tuple[Registry, ...] = tuple(module.REGISTRY for module in (
+    builtins_api, lax_api, maps, mesh_api, nn_api, numpy_constructors, random_api, elementwise,
+    reductions, contractions, layout_api, array_attributes, operators,
+))
 
 
+@cache
 def handlers() -> tuple[dict[str, Handler], dict[str, Handler]]:
-    """The function and method handler tables, with every library module registered."""
-    for name in _MODULES:
-        importlib.import_module(f"{__name__}.{name}")  # handlers register themselves on import
-    return HANDLERS, METHODS
+    """The function and method handler tables of every library module (no name is handled twice)."""
+    functions: dict[str, Handler] = {}
+    methods: dict[str, Handler] = {}
+    for registry in REGISTRIES:
+        functions.update(registry.functions)
+        methods.update(registry.methods)
+    return functions, methods

@@ -10,7 +10,7 @@ from shapecheck.analyzer.library.common import (
     dtype_arg,
 )
 from shapecheck.analyzer.library.numpy_constructors import nested_shape
-from shapecheck.analyzer.library.registry import handles
+from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
@@ -27,8 +27,10 @@ from shapecheck.types import ArrayType
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
-@handles(f"{JNP}.ndim", f"{JNP}.shape", f"{JNP}.size")
+
+@REGISTRY.handles(f"{JNP}.ndim", f"{JNP}.shape", f"{JNP}.size")
 def shape_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """`np.ndim(x)`, `np.shape(x)`, `np.size(x)` of arrays, numbers and nested literals."""
     value = call.get(0, "a")
@@ -49,7 +51,7 @@ def shape_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
     return Seq(tuple(Const(d) if isinstance(d, int) else None for d in dims))
 
 
-@handles("attr:shape")
+@REGISTRY.handles("attr:shape")
 def shape_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0]
     if isinstance(value, ArrayType) and value.ellipsis is None:
@@ -58,13 +60,13 @@ def shape_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     return None
 
 
-@handles("attr:ndim")
+@REGISTRY.handles("attr:ndim")
 def ndim_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0]
     return Const(len(value.dims)) if isinstance(value, ArrayType) and value.ellipsis is None else None
 
 
-@handles("attr:size")
+@REGISTRY.handles("attr:size")
 def size_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0]
     if isinstance(value, ArrayType) and value.ellipsis is None:
@@ -73,30 +75,30 @@ def size_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     return None
 
 
-@handles("attr:dtype")
+@REGISTRY.handles("attr:dtype")
 def dtype_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0]
     return DType(value.dtype) if isinstance(value, ArrayType) and value.dtype else None
 
 
-@handles("attr:at")
+@REGISTRY.handles("attr:at")
 def at_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0]
     return AtIndexer(value) if isinstance(value, ArrayType) else None
 
 
-@handles(*(f"method:at.{name}" for name in ("set", "add", "multiply", "divide", "power", "min", "max",
+@REGISTRY.handles(*(f"method:at.{name}" for name in ("set", "add", "multiply", "divide", "power", "min", "max",
                                             "apply")))
 def at_update(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return call.args[0]
 
 
-@handles("attr:real", "attr:imag")
+@REGISTRY.handles("attr:real", "attr:imag")
 def same_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return call.args[0]
 
 
-@handles("method:astype")
+@REGISTRY.handles("method:astype")
 def astype(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0]
     if not isinstance(value, ArrayType):
@@ -104,7 +106,7 @@ def astype(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     return value.with_dtype(dtype_arg(call.get(1, "dtype")))
 
 
-@handles("method:copy", "method:block_until_ready", "method:conj", "method:conjugate", "method:round",
+@REGISTRY.handles("method:copy", "method:block_until_ready", "method:conj", "method:conjugate", "method:round",
          "method:clip", "method:sort")
 def same_method(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return call.args[0]

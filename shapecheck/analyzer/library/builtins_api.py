@@ -8,7 +8,7 @@ import libcst as cst
 
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.registry import handles
+from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Devices, Dict, Seq, Value, as_int
 from shapecheck.types import ArrayType
@@ -16,10 +16,12 @@ from shapecheck.types import ArrayType
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+
 _MAX_RANGE = 64  # longer ranges are loops, not shapes: not worth tracking element by element
 
 
-@handles("builtins.len")
+@REGISTRY.handles("builtins.len")
 def length(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0)
     if isinstance(value, Seq):
@@ -32,7 +34,7 @@ def length(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     return None
 
 
-@handles("builtins.range")
+@REGISTRY.handles("builtins.range")
 def range_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     bounds = [as_int(arg) for arg in call.args]
     if not bounds or any(b is None for b in bounds) or call.kwargs or (bounds[-1] == 0 and len(bounds) == 3):
@@ -43,7 +45,7 @@ def range_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     return Seq(tuple(Const(v) for v in values), True)
 
 
-@handles("builtins.tuple", "builtins.list")
+@REGISTRY.handles("builtins.tuple", "builtins.list")
 def sequence(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0)
     if not call.args:
@@ -53,19 +55,19 @@ def sequence(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
     return None
 
 
-@handles("builtins.reversed")
+@REGISTRY.handles("builtins.reversed")
 def reversed_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0)
     return Seq(value.items[::-1], True) if isinstance(value, Seq) else None
 
 
-@handles("builtins.int")
+@REGISTRY.handles("builtins.int")
 def int_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = as_int(call.get(0))
     return Const(value) if value is not None else None
 
 
-@handles("builtins.min", "builtins.max")
+@REGISTRY.handles("builtins.min", "builtins.max")
 def extreme(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     numbers = [as_int(arg) for arg in call.args]
     if len(numbers) < 2 or any(n is None for n in numbers) or call.kwargs:
@@ -79,7 +81,7 @@ _BUILTIN_TYPES = {"list": Seq, "tuple": Seq, "dict": Dict, "int": Const, "float"
 _ARRAY_TYPES = ("ndarray", "Array", "ArrayImpl", "generic")
 
 
-@handles("builtins.isinstance")
+@REGISTRY.handles("builtins.isinstance")
 def isinstance_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """What `isinstance` certainly answers for an array or a literal container; guards such as
     `isinstance(t, list | tuple) and len(t)` then decide which branch runs."""
@@ -116,6 +118,6 @@ def _class_names(node: cst.BaseExpression | None) -> list[str] | None:
     return None
 
 
-@handles("builtins.print")
+@REGISTRY.handles("builtins.print")
 def print_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return Const(None)

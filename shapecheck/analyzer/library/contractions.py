@@ -15,7 +15,7 @@ from shapecheck.analyzer.library.common import (
     labels,
     shape,
 )
-from shapecheck.analyzer.library.registry import handles
+from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
@@ -31,6 +31,8 @@ from shapecheck.types import ArrayType
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+
 
 _CONTRACTIONS = {
     f"{JNP}.dot": linalg.dot, "method:dot": linalg.dot, "jax.lax.dot": linalg.dot,
@@ -41,7 +43,7 @@ _CONTRACTIONS = {
 _PLAIN_OPTIONS = frozenset({"precision", "preferred_element_type", "out", "dtype"})
 
 
-@handles(*_CONTRACTIONS)
+@REGISTRY.handles(*_CONTRACTIONS)
 def contraction(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if set(call.kwargs) - _PLAIN_OPTIONS - {"a", "b"}:
         return None  # np.matmul(a, b, axes=[...]) moves the contracted axes: not modelled
@@ -51,7 +53,7 @@ def contraction(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
     return None
 
 
-@handles(f"{JNP}.tensordot")
+@REGISTRY.handles(f"{JNP}.tensordot")
 def tensordot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     a, b = call.get(0, "a"), call.get(1, "b")
     if not (isinstance(a, ArrayType) and isinstance(b, ArrayType)):
@@ -69,7 +71,7 @@ def tensordot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     return None
 
 
-@handles(f"{JNP}.einsum")
+@REGISTRY.handles(f"{JNP}.einsum")
 def einsum(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     spec_value = call.get(0)
     spec_text = as_str(spec_value)

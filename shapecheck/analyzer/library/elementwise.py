@@ -14,7 +14,7 @@ from shapecheck.analyzer.library.common import (
     labels,
 )
 from shapecheck.analyzer.library.operators import unknown_partner
-from shapecheck.analyzer.library.registry import each, handles
+from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
@@ -24,6 +24,8 @@ from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
+
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 
 UNARY = (
@@ -69,7 +71,7 @@ def elementwise(interp: Interpreter, call: CallArgs, dtype: str | None = None, k
     return result if keep_dtype else result.with_dtype(None)
 
 
-@handles(*each(JNP, *UNARY), *each(JNP, *BINARY), *each("jax.scipy.special", *SPECIAL),
+@REGISTRY.handles(*each(JNP, *UNARY), *each(JNP, *BINARY), *each("jax.scipy.special", *SPECIAL),
          *each("jax.lax", *LAX_ELEMENTWISE), "jax.numpy.fft.fftshift")
 def elementwise_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     name = call.short_name
@@ -90,6 +92,6 @@ def elementwise_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope
     return elementwise(interp, call)
 
 
-@handles(*each(JNP, *PREDICATES), *each(JNP, *COMPARISONS))
+@REGISTRY.handles(*each(JNP, *PREDICATES), *each(JNP, *COMPARISONS))
 def predicate(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return elementwise(interp, call, dtype="bool_")

@@ -18,7 +18,7 @@ from shapecheck.analyzer.library.common import (
     labels,
     shape,
 )
-from shapecheck.analyzer.library.registry import each, handles
+from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import LAX
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import AxisSize, Const, Seq, Value, as_int
@@ -29,6 +29,8 @@ from shapecheck.types import ArrayType
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+
 
 def _names(interp: Interpreter, call: CallArgs, ctx: Context, index: int, what: str) -> tuple[int | str, ...] | None:
     value = axes(call.get(index, "axis_name"))
@@ -38,7 +40,7 @@ def _names(interp: Interpreter, call: CallArgs, ctx: Context, index: int, what: 
     return value if isinstance(value, tuple) else (value,)
 
 
-@handles(*each(LAX, "psum", "pmean", "pmax", "pmin"))
+@REGISTRY.handles(*each(LAX, "psum", "pmean", "pmax", "pmin"))
 def collective(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     what = f"lax.{call.short_name}"
     names = _names(interp, call, ctx, 1, what)
@@ -63,7 +65,7 @@ def _reduce_tree(interp: Interpreter, call: CallArgs, value: Value, names: tuple
     return None
 
 
-@handles(f"{LAX}.pdot")
+@REGISTRY.handles(f"{LAX}.pdot")
 def pdot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     x, y = call.get(0, "x"), call.get(1, "y")
     names = _names(interp, call, ctx, 2, "lax.pdot")
@@ -116,7 +118,7 @@ def _pairs(value: Value) -> tuple[list[int], list[int]] | None:
     return None
 
 
-@handles(f"{LAX}.all_gather")
+@REGISTRY.handles(f"{LAX}.all_gather")
 def all_gather(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     names = _names(interp, call, ctx, 1, "lax.all_gather")
     value = call.get(0, "x")
@@ -142,7 +144,7 @@ def all_gather(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     return ArrayType(value.dtype, tuple(dims), named, None, value.named_open)
 
 
-@handles(f"{LAX}.axis_index")
+@REGISTRY.handles(f"{LAX}.axis_index")
 def axis_index(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     names = _names(interp, call, ctx, 0, "lax.axis_index")
     if names is None or len(names) != 1 or not isinstance(names[0], str):
@@ -150,14 +152,14 @@ def axis_index(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     return ArrayType("i32", (), ((names[0], ctx.size_of(names[0])),))
 
 
-@handles(*each(LAX, "ppermute", "pshuffle", "pswapaxes"))
+@REGISTRY.handles(*each(LAX, "ppermute", "pshuffle", "pswapaxes"))
 def permute(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     _names(interp, call, ctx, 1, f"lax.{call.short_name}")
     value = call.get(0, "x")
     return value if isinstance(value, ArrayType) else None
 
 
-@handles(*each(LAX, "psum_scatter", "all_to_all"))
+@REGISTRY.handles(*each(LAX, "psum_scatter", "all_to_all"))
 def scatter(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     names = _names(interp, call, ctx, 1, f"lax.{call.short_name}")
     value = call.get(0, "x")

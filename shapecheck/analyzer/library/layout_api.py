@@ -16,7 +16,7 @@ from shapecheck.analyzer.library.common import (
     finish,
     shape,
 )
-from shapecheck.analyzer.library.registry import handles
+from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
@@ -31,8 +31,10 @@ from shapecheck.types import ArrayType
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
-@handles(f"{JNP}.reshape", "method:reshape")
+
+@REGISTRY.handles(f"{JNP}.reshape", "method:reshape")
 def reshape_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0] if call.args else None
     if not isinstance(value, ArrayType):
@@ -51,7 +53,7 @@ def reshape_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sc
     return finish(interp, reshape.reshape(value, dims), call)
 
 
-@handles(f"{JNP}.ravel", "method:ravel", "method:flatten")
+@REGISTRY.handles(f"{JNP}.ravel", "method:ravel", "method:flatten")
 def ravel(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0] if call.args else None
     if not isinstance(value, ArrayType):
@@ -59,7 +61,7 @@ def ravel(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
     return value.with_dims((product(value.dims) if value.ellipsis is None else None,))
 
 
-@handles(f"{JNP}.transpose", "method:transpose", f"{JNP}.permute_dims")
+@REGISTRY.handles(f"{JNP}.transpose", "method:transpose", f"{JNP}.permute_dims")
 def transpose(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0] if call.args else None
     if not isinstance(value, ArrayType):
@@ -74,13 +76,13 @@ def transpose(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     return finish(interp, layout.transpose(value, [int(d) for d in dims if isinstance(d, int)]), call)
 
 
-@handles("attr:T")
+@REGISTRY.handles("attr:T")
 def transpose_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0]
     return finish(interp, layout.transpose(value), call) if isinstance(value, ArrayType) else None
 
 
-@handles("attr:mT")
+@REGISTRY.handles("attr:mT")
 def matrix_transpose(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0]
     if isinstance(value, ArrayType) and value.ellipsis is None and len(value.dims) >= 2:
@@ -88,7 +90,7 @@ def matrix_transpose(interp: Interpreter, call: CallArgs, ctx: Context, scope: S
     return None
 
 
-@handles(f"{JNP}.swapaxes", "method:swapaxes")
+@REGISTRY.handles(f"{JNP}.swapaxes", "method:swapaxes")
 def swapaxes(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0] if call.args else None
     first, second = as_int(call.get(1, "axis1")), as_int(call.get(2, "axis2"))
@@ -97,7 +99,7 @@ def swapaxes(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
     return finish(interp, layout.swapaxes(value, first, second), call)
 
 
-@handles(f"{JNP}.moveaxis")
+@REGISTRY.handles(f"{JNP}.moveaxis")
 def moveaxis(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0, "a")
     source, destination = as_int(call.get(1, "source")), as_int(call.get(2, "destination"))
@@ -106,7 +108,7 @@ def moveaxis(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
     return finish(interp, layout.moveaxis(value, source, destination), call)
 
 
-@handles(f"{JNP}.expand_dims")
+@REGISTRY.handles(f"{JNP}.expand_dims")
 def expand_dims(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0, "a")
     axis = axes(call.get(1, "axis"))
@@ -118,7 +120,7 @@ def expand_dims(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
     return finish(interp, layout.expand_dims(value, as_ints), call)
 
 
-@handles(f"{JNP}.squeeze", "method:squeeze")
+@REGISTRY.handles(f"{JNP}.squeeze", "method:squeeze")
 def squeeze(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.args[0] if call.args else None
     if not isinstance(value, ArrayType):
@@ -139,7 +141,7 @@ def _sequence_of_arrays(value: Value) -> list[ArrayType] | None:
     return None
 
 
-@handles(f"{JNP}.concatenate", f"{JNP}.concat")
+@REGISTRY.handles(f"{JNP}.concatenate", f"{JNP}.concat")
 def concatenate(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     values = _sequence_of_arrays(call.get(0, "arrays"))
     if values is None:
@@ -153,7 +155,7 @@ def concatenate(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
     return finish(interp, outcome, call, element_nodes)
 
 
-@handles(f"{JNP}.stack")
+@REGISTRY.handles(f"{JNP}.stack")
 def stack(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     values = _sequence_of_arrays(call.get(0, "arrays"))
     if values is None:
@@ -173,7 +175,7 @@ def _element_nodes(call: CallArgs) -> list[cst.CSTNode]:
     return []
 
 
-@handles(f"{JNP}.broadcast_to")
+@REGISTRY.handles(f"{JNP}.broadcast_to")
 def broadcast_to(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0, "array")
     dims = shape(call.get(1, "shape"))
@@ -186,7 +188,7 @@ def broadcast_to(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope
     return ArrayType(value.dtype, dims, value.named, None, value.named_open)
 
 
-@handles(f"{JNP}.atleast_1d")
+@REGISTRY.handles(f"{JNP}.atleast_1d")
 def atleast_1d(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0)
     if isinstance(value, ArrayType) and value.ellipsis is None and not value.dims and len(call.args) == 1:

@@ -22,7 +22,7 @@ from shapecheck.algebra.xmap_options import read_axis_resources, read_axis_sizes
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import labels
-from shapecheck.analyzer.library.registry import handles
+from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.literals import to_lit
 from shapecheck.analyzer.qualnames import PARTIAL, PMAP, VMAP, XMAP
 from shapecheck.analyzer.scope import Scope
@@ -46,15 +46,17 @@ from shapecheck.types import ArrayType
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
-@handles(PARTIAL)
+
+@REGISTRY.handles(PARTIAL)
 def partial(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if not call.args or call.opaque:
         return None
     return Partial(call.args[0], tuple(call.args[1:]), tuple(call.kwargs.items()))
 
 
-@handles("jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call", "jax.experimental.pjit.pjit",
+@REGISTRY.handles("jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call", "jax.experimental.pjit.pjit",
          "jax.custom_jvp", "jax.custom_vjp", "functools.wraps", "jax.ad_checkpoint.checkpoint")
 def same_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     # jit and friends change how a function runs, never the shapes it computes.
@@ -65,7 +67,7 @@ def same_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
 # ---------------------------------------------------------------- xmap
 
 
-@handles(XMAP)
+@REGISTRY.handles(XMAP)
 def xmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if call.opaque:
         return None
@@ -286,7 +288,7 @@ def _check_mesh(interp: Interpreter, xm: Xmap, sizes: dict[str, Dim], ctx: Conte
 # ---------------------------------------------------------------- vmap / pmap
 
 
-@handles(VMAP, PMAP)
+@REGISTRY.handles(VMAP, PMAP)
 def vmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if call.opaque:
         return None

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import shape
-from shapecheck.analyzer.library.registry import handles
+from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import (
     DEVICES,
     LOCAL_DEVICES,
@@ -23,8 +23,10 @@ from shapecheck.types import ArrayType
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
-@handles(DEVICES, LOCAL_DEVICES)
+
+@REGISTRY.handles(DEVICES, LOCAL_DEVICES)
 def devices(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return Devices(None)
 
@@ -38,7 +40,7 @@ def _names(value: Value) -> tuple[str, ...] | None:
     return None
 
 
-@handles(MESH)
+@REGISTRY.handles(MESH)
 def mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     grid = call.get(0, "devices")
     names = _names(call.get(1, "axis_names"))
@@ -52,7 +54,7 @@ def mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
                       for name, size in zip(names, grid.dims, strict=True)))
 
 
-@handles(MAKE_MESH)
+@REGISTRY.handles(MAKE_MESH)
 def make_mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     sizes = shape(call.get(0, "axis_shapes"))
     names = _names(call.get(1, "axis_names"))
@@ -64,13 +66,13 @@ def make_mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
                       for name, size in zip(names, sizes, strict=True)))
 
 
-@handles("jax.experimental.mesh_utils.create_device_mesh")
+@REGISTRY.handles("jax.experimental.mesh_utils.create_device_mesh")
 def device_mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     dims = shape(call.get(0, "mesh_shape"))
     return ArrayType(None, dims) if dims is not None else None
 
 
-@handles(SET_MESH, USE_MESH)
+@REGISTRY.handles(SET_MESH, USE_MESH)
 def set_mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0, "mesh")
     return MeshContext(value) if isinstance(value, Mesh) else None

@@ -11,7 +11,7 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import axes, axis_names, check_bound, dtype_arg, finish
 from shapecheck.analyzer.library.elementwise import elementwise
 from shapecheck.analyzer.library.reductions import reduce_call
-from shapecheck.analyzer.library.registry import each, handles
+from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import NN
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Value, as_int
@@ -22,24 +22,26 @@ from shapecheck.types import ArrayType, named_shape
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+
 ACTIVATIONS = ("relu", "relu6", "sigmoid", "softplus", "soft_sign", "silu", "swish", "log_sigmoid",
                "leaky_relu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "elu", "celu",
                "selu", "gelu", "mish", "squareplus", "sparse_plus", "tanh", "identity")
 
 
-@handles(*each(NN, *ACTIVATIONS))
+@REGISTRY.handles(*each(NN, *ACTIVATIONS))
 def activation(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0, "x")
     return value if isinstance(value, ArrayType) else elementwise(interp, call)
 
 
-@handles(f"{NN}.logsumexp")
+@REGISTRY.handles(f"{NN}.logsumexp")
 def logsumexp(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return reduce_call(interp, call, ctx, call.get(0, "a"), call.get(1, "axis"), call.has(1, "axis"),
                        call.kwargs.get("keepdims"), "logsumexp")
 
 
-@handles(*each(NN, "softmax", "log_softmax", "standardize", "normalize"))
+@REGISTRY.handles(*each(NN, "softmax", "log_softmax", "standardize", "normalize"))
 def softmax(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0, "x")
     if not isinstance(value, ArrayType):
@@ -54,7 +56,7 @@ def softmax(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     return value
 
 
-@handles(f"{NN}.one_hot")
+@REGISTRY.handles(f"{NN}.one_hot")
 def one_hot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     labels_value = call.get(0, "x")
     count_value = call.get(1, "num_classes")

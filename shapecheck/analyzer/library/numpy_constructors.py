@@ -11,7 +11,7 @@ from shapecheck.analyzer.library.common import (
     dtype_arg,
     shape,
 )
-from shapecheck.analyzer.library.registry import each, handles
+from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
@@ -27,8 +27,10 @@ from shapecheck.types import ArrayType
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
-@handles(*each(JNP, "zeros", "ones", "empty"), *each("jax.numpy", "full"))
+
+@REGISTRY.handles(*each(JNP, "zeros", "ones", "empty"), *each("jax.numpy", "full"))
 def zeros(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     dims = shape(call.get(0, "shape"))
     dtype_index = 2 if call.short_name == "full" else 1
@@ -38,7 +40,7 @@ def zeros(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
     return ArrayType(dtype, dims)
 
 
-@handles(*each(JNP, "zeros_like", "ones_like", "empty_like", "full_like"))
+@REGISTRY.handles(*each(JNP, "zeros_like", "ones_like", "empty_like", "full_like"))
 def like(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     source = call.get(0, "a")
     if not isinstance(source, ArrayType):
@@ -49,7 +51,7 @@ def like(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     return result.with_dtype(dtype) if dtype else result
 
 
-@handles(f"{JNP}.arange")
+@REGISTRY.handles(f"{JNP}.arange")
 def arange(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     numbers = [as_int(call.get(i)) for i in range(min(len(call.args), 3))]
     if "stop" in call.kwargs or "start" in call.kwargs or "step" in call.kwargs or not numbers:
@@ -61,7 +63,7 @@ def arange(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     return ArrayType(dtype, (length,))
 
 
-@handles(f"{JNP}.eye", f"{JNP}.identity")
+@REGISTRY.handles(f"{JNP}.eye", f"{JNP}.identity")
 def eye(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     rows = as_int(call.get(0, "N" if "N" in call.kwargs else "n"))
     columns = call.get(1, "M")
@@ -69,14 +71,14 @@ def eye(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
     return ArrayType(dtype_arg(call.kwargs.get("dtype")), (rows, cols))
 
 
-@handles(f"{JNP}.linspace", f"{JNP}.logspace", f"{JNP}.geomspace")
+@REGISTRY.handles(f"{JNP}.linspace", f"{JNP}.logspace", f"{JNP}.geomspace")
 def linspace(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     num = call.get(2, "num")
     return ArrayType(dtype_arg(call.kwargs.get("dtype")), (50 if num is None and not call.has(2, "num")
                                                          else as_int(num),))
 
 
-@handles(f"{JNP}.array", f"{JNP}.asarray", "jax.device_put", f"{JNP}.copy")
+@REGISTRY.handles(f"{JNP}.array", f"{JNP}.asarray", "jax.device_put", f"{JNP}.copy")
 def as_array(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     source = call.get(0, "object" if "object" in call.kwargs else "a")
     dtype = dtype_arg(call.get(1, "dtype"))
@@ -113,7 +115,7 @@ def nested_shape(value: Value) -> tuple[Dim, ...] | None:
     return None
 
 
-@handles(*(f"{JNP}.{name}" for name in ("float32", "float64", "float16", "bfloat16", "int8", "int16",
+@REGISTRY.handles(*(f"{JNP}.{name}" for name in ("float32", "float64", "float16", "bfloat16", "int8", "int16",
                                         "int32", "int64", "uint8", "uint32", "bool_", "complex64")))
 def dtype_constructor(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0)

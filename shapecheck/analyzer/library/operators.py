@@ -12,13 +12,15 @@ from shapecheck.algebra import layout, linalg
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import array, finish, labels
-from shapecheck.analyzer.library.registry import handles
+from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import AtIndexer, Const, Devices, Dict, Seq, Value, as_int
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
+
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 _INT_OPS: dict[str, Callable[[int, int], int | None]] = {
     "Add": lambda a, b: a + b,
@@ -58,7 +60,7 @@ def arithmetic(interp: Interpreter, call: CallArgs, operator: str, dtype: str | 
 
 
 def _binary(name: str) -> None:
-    @handles(f"operator:{name}")
+    @REGISTRY.handles(f"operator:{name}")
     def handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
         return arithmetic(interp, call, name)
 
@@ -68,12 +70,12 @@ for _name in ("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Modulo", 
     _binary(_name)
 
 
-@handles("operator:Comparison")
+@REGISTRY.handles("operator:Comparison")
 def comparison(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return arithmetic(interp, call, "Comparison", dtype="bool_")
 
 
-@handles("operator:MatrixMultiply")
+@REGISTRY.handles("operator:MatrixMultiply")
 def matmul_operator(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     left, right = call.args
     if isinstance(left, ArrayType) and isinstance(right, ArrayType):
@@ -81,7 +83,7 @@ def matmul_operator(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sc
     return None
 
 
-@handles("operator:Subscript")
+@REGISTRY.handles("operator:Subscript")
 def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     node = call.node
     assert isinstance(node, cst.Subscript)

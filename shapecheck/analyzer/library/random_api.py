@@ -11,7 +11,7 @@ from shapecheck.analyzer.library.common import (
     dtype_arg,
     shape,
 )
-from shapecheck.analyzer.library.registry import each, handles
+from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Const,
@@ -22,8 +22,10 @@ from shapecheck.types import ArrayType
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
-@handles(*each("jax.random", "normal", "uniform", "bernoulli", "randint", "truncated_normal",
+
+@REGISTRY.handles(*each("jax.random", "normal", "uniform", "bernoulli", "randint", "truncated_normal",
                "gumbel", "laplace", "logistic", "cauchy", "rademacher", "exponential"))
 def random(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     name = call.short_name

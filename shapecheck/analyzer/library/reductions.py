@@ -14,7 +14,7 @@ from shapecheck.analyzer.library.common import (
     finish,
     flag,
 )
-from shapecheck.analyzer.library.registry import each, handles
+from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
@@ -26,6 +26,8 @@ from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
+
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 
 REDUCTIONS = ("sum", "prod", "max", "min", "mean", "amax", "amin", "any", "all", "nansum", "nanprod",
@@ -60,7 +62,7 @@ def _what(call: CallArgs) -> str:
     return f".{call.short_name}()" if call.name.startswith("method:") else f"jnp.{call.short_name}"
 
 
-@handles(*each(JNP, *REDUCTIONS),
+@REGISTRY.handles(*each(JNP, *REDUCTIONS),
          *(f"method:{name}" for name in ("sum", "prod", "max", "min", "mean", "any", "all", "std", "var")))
 def reduce_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     # Methods arrive with the receiver as argument 0: the same positions as the functions.
@@ -70,7 +72,7 @@ def reduce_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sc
                        call.kwargs.get("keepdims"), _what(call), dtype=dtype)
 
 
-@handles(*each(JNP, *ARG_REDUCTIONS), "method:argmax", "method:argmin")
+@REGISTRY.handles(*each(JNP, *ARG_REDUCTIONS), "method:argmax", "method:argmin")
 def arg_reduce_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0, "a")
     if isinstance(value, ArrayType) and not call.has(1, "axis"):
@@ -79,7 +81,7 @@ def arg_reduce_function(interp: Interpreter, call: CallArgs, ctx: Context, scope
                        call.kwargs.get("keepdims"), _what(call), dtype="i32")
 
 
-@handles(f"{JNP}.cumsum", f"{JNP}.cumprod", "method:cumsum", "method:cumprod")
+@REGISTRY.handles(f"{JNP}.cumsum", f"{JNP}.cumprod", "method:cumsum", "method:cumprod")
 def cumulative(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.get(0)
     if not isinstance(value, ArrayType):
@@ -89,7 +91,7 @@ def cumulative(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     return value
 
 
-@handles(f"{JNP}.linalg.norm")
+@REGISTRY.handles(f"{JNP}.linalg.norm")
 def norm(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return reduce_call(interp, call, ctx, call.get(0, "x"), call.get(2, "axis"), call.has(2, "axis"),
                        call.kwargs.get("keepdims"), "jnp.linalg.norm", axis_index=2)

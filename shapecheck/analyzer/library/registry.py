@@ -1,4 +1,4 @@
-"""The handler tables that library modules register into."""
+"""What a library module registers: its handlers, by qualified name and by method or attribute."""
 
 from __future__ import annotations
 
@@ -6,20 +6,30 @@ from collections.abc import Callable
 
 from shapecheck.analyzer.calls import Handler
 
-HANDLERS: dict[str, Handler] = {}
-METHODS: dict[str, Handler] = {}
 
+class Registry:
+    """The handlers one library module defines, filled by its `@REGISTRY.handles(...)` lines.
 
-def handles(*names: str) -> Callable[[Handler], Handler]:
-    """Register a handler for qualified names (`jax.numpy.sum`) or keys like `method:sum`."""
+    Each module owns one and the library collects them (`library.handlers()`): nothing is
+    registered into a global by importing a module.
+    """
 
-    def register(handler: Handler) -> Handler:
-        for name in names:
-            table = METHODS if name.startswith(("method:", "attr:")) else HANDLERS
-            table[name] = handler
-        return handler
+    __slots__ = ("functions", "methods")
 
-    return register
+    def __init__(self) -> None:
+        self.functions: dict[str, Handler] = {}
+        self.methods: dict[str, Handler] = {}
+
+    def handles(self, *names: str) -> Callable[[Handler], Handler]:
+        """Register a handler for qualified names (`jax.numpy.sum`) or keys like `method:sum`."""
+
+        def register(handler: Handler) -> Handler:
+            for name in names:
+                table = self.methods if name.startswith(("method:", "attr:")) else self.functions
+                table[name] = handler
+            return handler
+
+        return register
 
 
 def each(module: str, *names: str) -> tuple[str, ...]:

@@ -1,0 +1,23 @@
+"""The library's handler tables are collected from each module's own registry."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from shapecheck.analyzer.library import REGISTRIES, handlers
+
+
+def test_no_name_is_handled_by_two_library_modules() -> None:
+    # The tables are merged in a fixed order; a name in two registries would make one of its
+    # handlers silently dead.
+    counts = Counter(name for registry in REGISTRIES for name in (*registry.functions, *registry.methods))
+    assert [name for name, count in counts.items() if count > 1] == []
+
+
+def test_the_tables_hold_every_registered_handler() -> None:
+    functions, methods = handlers()
+    for registry in REGISTRIES:
+        assert registry.functions.items() <= functions.items()
+        assert registry.methods.items() <= methods.items()
+    assert "jax.numpy.einsum" in functions and "method:sum" in methods
+    assert all(name.startswith(("method:", "attr:")) for name in methods)
