@@ -288,3 +288,23 @@ def test_python_warnings_about_checked_code_stay_quiet(project: Path) -> None:
         result = subprocess.run([sys.executable, "-W", option, "-m", "shapecheck", "check", "escapes.py"],
                                 cwd=project, capture_output=True, text=True)
         assert (result.returncode, result.stderr) == (0, "")
+
+
+def test_long_lines_are_cut_to_a_window_around_the_span(project: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from shapecheck.formats.text import EXCERPT_WIDTH
+
+    left, right = " + ".join(["1"] * 300), " + ".join(["2"] * 300)
+    (project / "wide.py").write_text(
+        "import jax.numpy as jnp\n"
+        f"z = {left} + (jnp.ones((2, 3)) + jnp.ones((4,))) + {right}\n")
+    code, out, _ = run(capsys, "check", "wide.py")
+    assert code == 1
+    header, _, source, caret = out.splitlines()[:4]
+    assert header.startswith("wide.py:2:") and "SC101" in header
+    shown = source.split(" | ", 1)[1]
+    assert len(shown) <= EXCERPT_WIDTH + 2 * len("...")
+    assert shown.startswith("...") and shown.endswith("...")
+    # The caret still sits under the operation, inside the window.
+    start = caret.index("^") - (len(source) - len(shown))
+    assert shown[start:].startswith("(jnp.ones((2, 3)) + jnp.ones((4,)))"[1:])

@@ -19,19 +19,43 @@ def _lines(path: str, cache: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
     return cache[path]
 
 
+EXCERPT_WIDTH = 120
+"""Characters of a source line shown; a longer line (generated or minified code) is cut to a
+window around the span, so one diagnostic never prints megabytes."""
+
+_LEAD = 40  # characters shown before the span's start in a cut line
+_CUT = "..."
+
+
 def _excerpt(path: str, span: Span, cache: dict[str, tuple[str, ...]]) -> list[str]:
     lines = _lines(path, cache)
     if not 1 <= span.line <= len(lines):
         return []
     source = lines[span.line - 1].expandtabs(1)
+    column = span.column
     end = span.end_column if span.end_line == span.line else len(source)
-    width = max(end - span.column, 1)
+    if len(source) > EXCERPT_WIDTH:
+        source, column, end = _window(source, column, end)
+    width = max(end - column, 1)
     gutter = " " * len(str(span.line))
     return [
         f"{gutter} |",
         f"{span.line} | {source}",
-        f"{gutter} | {' ' * span.column}{'^' * width}",
+        f"{gutter} | {' ' * column}{'^' * width}",
     ]
+
+
+def _window(source: str, column: int, end: int) -> tuple[str, int, int]:
+    """At most EXCERPT_WIDTH characters of `source` around `column`, cuts marked with `...`;
+    the span's columns moved into the window (its end clipped to it)."""
+    start = max(column - _LEAD, 0)
+    stop = min(start + EXCERPT_WIDTH, len(source))
+    start = max(min(start, stop - EXCERPT_WIDTH), 0)
+    head = _CUT if start > 0 else ""
+    tail = _CUT if stop < len(source) else ""
+    shift = len(head) - start
+    window = head + source[start:stop] + tail
+    return window, column + shift, min(end + shift, len(head) + stop - start)
 
 
 def render(diagnostics: Sequence[Diagnostic], files: int) -> str:
