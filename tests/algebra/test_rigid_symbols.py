@@ -7,8 +7,8 @@ from shapecheck.algebra.broadcast import broadcast
 from shapecheck.algebra.conformance import conform, rigid
 from shapecheck.algebra.einsum import EinsumSpec, einsum, parse_einsum
 from shapecheck.algebra.linalg import matmul
-from shapecheck.algebra.mapped_axis import mapped_size
 from shapecheck.algebra.reshape import reshape
+from shapecheck.algebra.vmap_axes import mapped_size
 from shapecheck.dims import CONFLICT, Dim, Sym, certainly_differ
 from shapecheck.types import ArrayType
 

@@ -15,9 +15,9 @@ from shapecheck.algebra.axis_mapping import (
     apply_out_axes,
     parse_axis_spec,
 )
-from shapecheck.algebra.mapped_axis import mapped_size
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.resources import cooccurrence, divisibility, unknown_resources
+from shapecheck.algebra.vmap_axes import UNREAD, AxisEntry, Kept, map_in_axes, place_out_axis
 from shapecheck.algebra.xmap_options import read_axis_resources, read_axis_sizes, undefined_axes
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -307,61 +307,31 @@ def vmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
 def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     # The mapped axis is a named axis inside (as in xmap), invisible to the function's annotations.
     axis = vm.axis_name or f"<{vm.kind}@{id(vm.node)}>"
-    size: Dim = vm.axis_size
-    per_arg = vm.in_axes.items if isinstance(vm.in_axes, Seq) else (vm.in_axes,) * len(call.args)
-    if len(per_arg) != len(call.args):
+    in_axes = tuple(_axis_entry(item) for item in vm.in_axes.items) if isinstance(vm.in_axes, Seq) \
+        else _axis_entry(vm.in_axes)
+    arrays = [arg if isinstance(arg, ArrayType) else None for arg in call.args]
+    mapped = map_in_axes(arrays, in_axes, axis, vm.axis_size, labels(call), vm.kind)
+    if mapped is None:
         return None
-    body_args: list[Value] = []
-    mapped: list[tuple[int, int, Dim]] = []
-    for index, (arg, spec) in enumerate(zip(call.args, per_arg, strict=True)):
-        position = as_int(spec)
-        if spec == Const(None):
-            body_args.append(arg)
-            continue
-        if not isinstance(arg, ArrayType) or position is None:
-            body_args.append(None)
-            continue
-        if arg.ellipsis is not None:
-            body_args.append(ArrayType(arg.dtype, (), (*arg.named, (axis, None)), 0, True))
-            continue
-        rank = len(arg.dims)
-        if not -rank <= position < rank:
-            body_args.append(None)
-            continue
-        mapped.append((index, position, arg.dims[position % rank]))
-        position %= rank
-        named = dict(arg.named)
-        named[axis] = arg.dims[position]
-        body_args.append(ArrayType(arg.dtype, arg.dims[:position] + arg.dims[position + 1:],
-                                   tuple(named.items()), None, arg.named_open))
-    size, problems = mapped_size(mapped, labels(call), vm.axis_size, vm.kind)
-    for problem in problems:
+    for problem in mapped.problems:
         blamed, *others = problem.operands
         interp.reporter.add(call.node_of(blamed), problem.code, problem.message,
                             [("the other size comes from this argument", call.node_of(other)) for other in others])
-    if isinstance(size, Conflict):
-        # Reported once, here: inside the body the mapped axis has no size to echo.
-        body_args = [arg.with_named((n, size if n == axis else s) for n, s in arg.named)
-                     if isinstance(arg, ArrayType) else arg for arg in body_args]
+    body_args: list[Value] = [arg if isinstance(item, Kept) else item
+                              for arg, item in zip(call.args, mapped.args, strict=True)]
     hidden = frozenset({axis})
     binds = f"binds {vm.axis_name!r}" if vm.axis_name else "binds no name (it has no axis_name)"
-    inner = ctx.enter_map({axis: size}, hidden=hidden, binder=(f"this {vm.kind} {binds}", vm.node))
+    inner = ctx.enter_map({axis: mapped.size}, hidden=hidden, binder=(f"this {vm.kind} {binds}", vm.node))
     if vm.name_unknown:
         inner = replace(inner, any_name=True)  # it binds a name the checker cannot read
     result = interp.call(vm.fun, CallArgs(call.node, body_args, list(call.arg_nodes)), inner, scope)
-    position = as_int(vm.out_axes)
-    if vm.out_axes == Const(None):
-        return result if isinstance(result, ArrayType) else None
-    if not isinstance(result, ArrayType) or position is None:
-        return None
-    named = result.named_dict
-    own = named.pop(axis, size)
-    if result.ellipsis is not None:
-        return ArrayType(result.dtype, (), tuple(named.items()), 0, result.named_open)
-    rank = len(result.dims) + 1
-    if not -rank <= position < rank:
-        return None
-    dims = list(result.dims)
-    dims.insert(position % rank, own)
-    return ArrayType(result.dtype, tuple(dims), tuple(named.items()), None, result.named_open)
+    return place_out_axis(result if isinstance(result, ArrayType) else None, _axis_entry(vm.out_axes), axis,
+                          mapped.size)
 
+
+def _axis_entry(value: Value) -> AxisEntry:
+    """A vmap in_axes/out_axes entry as the algebra reads it."""
+    if value == Const(None):
+        return None
+    position = as_int(value)
+    return UNREAD if position is None else position
