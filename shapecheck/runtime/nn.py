@@ -6,6 +6,7 @@ never from `lax.pmax` (which has no derivative rule; the removed xmap failed the
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -13,10 +14,10 @@ import jax.nn as _nn
 import jax.numpy as _jnp
 from jax import lax as _lax
 
-from shapecheck.codes import Code
+from shapecheck.algebra.one_hot import named_classes
 from shapecheck.runtime.axes import gather, split
 from shapecheck.runtime.boundary import boundary
-from shapecheck.runtime.errors import NamedAxisError
+from shapecheck.runtime.errors import raise_problems
 
 __all__ = ["log_softmax", "logsumexp", "one_hot", "softmax"]
 
@@ -33,9 +34,8 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: Any = -1) -> A
     if not isinstance(axis, str):
         return _nn.one_hot(x, num_classes, dtype=dtype, axis=axis)
     size = _psum(1, axis)
-    if isinstance(size, int) and size != num_classes:
-        raise NamedAxisError(Code.NAMED_SIZE_MISMATCH, f"one_hot: num_classes is {num_classes} but named axis "
-                             f"{axis!r} has size {size}")
+    count = int(num_classes) if isinstance(num_classes, numbers.Integral) else None
+    raise_problems(named_classes(count, axis, size if isinstance(size, int) else None)[1])
     hot = _jnp.asarray(x) == _lax.axis_index(axis)
     return hot.astype(dtype if dtype is not None else _jnp.float32)
 

@@ -9,7 +9,7 @@ import pytest
 
 from shapecheck.api import analyze_source
 from shapecheck.literal import from_value
-from shapecheck.runtime import NamedAxisError, xmap
+from shapecheck.runtime import NamedAxisError, nn, xmap
 
 GOOD: dict[str, Any] = {"in_axes": ["i", ...], "out_axes": ["i", ...]}
 
@@ -132,3 +132,17 @@ def test_call_time_refusals_match_the_checker(body_text: str, body: Any, argumen
     with pytest.raises(NamedAxisError) as error:
         xmap(body, **arguments)(*[np.ones(shape, np.float32) for shape in shapes])
     assert reported == [(error.value.code, error.value.message)]
+
+
+def test_one_hot_refuses_a_wrong_size_with_the_checker_s_message() -> None:
+    text = ("import jax\nimport jax.numpy as jnp\nfrom jax.experimental.maps import xmap\n\n"
+            "f = xmap(lambda labels: jax.nn.one_hot(labels, 3, axis='classes'), in_axes=[...],\n"
+            "         out_axes=['classes', ...], axis_sizes={'classes': 4})\n"
+            "y = f(jnp.zeros((2,), dtype=jnp.int32))\n")
+    reported = [(d.code, d.message) for d in analyze_source("prog.py", text).diagnostics]
+    f = xmap(lambda labels: nn.one_hot(labels, 3, axis="classes"), in_axes=[...],
+             out_axes=["classes", ...], axis_sizes={"classes": 4})
+    with pytest.raises(NamedAxisError) as error:
+        f(np.zeros((2,), np.int32))
+    assert reported == [(error.value.code, error.value.message)] == [
+        ("SC102", "one_hot: num_classes is 3 but named axis 'classes' has size 4")]

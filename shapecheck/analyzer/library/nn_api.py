@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import reduction
+from shapecheck.algebra.one_hot import named_classes
 from shapecheck.algebra.outcome import normalize_axis, out_of_range
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -15,8 +16,6 @@ from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import NN
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Value, as_int
-from shapecheck.codes import Code
-from shapecheck.dims import certainly_differ, format_dim
 from shapecheck.types import ArrayType, named_shape
 
 if TYPE_CHECKING:
@@ -72,13 +71,9 @@ def one_hot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
         existing = labels_value.named_dict.get(axis)
         if existing is not None:
             size = existing
-        if count is not None and certainly_differ(count, size):
-            interp.reporter.add(
-                call.node_of(1, "num_classes"), Code.NAMED_SIZE_MISMATCH,
-                f"one_hot: num_classes is {count} but named axis {axis!r} has size {format_dim(size)}")
         named = labels_value.named_dict
-        # After a mismatch the axis keeps its bound size, so the conflict is reported once.
-        named[axis] = size if size is not None else count
+        named[axis], problems = named_classes(count, axis, size)
+        interp.reporter.problems(problems, call.node_of(1, "num_classes"))
         return ArrayType(dtype, labels_value.dims, named_shape(named), labels_value.ellipsis,
                          labels_value.named_open)
     if isinstance(axis, int) and not isinstance(axis, bool) and labels_value.ellipsis is None:
