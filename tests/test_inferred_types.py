@@ -70,3 +70,16 @@ def test_shapes_built_from_a_symbolic_dim_keep_the_symbol() -> None:
             return jnp.zeros((x.shape[0], 3))
         """
     assert "Array[('n', 3)]" in _types(source, 4)
+
+
+def test_a_node_analysed_for_several_calls_shows_the_join_of_its_analyses() -> None:
+    source = """\
+        import jax.numpy as jnp
+        def f(x):
+            return x * 2
+        a = f(jnp.ones((2, 3)))
+        b = f(jnp.ones((4, 3)))
+        """
+    # Not (4, 3), the last analysis: the body's hover holds for both calls.
+    assert _types(source, 3) == ["Array[(None, 3)]", "Array[(None, 3)]"]
+    assert _types(source, 5)[-1] == "Array[(4, 3)]"

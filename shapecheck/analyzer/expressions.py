@@ -54,7 +54,12 @@ class Expressions(InterpreterState):
         method = _EVAL.get(type(node))
         value = method(self, node, scope, ctx) if method is not None else None
         if self.types is not None and isinstance(value, ArrayType):
-            self.types[id(node)] = (node, value)
+            # A node analysed several times (a function called with different arguments) shows
+            # what holds in every analysis that gave it an array type, not the last one's type.
+            before = self.types.get(id(node))
+            typed = join(before[1], value) if before is not None else value
+            if isinstance(typed, ArrayType):
+                self.types[id(node)] = (node, typed)
         return value
 
     def eval_name(self, node: cst.Name, scope: Scope, ctx: Context) -> Value:
