@@ -4,7 +4,7 @@ What it does:
 - `f32[(5, 7), {'batch': 20}]` and the other annotations of the language are valid types that
   mean `jax.Array` (Any where jax is not installed), through the type-analyze hook
   (`annotations`); mypy checks the values exactly as strictly as any `jax.Array`.
-- Each checked file is analysed by the shared engine (`shapecheck.api.analyze_source`) over
+- Each checked file is analysed by the shared engine (`shapecheck.engine.Engine.analyze`) over
   its text, with mypy's module graph as the source of imported project modules, and the
   diagnostics are reported as mypy errors with codes `shape-<rule name>` (`codes`).
 

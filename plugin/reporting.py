@@ -18,11 +18,9 @@ from mypy.errors import ErrorInfo, Errors
 from mypy.nodes import MypyFile
 from mypy.types import UnboundType
 
-from shapecheck.analyzer.library import handlers
-from shapecheck.analyzer.modules import ModuleLoader
-from shapecheck.api import FileResult, analyze_source
 from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic
+from shapecheck.engine import Engine, FileResult
 from shapecheck.plugin.codes import INTERNAL_ERROR, error_code
 from shapecheck.plugin.freshness import (
     depend_on_imports,
@@ -60,11 +58,10 @@ class FileReporter:
     build, and again in a long-lived dmypy whenever mypy dropped them or a project file changed."""
 
     def __init__(self, config: Config) -> None:
-        self.config = config
+        self.engine = Engine(config)
         self.reported: dict[str, _Reported] = {}
         self.graph: dict[str, MypyFile] = {}
         self.modules: MypyModules | None = None
-        self.loader: ModuleLoader | None = None
         self.generation = 0  # bumped whenever mypy parses a project file (again)
         self.loaded_generation = -1
         self.indexed = (-1, 0)
@@ -90,12 +87,12 @@ class FileReporter:
         self.generation += 1
 
     def _load(self) -> None:
-        # Imported modules are read and interpreted once per generation of the project's texts.
+        # Imported modules are read once per generation of the project's texts; the engine
+        # re-interprets only those whose text (or whose imports' text) hashes differently.
         if self.loaded_generation != self.generation:
             self.loaded_generation = self.generation
             self.modules = MypyModules(self.graph)
-            functions, methods = handlers()
-            self.loader = ModuleLoader(self.modules, functions, methods, self.config.annotation_names)
+            self.engine.use_modules(self.modules)
 
     def report_current(self, errors: Errors) -> None:
         """Report the file mypy is processing now, unless its diagnostics are there already.
@@ -119,7 +116,7 @@ class FileReporter:
             text = self.modules.read(path) if self.modules is not None else _read(path)
             if text is None:
                 return
-            result = analyze_source(path, text, self.config, modules=self.modules, loader=self.loader)
+            result = self.engine.analyze(path, text)
         table = errors.error_info_map
         if before is not None and path in table:
             # Drop what is left of the previous report before reporting again.

@@ -109,7 +109,6 @@ def _main(args_list: list[str]) -> int:
 def _check(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from shapecheck.api import check_files
     from shapecheck.config import ConfigError, load_config
     from shapecheck.files import discover
     from shapecheck.formats import FORMATS
@@ -130,8 +129,8 @@ def _check(args: argparse.Namespace) -> int:
     if missing:
         sys.stderr.write(f"shapecheck: error: no such file or directory: {', '.join(missing)}\n")
         return EXIT_ERROR
-    from shapecheck.api import tune_gc
     from shapecheck.diagnostic import INCOMPLETE
+    from shapecheck.engine import Engine, tune_gc
 
     tune_gc()
     files = discover(args.paths or ["."], config)
@@ -139,7 +138,7 @@ def _check(args: argparse.Namespace) -> int:
         # As ruff: nothing to check is not an error, but it is rarely what was meant.
         sys.stderr.write(f"shapecheck: warning: no Python files found under "
                          f"{', '.join(args.paths or ['.'])}\n")
-    report = check_files([str(f) for f in files], config, args.jobs)
+    report = Engine(config).check_files([str(f) for f in files], args.jobs)
     diagnostics = report.diagnostics
     sys.stdout.write(FORMATS[args.format](diagnostics, len(files)))
     for failed in report.errors:

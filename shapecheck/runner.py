@@ -32,14 +32,17 @@ def _parser() -> argparse.ArgumentParser:
 def check(program: str) -> int | None:
     """Print the program's diagnostics; 1 when it has errors, None when it may run."""
     try:
-        from shapecheck.api import check_paths
+        from shapecheck.engine import Engine
     except (ImportError, AttributeError) as error:
         print(f"shapecheck run: the checker is unavailable ({error}); "
               "pass --no-check to run without it", file=sys.stderr)
         return 2
     from shapecheck.diagnostic import Severity
 
-    diagnostics = check_paths([program])
+    report = Engine().check_paths([program])
+    for failed in report.errors:
+        raise RuntimeError(f"{failed.path}: {failed.error}")
+    diagnostics = report.diagnostics
     for d in diagnostics:
         print(f"{d.path}:{d.span.line}:{d.span.column + 1}: {d.code} {d.message}", file=sys.stderr)
     if any(d.severity is Severity.ERROR for d in diagnostics):

@@ -123,16 +123,16 @@ def test_usage_errors_exit_two(project: Path, capsys: pytest.CaptureFixture[str]
 def test_internal_error_reported_and_others_checked(
     project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import shapecheck.api as api
+    import shapecheck.analysis as analysis
 
-    real = api._interpret
+    real = analysis._interpret
 
     def flaky(path: str, *args: object, **kwargs: object) -> object:
         if path.endswith("clean.py"):
             raise ValueError("boom")
         return real(path, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(api, "_interpret", flaky)
+    monkeypatch.setattr(analysis, "_interpret", flaky)
     code, out, err = run(capsys, "check", "--jobs", "1", "--format", "json")
     assert code == 2
     assert "clean.py" in err and "boom" in err

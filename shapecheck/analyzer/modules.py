@@ -8,20 +8,38 @@ value is needed, so a file importing half a package does not parse the whole pac
 from __future__ import annotations
 
 import ast
+import hashlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from shapecheck.analyzer.qualnames import ARRAY_ROOTS
 from shapecheck.analyzer.scope import Scope
 from shapecheck.literal import Lit
 from shapecheck.project import ModuleSource
+from shapecheck.results import Dependency
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.calls import Handler
     from shapecheck.analyzer.interpreter import Interpreter
 
 
+@dataclass(slots=True)
+class _Summary:
+    """One module's top-level interpretation, valid while its text and what it read are the same."""
+
+    hash: str
+    interpreter: Interpreter | None  # None: the module does not parse
+    reads: dict[str, str | None]  # module -> content hash (None: not found) read while loading
+
+
 class ModuleLoader:
-    """Interprets imported project modules on demand; one per batch of files, never global."""
+    """Interprets imported project modules on demand, and records which ones each analysis read.
+
+    Texts are read once per snapshot (`refresh` starts a new one: the engine does, before each
+    file it is asked about, or once per batch of a run); a module's interpretation (its
+    summary) is kept across snapshots, keyed by module name and the hash of its text, and
+    reused while that text and the texts of the modules read while loading it are unchanged.
+    """
 
     def __init__(self, source: ModuleSource | None, handlers: dict[str, Handler],
                  methods: dict[str, Handler], annotation_names: frozenset[str]) -> None:
@@ -29,33 +47,97 @@ class ModuleLoader:
         self.handlers = handlers
         self.methods = methods
         self.annotation_names = annotation_names
+        self.summaries: dict[str, _Summary] = {}
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Start a new snapshot of the project's texts (and a new record of what was read)."""
+        self.found: dict[str, tuple[str, str, str] | None] = {}  # module -> (path, text, hash)
         self.loaded: dict[str, Scope | None] = {}
         self.interpreters: dict[str, Interpreter] = {}
-        self.texts: dict[str, str | None] = {}
+        self.reads: dict[str, str | None] = {}  # what the current analysis read
+        self._loading: list[dict[str, str | None]] = []  # the reads of each load in progress
+
+    def dependencies(self) -> tuple[Dependency, ...]:
+        """The project modules read since the last `refresh` or `reset_reads`, by name."""
+        found = [(module, self.found.get(module)) for module in sorted(self.reads)]
+        return tuple(Dependency(module, entry[0], entry[2]) for module, entry in found if entry is not None)
+
+    def reset_reads(self) -> None:
+        """Start recording what the next analysis reads (texts and summaries stay)."""
+        self.reads = {}
 
     def knows(self, module: str) -> bool:
         """Whether `module` is a project module (library roots such as jax never are)."""
         if self.source is None or module.split(".")[0] in ARRAY_ROOTS:
             return False
-        return self._text(module) is not None
+        return self._find(module) is not None
+
+    def _find(self, module: str) -> tuple[str, str, str] | None:
+        if module not in self.found:
+            found = self.source.find(module) if self.source is not None else None
+            self.found[module] = (found[0], found[1], content_hash(found[1])) if found else None
+        entry = self.found[module]
+        self._note(module, entry[2] if entry else None)
+        return entry
+
+    def _note(self, module: str, digest: str | None) -> None:
+        self.reads[module] = digest
+        for reads in self._loading:
+            reads[module] = digest
 
     def _text(self, module: str) -> str | None:
-        if module not in self.texts:
-            found = self.source.find(module) if self.source is not None else None
-            self.texts[module] = found[1] if found else None
-        return self.texts[module]
+        entry = self._find(module)
+        return entry[1] if entry else None
 
     def mentions_annotations(self, module: str) -> bool:
         text = self._text(module) or ""
         return any(f"{name}[" in text for name in self.annotation_names)
 
     def load(self, module: str) -> Scope | None:
+        entry = self._find(module)
         if module in self.loaded:
+            summary = self.summaries.get(module)
+            if summary is not None and entry is not None and summary.hash == entry[2]:
+                for name, digest in summary.reads.items():
+                    self._note(name, digest)
             return self.loaded[module]
         self.loaded[module] = None  # import cycles read as unknown
-        text = self._text(module)
-        if text is None or self.source is None:
+        if entry is None or self.source is None:
             return None
+        summary = self.summaries.get(module)
+        if summary is None or not self._valid(summary, entry[2]):
+            summary = self._interpret(module, entry[1], entry[2])
+            self.summaries[module] = summary
+        else:
+            for name, digest in summary.reads.items():
+                self._note(name, digest)
+        if summary.interpreter is None:
+            return None
+        self.loaded[module] = summary.interpreter.scope
+        self.interpreters[module] = summary.interpreter
+        return summary.interpreter.scope
+
+    def _valid(self, summary: _Summary, digest: str) -> bool:
+        if summary.hash != digest:
+            return False
+        for name, before in summary.reads.items():
+            entry = self._find(name)
+            if (entry[2] if entry else None) != before:
+                return False
+        return True
+
+    def _interpret(self, module: str, text: str, digest: str) -> _Summary:
+        reads: dict[str, str | None] = {}
+        self._loading.append(reads)
+        try:
+            interpreter = self._run(module, text)
+        finally:
+            self._loading.pop()
+        reads.pop(module, None)
+        return _Summary(digest, interpreter, reads)
+
+    def _run(self, module: str, text: str) -> Interpreter | None:
         # Parsed as the checked files are: CPython decides validity, and deep expressions are
         # parsed in pieces (libcst alone takes minutes on a 3,000-long chain).
         from shapecheck.parsing import cpython_syntax, parse_module
@@ -75,12 +157,15 @@ class ModuleLoader:
         interpreter = Interpreter(tree, module, silent, self.handlers, self.methods, self.annotation_names,
                                   loader=self)
         interpreter.run(analyse_functions=False)
-        self.loaded[module] = interpreter.scope
-        self.interpreters[module] = interpreter
-        return interpreter.scope
+        return interpreter
 
     def literal(self, module: str, name: str) -> Lit | None:
         """The literal a module-level name of `module` was assigned (an in_axes spec)."""
         if self.load(module) is None:
             return None
         return self.interpreters[module].literal_lookup(name)
+
+
+def content_hash(text: str) -> str:
+    """The hash a module's text is known by (summaries, dependencies)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import shapecheck.plugin.reporting as reporting
-from shapecheck.api import FileResult
+from shapecheck.engine import Engine, FileResult
 
 from .support import run_mypy, write_config
 
@@ -224,13 +223,13 @@ def test_a_cached_unchanged_module_replays_its_diagnostics(tmp_path: Path, plugi
     path = write(tmp_path, "cached_module.py", BROADCAST)
     config = write_config(tmp_path)
     analysed: list[str] = []
-    engine = reporting.analyze_source
+    analyze = Engine.analyze
 
-    def counting(path: str, *args: object, **kwargs: object) -> FileResult:
+    def counting(self: Engine, path: str, *args: object, **kwargs: object) -> FileResult:
         analysed.append(Path(path).name)
-        return engine(path, *args, **kwargs)  # type: ignore[arg-type]
+        return analyze(self, path, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(reporting, "analyze_source", counting)
+    monkeypatch.setattr(Engine, "analyze", counting)
     first = run_mypy([path], config, plugin_cache)
     second = run_mypy([path], config, plugin_cache)
     assert analysed == ["cached_module.py"]  # the second run never re-analysed the file

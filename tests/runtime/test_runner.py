@@ -99,7 +99,7 @@ def test_refuses_a_program_with_shape_errors(tmp_path: Path, capsys: pytest.Capt
 
 def test_checker_unavailable_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setitem(sys.modules, "shapecheck.api", None)  # makes the import fail
+    monkeypatch.setitem(sys.modules, "shapecheck.engine", None)  # makes the import fail
     program = write(tmp_path, "print('hi')\n")
     assert runner.main([program]) == 2
     assert "--no-check" in capsys.readouterr().err

@@ -1,0 +1,155 @@
+"""One file's analysis: parse, interpret, position and filter what was found.
+
+The engine (`shapecheck.engine`) calls `analyze_text` with its module loader; nothing else
+does, so every front end gets the same pipeline.
+"""
+
+from __future__ import annotations
+
+import traceback
+import warnings
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from shapecheck.analyzer.modules import ModuleLoader
+from shapecheck.bounds import RECURSION_LIMIT, TIME_LIMIT_S, AnalysisTimeout, run_bounded
+from shapecheck.codes import Code
+from shapecheck.config import Config
+from shapecheck.diagnostic import Diagnostic, Note, Span
+from shapecheck.parsing import MAX_DEPTH, cpython_syntax, parse_module
+from shapecheck.project import module_names
+from shapecheck.results import FileResult, TypedSpan
+from shapecheck.rules import severity_of
+from shapecheck.suppression import is_suppressed, suppressions
+from shapecheck.types import ArrayType
+
+# Text that must appear in a file for the analyzer to have anything to say about it beyond
+# syntax: files that never mention an array API or an annotation name are only parsed.
+_MARKERS = ("jax", "numpy", "shapecheck", "jaxtyping")
+
+
+def analyze_text(path: str, text: str, config: Config, loader: ModuleLoader, *, keep_types: bool = False,
+                 time_limit: float = TIME_LIMIT_S) -> FileResult:
+    """Analyse one file's text. Never raises: an internal error is returned in `FileResult.error`.
+
+    `loader` finds and loads the project's other modules (calls and specs across files).
+    Parsing and analysis run within the bounds of `shapecheck.bounds`; a file that reaches one
+    gets SC005 beside what was found.
+    """
+    lines = text.count("\n") + 1
+    try:
+        return run_bounded(lambda: _analyze(path, text, config, keep_types, loader, lines,
+                                            time_limit), time_limit)
+    except AnalysisTimeout:
+        limit = _limit(path, f"analysis stopped after {time_limit:g} s, the time limit per file, "
+                             "and did not finish; the file is unchecked")
+        return FileResult(path, _filter([limit], text, config), (), None, lines)
+    except RecursionError:
+        limit = _limit(path, f"the file nests deeper than the {RECURSION_LIMIT:,} Python frames "
+                             "the checker may use; the file is unchecked")
+        return FileResult(path, _filter([limit], text, config), (), None, lines)
+    except Exception:
+        return FileResult(path, (), (), "internal error:\n" + traceback.format_exc(), lines)
+
+
+def _analyze(path: str, text: str, config: Config, keep_types: bool, loader: ModuleLoader,
+             lines: int, time_limit: float) -> FileResult:
+    with warnings.catch_warnings():
+        # CPython's parser warns about the checked code ('\d' in a plain string): that is
+        # Python's message to the code's author, not output of the checker.
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _analyze_quietly(path, text, config, keep_types, loader, lines, time_limit)
+
+
+def _analyze_quietly(path: str, text: str, config: Config, keep_types: bool, loader: ModuleLoader,
+                     lines: int, time_limit: float) -> FileResult:
+    tree = cpython_syntax(path, text, config.target_version)
+    if isinstance(tree, Diagnostic):
+        return FileResult(path, _filter([tree], text, config), (), None, lines)
+    if not keep_types and not _relevant(text, config):
+        return FileResult(path, (), (), None, lines)
+    try:
+        parsed = parse_module(text, tree)
+    except (RecursionError, AnalysisTimeout):
+        limit = _limit(path, "the file nests too deeply for libcst's parser; the file is unchecked")
+        return FileResult(path, _filter([limit], text, config), (), None, lines)
+    diagnostics, types = _interpret(path, parsed.module, config, keep_types, loader, time_limit)
+    diagnostics.extend(
+        _limit(path, f"expression nests more than {MAX_DEPTH:,} levels deep; from here on it is "
+                     "not analysed (its value is unknown)", span)
+        for span in parsed.elided
+    )
+    return FileResult(path, _filter(diagnostics, text, config), types, None, lines)
+
+
+_FILE_START = Span(1, 0, 1, 1)
+
+
+def _limit(path: str, message: str, span: Span = _FILE_START) -> Diagnostic:
+    return Diagnostic(path, span, Code.ANALYSIS_LIMIT, message)
+
+
+def _relevant(text: str, config: Config) -> bool:
+    if any(marker in text for marker in _MARKERS):
+        return True
+    return any(f"{name}[" in text for name in config.annotation_names)
+
+
+def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool, loader: ModuleLoader,
+               time_limit: float) -> tuple[list[Diagnostic], tuple[TypedSpan, ...]]:
+    from shapecheck.analyzer.interpreter import Interpreter
+    from shapecheck.analyzer.report import Reporter
+
+    reporter = Reporter()
+    types: dict[int, tuple[cst.CSTNode, ArrayType]] | None = {} if keep_types else None
+    names = module_names(Path(path))
+    interpreter = Interpreter(module, names[0] if names else Path(path).stem, reporter, loader.handlers,
+                              loader.methods, config.annotation_names, types, loader)
+    stopped: Diagnostic | None = None
+    try:
+        interpreter.run()
+    except RecursionError:
+        stopped = _limit(path, f"analysis stopped: the code nests deeper than the {RECURSION_LIMIT:,} "
+                               "Python frames the analyser may use; what was found before is "
+                               "reported, the rest of the file is unchecked")
+    except AnalysisTimeout:
+        stopped = _limit(path, f"analysis stopped after {time_limit:g} s, the time limit per file; "
+                               "what was found before is reported, the rest of the file is unchecked")
+    if not reporter.findings and not types:
+        return ([stopped] if stopped else []), ()
+    # Positions cost a full pass over the tree: computed only for files with something to show.
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+    def span(node: cst.CSTNode) -> Span:
+        found = positions.get(node)
+        if found is None:
+            return Span(1, 0, 1, 0)
+        return Span(found.start.line, found.start.column, found.end.line, found.end.column)
+
+    diagnostics = [
+        Diagnostic(path, span(f.node), f.code, f.message,
+                   notes=tuple(Note(message, path, span(node)) for message, node in f.notes))
+        for f in list(reporter.findings)
+    ]
+    if stopped is not None:
+        diagnostics.append(stopped)
+    typed = tuple(TypedSpan(span(node), value) for node, value in (types or {}).values() if node in positions)
+    return diagnostics, typed
+
+
+def _filter(diagnostics: Iterable[Diagnostic], text: str, config: Config) -> tuple[Diagnostic, ...]:
+    table = suppressions(text)
+    # Every diagnostic of a checked file passes here, so its rule's severity is applied here
+    # once (parsing.py, which builds SC004, cannot import the rules: the SC005 rule imports it).
+    kept = [
+        replace(d, severity=severity_of(d.code)) for d in diagnostics
+        if config.enabled(d.code)
+        and not is_suppressed(table, d.span.line, d.code)
+        and not is_suppressed(table, d.span.end_line, d.code)
+    ]
+    return tuple(sorted(kept, key=Diagnostic.sort_key))

@@ -1,0 +1,163 @@
+"""The engine: the one object every front end calls (DESIGN.md section 7).
+
+It owns the configuration, the library of API handlers, where the project's other modules
+come from (a `ModuleSource`: the files of a run, or mypy's module graph) and the summaries of
+the modules it has loaded, keyed by module name and content hash. The CLI and `shapecheck run`
+call `check_paths` or `check_files`, the mypy plugin and the tests `analyze`; each turns what it
+gets back into its own output and holds no shape rule.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from shapecheck.analysis import analyze_text
+from shapecheck.analyzer.library import handlers
+from shapecheck.analyzer.modules import ModuleLoader
+from shapecheck.bounds import TIME_LIMIT_S
+from shapecheck.config import Config
+from shapecheck.files import read_regular
+from shapecheck.parsing import SourceDecodeError, decode
+from shapecheck.pool import run_pool
+from shapecheck.project import ModuleSource, ProjectIndex
+from shapecheck.results import Dependency, FileResult, Report, TypedSpan
+
+__all__ = ["Dependency", "Engine", "FileResult", "Report", "TypedSpan", "tune_gc"]
+
+# Below this many files a run is checked in this process: starting workers costs more.
+_MIN_FILES_FOR_WORKERS = 8
+
+
+class Engine:
+    """Analyses files under one configuration, with the project's modules from `modules`."""
+
+    def __init__(self, config: Config | None = None, modules: ModuleSource | None = None, *,
+                 time_limit: float = TIME_LIMIT_S) -> None:
+        self.config = config or Config()
+        self.time_limit = time_limit
+        functions, methods = handlers()
+        self.loader = ModuleLoader(modules, functions, methods, self.config.annotation_names)
+
+    @property
+    def modules(self) -> ModuleSource | None:
+        return self.loader.source
+
+    def use_modules(self, modules: ModuleSource | None) -> None:
+        """Find the project's modules here from now on (mypy's module graph of a new build).
+
+        Summaries are kept: each is reused only while its module's text hashes the same.
+        """
+        self.loader.source = modules
+        self.loader.refresh()
+
+    def analyze(self, path: str, text: str, *, keep_types: bool = False) -> FileResult:
+        """Analyse one file's text, reading the project's other modules as they are now.
+
+        Never raises: an internal error is in `FileResult.error`. `keep_types` keeps the
+        inferred type of each array-valued expression (hover, inlay hints).
+        """
+        self.loader.refresh()
+        return self._analyze(path, text, keep_types)
+
+    def _analyze(self, path: str, text: str, keep_types: bool = False) -> FileResult:
+        # Within the current snapshot of module texts: a batch of files shares one.
+        self.loader.reset_reads()
+        result = analyze_text(path, text, self.config, self.loader, keep_types=keep_types,
+                              time_limit=self.time_limit)
+        own = os.path.abspath(path)
+        dependencies = tuple(d for d in self.loader.dependencies() if os.path.abspath(d.path) != own)
+        return replace(result, dependencies=dependencies)
+
+    def check_file(self, path: str | Path) -> FileResult:
+        """Read and analyse one file; an unreadable or undecodable file is an error for that file."""
+        self.loader.refresh()
+        return self._check_file(path)
+
+    def _check_file(self, path: str | Path) -> FileResult:
+        try:
+            text = decode(read_regular(path))
+        except OSError as error:
+            return FileResult(str(path), (), (), f"cannot read file: {error.strerror or error}")
+        except SourceDecodeError as error:
+            return FileResult(str(path), (), (), f"cannot decode file: {error}")
+        return self._analyze(str(path), text)
+
+    def check_batch(self, paths: Sequence[str]) -> list[FileResult]:
+        """Check files that do not change meanwhile: the module texts are read once for all."""
+        self.loader.refresh()
+        return [self._check_file(path) for path in paths]
+
+    def check_files(self, paths: Sequence[str], jobs: int | None = None) -> Report:
+        """Check many files, in parallel worker processes when there are enough of them.
+
+        Without a module source of its own, the engine finds imports among `paths` and, as
+        Python would, beside them and under the configured root.
+        """
+        jobs = jobs or self.config.jobs or os.cpu_count() or 1
+        own = self.modules
+        if own is None:
+            self.use_modules(ProjectIndex.of(paths, [self.config.root]))
+        try:
+            return self._check_files(paths, jobs)
+        finally:
+            if own is None:
+                self.use_modules(None)
+
+    def _check_files(self, paths: Sequence[str], jobs: int) -> Report:
+        report = Report()
+        if jobs <= 1 or len(paths) < _MIN_FILES_FOR_WORKERS:
+            report.results = self.check_batch(paths)
+            return report
+        batches = list(_batches(paths, jobs * 8))
+        report.results = run_pool(batches, _Batch(self.config, self.modules, self.time_limit), jobs,
+                                  tune_gc, _worker_died)
+        report.results.sort(key=lambda result: result.path)
+        return report
+
+    def check_paths(self, paths: Sequence[str | Path], jobs: int | None = None) -> Report:
+        """Discover the Python files under `paths` (excludes and .gitignore applied) and check them."""
+        from shapecheck.files import discover
+
+        return self.check_files([str(p) for p in discover(paths, self.config)], jobs)
+
+
+class _Batch:
+    """A worker's task: an engine with the run's settings checks one batch; picklable."""
+
+    def __init__(self, config: Config, modules: ModuleSource | None, time_limit: float) -> None:
+        self.config = config
+        self.modules = modules
+        self.time_limit = time_limit
+
+    def __call__(self, batch: list[str]) -> list[FileResult]:
+        crash = os.environ.get(_CRASH_MARKER_VARIABLE)
+        if crash and any(crash in Path(path).name for path in batch):
+            os.abort()  # fault injection for the tests of a dying worker
+        return Engine(self.config, self.modules, time_limit=self.time_limit).check_batch(batch)
+
+
+_CRASH_MARKER_VARIABLE = "SHAPECHECK_TEST_KILL_WORKER_ON"
+
+
+def _worker_died(path: str) -> FileResult:
+    return FileResult(path, (), (), "the worker process checking this file died (a crash in "
+                                    "native code, or killed for memory); the other files were checked")
+
+
+def _batches(paths: Sequence[str], count: int) -> Iterator[list[str]]:
+    # Interleaved so every batch gets a similar mix of large and small files.
+    for start in range(count):
+        batch = list(paths[start::count])
+        if batch:
+            yield batch
+
+
+def tune_gc() -> None:
+    """libcst allocates millions of small acyclic objects; collecting as often as CPython's
+    default (every 700 allocations) costs a third of the parse time for nothing."""
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)

@@ -1,0 +1,75 @@
+"""What the engine returns: one file's result, and the report of a run over many files.
+
+Plain frozen data, picklable (worker processes send results back) and self-contained, so a
+cache can store a result and decide from its `dependencies` when to drop it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shapecheck.diagnostic import NOT_CHECKED, Diagnostic, Span
+from shapecheck.types import ArrayType
+
+
+@dataclass(frozen=True, slots=True)
+class TypedSpan:
+    """The inferred type of one array-valued expression (for hover and inlay hints)."""
+
+    span: Span
+    type: ArrayType
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Dependency:
+    """A project module a result was computed from: its name, file and text's content hash."""
+
+    module: str
+    path: str
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """Everything the analyzer found in one file; picklable and self-contained, so cacheable.
+
+    `dependencies` are the other modules of the project the analysis read (what the module
+    loader found for it, directly or through the modules those import), sorted by name: the
+    result stays valid while the file's own text and theirs are unchanged.
+    """
+
+    path: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    types: tuple[TypedSpan, ...] = ()
+    error: str | None = None  # an internal error: the file could not be checked
+    lines: int = 0
+    dependencies: tuple[Dependency, ...] = ()
+
+
+@dataclass(slots=True)
+class Report:
+    """The results of one run over many files."""
+
+    results: list[FileResult] = field(default_factory=list)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """Every diagnostic, with each file that could not be checked as one NOT_CHECKED."""
+        found = [d for r in self.results for d in r.diagnostics]
+        found.extend(_not_checked(r.path, r.error) for r in self.errors if r.error is not None)
+        return sorted(found, key=Diagnostic.sort_key)
+
+    @property
+    def errors(self) -> list[FileResult]:
+        return [r for r in self.results if r.error is not None]
+
+    @property
+    def lines(self) -> int:
+        return sum(r.lines for r in self.results)
+
+
+def _not_checked(path: str, error: str) -> Diagnostic:
+    # The first and last lines of a traceback say what failed; the whole of it goes to stderr.
+    lines = error.strip().splitlines()
+    summary = lines[0] if len(lines) < 2 else f"{lines[0].rstrip(':')}: {lines[-1]}"
+    return Diagnostic(path, Span(1, 0, 1, 1), NOT_CHECKED, f"file not checked: {summary}")
