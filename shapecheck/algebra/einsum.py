@@ -115,6 +115,17 @@ def _term(text: str) -> Term:
     return Term(tuple(letters), names)
 
 
+def operand_count(spec: EinsumSpec, count: int) -> Problem | None:
+    """SC003 when `count` operands do not fit the spec: one per term, at most two with named axes."""
+    if len(spec.inputs) != count:
+        return Problem(
+            Code.INVALID_EINSUM_SPEC, f"einsum spec has {len(spec.inputs)} operand{'s' if len(spec.inputs) != 1 else ''} "
+            f"but {count} {'were' if count != 1 else 'was'} given")
+    if spec.uses_names and count > 2:
+        return Problem(Code.INVALID_EINSUM_SPEC, f"einsum with named axes takes at most two operands; got {count}")
+    return None
+
+
 def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str] | None = None) -> Outcome:
     """The result type of `jnp.einsum(spec, *operands)`."""
     problems: list[Problem] = []
@@ -122,13 +133,9 @@ def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str
     for operand in operands[1:]:
         dtype = promote(dtype, operand.dtype)
     unknown = Outcome(ArrayType(dtype, (), (), 0, True))
-    if len(spec.inputs) != len(operands):
-        return Outcome(unknown.type, (Problem(
-            Code.INVALID_EINSUM_SPEC, f"einsum spec has {len(spec.inputs)} operand{'s' if len(spec.inputs) != 1 else ''} "
-            f"but {len(operands)} {'were' if len(operands) != 1 else 'was'} given"),))
-    if spec.uses_names and len(operands) > 2:
-        return Outcome(unknown.type, (Problem(
-            Code.INVALID_EINSUM_SPEC, f"einsum with named axes takes at most two operands; got {len(operands)}"),))
+    miscount = operand_count(spec, len(operands))
+    if miscount is not None:
+        return Outcome(unknown.type, (miscount,))
 
     sizes: dict[str, Dim] = {}
     source: dict[str, int] = {}

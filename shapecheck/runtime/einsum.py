@@ -12,9 +12,8 @@ from typing import Any
 
 import jax.numpy as _jnp
 
-from shapecheck.algebra.einsum import ELLIPSIS, EinsumSpec, Term, parse_einsum
+from shapecheck.algebra.einsum import ELLIPSIS, EinsumSpec, Term, operand_count, parse_einsum
 from shapecheck.algebra.outcome import Problem
-from shapecheck.codes import Code
 from shapecheck.runtime.axes import gather
 from shapecheck.runtime.boundary import boundary
 from shapecheck.runtime.errors import NamedAxisError
@@ -28,9 +27,9 @@ def einsum(subscripts: Any, *operands: Any, **kwargs: Any) -> Any:
     spec = parse_einsum(subscripts)
     if isinstance(spec, Problem):
         raise NamedAxisError(spec.code, spec.message, (spec,))
-    if len(spec.inputs) != len(operands) or len(operands) > 2:
-        raise NamedAxisError(Code.INVALID_EINSUM_SPEC, f"einsum spec {subscripts!r} with named axes takes at most two "
-                             f"operands, one per term; got {len(operands)}")
+    miscount = operand_count(spec, len(operands))
+    if miscount is not None:
+        raise NamedAxisError(miscount.code, miscount.message, (miscount,))
     output = spec.output or _implicit_output(spec)
     kept = set(output.names or ())
     used = {letter for term in (*spec.inputs, output) for letter in term.letters}

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import shapecheck.runtime.numpy as snp
 from shapecheck.api import analyze_source
 from shapecheck.literal import from_value
 from shapecheck.runtime import NamedAxisError, nn, xmap
@@ -146,3 +147,23 @@ def test_one_hot_refuses_a_wrong_size_with_the_checker_s_message() -> None:
         f(np.zeros((2,), np.int32))
     assert reported == [(error.value.code, error.value.message)] == [
         ("SC102", "one_hot: num_classes is 3 but named axis 'classes' has size 4")]
+
+
+# (the einsum call as written; the same call, run)
+EINSUMS: list[tuple[str, Any]] = [
+    ("'a{i},a{i},a{i}->a', x, x, x", lambda x: snp.einsum("a{i},a{i},a{i}->a", x, x, x)),
+    ("'a{i},a{i}->a', x", lambda x: snp.einsum("a{i},a{i}->a", x)),
+    ("'a{i}->a', x, x", lambda x: snp.einsum("a{i}->a", x, x)),
+]
+
+
+@pytest.mark.parametrize(("call", "body"), EINSUMS, ids=[c for c, _ in EINSUMS])
+def test_einsum_refuses_an_operand_count_with_the_checker_s_message(call: str, body: Any) -> None:
+    text = ("import jax.numpy as jnp\nfrom jax.experimental.maps import xmap\n\n"
+            f"f = xmap(lambda x: jnp.einsum({call}), in_axes=['i', ...], out_axes=[...])\n"
+            "y = f(jnp.ones((2, 3)))\n")
+    reported = [(d.code, d.message) for d in analyze_source("prog.py", text).diagnostics]
+    with pytest.raises(NamedAxisError) as error:
+        xmap(body, in_axes=["i", ...], out_axes=[...])(np.ones((2, 3), np.float32))
+    assert reported == [(error.value.code, error.value.message)]
+    assert error.value.code == "SC003"

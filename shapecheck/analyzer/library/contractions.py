@@ -84,9 +84,9 @@ def einsum(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
         return None
     operands = call.args[1:]
     if not all(isinstance(o, ArrayType) for o in operands):
-        if len(parsed.inputs) != len(operands):
-            interp.reporter.add(spec_node, Code.INVALID_EINSUM_SPEC, f"einsum spec {spec_text!r} has {len(parsed.inputs)} "
-                                f"operands but {len(operands)} were given")
+        miscount = algebra_einsum.operand_count(parsed, len(operands))
+        if miscount is not None:
+            interp.reporter.add(spec_node, miscount.code, miscount.message)
         return None
     arrays = [o for o in operands if isinstance(o, ArrayType)]
     names = sorted({n for term in parsed.inputs for n in term.names or ()})
