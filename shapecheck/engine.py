@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -126,18 +127,29 @@ class Engine:
 
 
 class _Batch:
-    """A worker's task: an engine with the run's settings checks one batch; picklable."""
+    """A worker's task: the run's engine in that worker checks one batch; picklable."""
 
     def __init__(self, config: Config, modules: ModuleSource | None, time_limit: float) -> None:
         self.config = config
         self.modules = modules
         self.time_limit = time_limit
+        self.run = uuid.uuid4().hex
 
     def __call__(self, batch: list[str]) -> list[FileResult]:
         crash = os.environ.get(_CRASH_MARKER_VARIABLE)
         if crash and any(crash in Path(path).name for path in batch):
             os.abort()  # fault injection for the tests of a dying worker
-        return Engine(self.config, self.modules, time_limit=self.time_limit).check_batch(batch)
+        return self._engine().check_batch(batch)
+
+    def _engine(self) -> Engine:
+        # One engine per worker and run, so the batches a worker checks share module summaries.
+        global _worker_engine
+        if _worker_engine is None or _worker_engine[0] != self.run:
+            _worker_engine = (self.run, Engine(self.config, self.modules, time_limit=self.time_limit))
+        return _worker_engine[1]
+
+
+_worker_engine: tuple[str, Engine] | None = None
 
 
 _CRASH_MARKER_VARIABLE = "SHAPECHECK_TEST_KILL_WORKER_ON"
