@@ -29,15 +29,10 @@ from shapecheck.algebra.xmap_options import (
     undefined_axes,
 )
 from shapecheck.codes import Code
+from shapecheck.dtypes import NUMPY_NAMES
 from shapecheck.literal import Lit, from_value
 from shapecheck.runtime.errors import NamedAxisError, raise_problems
 from shapecheck.types import ArrayType
-
-_DTYPE_NAMES = {
-    "bool": "bool_", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "f16",
-    "bfloat16": "bf16", "float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +93,7 @@ def _parse(raw: object, what: str, problems: list[Problem]) -> SpecTree | None:
 
 
 def dtype_name(dtype: Any) -> str | None:
-    return _DTYPE_NAMES.get(np.dtype(dtype).name)
+    return NUMPY_NAMES.get(np.dtype(dtype).name)
 
 
 def array_type(value: Any, named: dict[str, int] | None = None) -> ArrayType:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import shapecheck.runtime.numpy as snp
 from shapecheck.api import analyze_source
 from shapecheck.literal import from_value
-from shapecheck.runtime import NamedAxisError, nn, xmap
+from shapecheck.runtime import NamedAxisError, nn, specs, xmap
 
 GOOD: dict[str, Any] = {"in_axes": ["i", ...], "out_axes": ["i", ...]}
 
@@ -167,3 +168,13 @@ def test_einsum_refuses_an_operand_count_with_the_checker_s_message(call: str, b
         xmap(body, in_axes=["i", ...], out_axes=[...])(np.ones((2, 3), np.float32))
     assert reported == [(error.value.code, error.value.message)]
     assert error.value.code == "SC003"
+
+
+@pytest.mark.parametrize("name", ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                                  "float16", "bfloat16", "float32", "float64", "complex64", "complex128"])
+def test_the_checker_and_the_runtime_name_a_dtype_alike(name: str) -> None:
+    text = f"import jax.numpy as jnp\n\nx = jnp.zeros((2,), dtype=jnp.{name})\n"
+    result = analyze_source("prog.py", text, keep_types=True)
+    inferred = [t.type for t in result.types if t.span.line == 3 and t.span.column == 4]
+    assert [getattr(t, "dtype", None) for t in inferred] == [specs.dtype_name(jnp.dtype(name))]
+    assert specs.dtype_name(jnp.dtype(name)) is not None

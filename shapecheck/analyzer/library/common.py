@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Final, overload
 
 import libcst as cst
 
@@ -13,6 +13,7 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.values import Const, DType, Qual, Seq, Value, as_dim, as_int, as_str
 from shapecheck.codes import Code
 from shapecheck.dims import Dim
+from shapecheck.dtypes import NUMPY_NAMES
 from shapecheck.types import ArrayType, scalar
 
 if TYPE_CHECKING:
@@ -20,12 +21,7 @@ if TYPE_CHECKING:
 
 _MODULE = cst.Module(body=[])
 
-DTYPE_ALIASES = {
-    "float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
-    "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-    "complex64": "c64", "complex128": "c128", "bool_": "bool_", "bool": "bool_",
-}
+DTYPE_ALIASES: Final = NUMPY_NAMES  # numpy's dtype names -> the annotation language's (one table, in dtypes)
 
 
 def code_of(node: cst.CSTNode | None) -> str:
