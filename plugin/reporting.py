@@ -18,6 +18,7 @@ from mypy.errors import ErrorInfo, Errors
 from mypy.nodes import MypyFile
 from mypy.types import UnboundType
 
+from shapecheck.analyzer.modules import content_hash
 from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic
 from shapecheck.engine import Engine, FileResult
@@ -40,6 +41,7 @@ class _Reported:
     table: dict[str, list[ErrorInfo]]  # mypy's error table at the time (a reset replaces it)
     infos: list[ErrorInfo]  # the errors and notes added (those not silenced by an ignore)
     result: FileResult
+    inputs: _Inputs  # what the result was computed from
 
     def fresh(self, errors: Errors, generation: int) -> bool:
         """Whether the file's diagnostics are still in mypy's table and still right.
@@ -53,9 +55,20 @@ class _Reported:
         return all(id(info) in kept for info in self.infos)
 
 
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    """What a file's result depends on besides the configuration: its own text, the modules
+    mypy's graph holds (an import that found nothing may find a module added since), and the
+    texts of the modules the analysis read (`FileResult.dependencies`)."""
+
+    text_hash: str
+    graph: frozenset[str]
+
+
 class FileReporter:
     """Analyses each file mypy processes, and reports its diagnostics through mypy: once per
-    build, and again in a long-lived dmypy whenever mypy dropped them or a project file changed."""
+    build, and again in a long-lived dmypy whenever mypy dropped them or a project file changed
+    (analysing it again only when its text or a module its result read changed)."""
 
     def __init__(self, config: Config) -> None:
         self.engine = Engine(config)
@@ -64,6 +77,7 @@ class FileReporter:
         self.modules: MypyModules | None = None
         self.generation = 0  # bumped whenever mypy parses a project file (again)
         self.loaded_generation = -1
+        self.graph_names: frozenset[str] = frozenset()
         self.indexed = (-1, 0)
         self.trees: dict[str, MypyFile] = {}  # path -> project module
         self.project: set[str] = set()
@@ -93,6 +107,7 @@ class FileReporter:
             self.loaded_generation = self.generation
             self.modules = MypyModules(self.graph)
             self.engine.use_modules(self.modules)
+            self.graph_names = frozenset(self.graph)
 
     def report_current(self, errors: Errors) -> None:
         """Report the file mypy is processing now, unless its diagnostics are there already.
@@ -111,12 +126,16 @@ class FileReporter:
             return
         self._load()
         if before is not None and before.generation == self.generation:
-            result = before.result
+            result, inputs = before.result, before.inputs
         else:
             text = self.modules.read(path) if self.modules is not None else _read(path)
             if text is None:
                 return
-            result = self.engine.analyze(path, text)
+            inputs = _Inputs(content_hash(text), self.graph_names)
+            if before is not None and self._unchanged(before, inputs):
+                result = before.result  # a project file changed, but none this result read
+            else:
+                result = self.engine.analyze(path, text)
         table = errors.error_info_map
         if before is not None and path in table:
             # Drop what is left of the previous report before reporting again.
@@ -128,7 +147,17 @@ class FileReporter:
         if result.error is not None:
             errors.report(1, 0, f"shapecheck could not analyse this file: {result.error.splitlines()[-1]}",
                           INTERNAL_ERROR)
-        self.reported[path] = _Reported(self.generation, table, table.get(path, [])[count:], result)
+        self.reported[path] = _Reported(self.generation, table, table.get(path, [])[count:], result, inputs)
+
+    def _unchanged(self, before: _Reported, inputs: _Inputs) -> bool:
+        """Whether a result computed in an earlier generation is still the file's result."""
+        if before.inputs != inputs or self.modules is None:
+            return False
+        for dependency in before.result.dependencies:
+            found = self.modules.find(dependency.module)
+            if found is None or found[0] != dependency.path or content_hash(found[1]) != dependency.hash:
+                return False
+        return True
 
     def _depend(self, path: str) -> None:
         """Keep the file's fine-grained dependencies on the project modules it imports.

@@ -162,3 +162,39 @@ def test_dmypy_keeps_and_updates_shape_diagnostics(daemon: Daemon, tmp_path: Pat
     renamed = daemon.check(*files)
     assert renamed.shape_pairs("specs_user.py") == {(6, "SC203"): 1}, renamed.stdout
     assert renamed.shape_pairs("model.py") == expected, renamed.stdout
+
+
+def test_a_result_is_reused_until_a_module_it_read_changes(tmp_path: Path) -> None:
+    from mypy.nodes import MypyFile
+
+    from shapecheck.analyzer.modules import content_hash
+    from shapecheck.config import Config
+    from shapecheck.plugin.reporting import FileReporter, _Inputs, _Reported
+
+    layers = tmp_path / "layers.py"
+    layers.write_text(textwrap.dedent(LAYERS).replace("SIZE", "3"))
+    (tmp_path / "other.py").write_text("X = 1\n")
+    graph: dict[str, MypyFile] = {}
+    for name in ("layers", "other"):
+        tree = MypyFile([], [])
+        tree._fullname, tree.path = name, str(tmp_path / f"{name}.py")
+        graph[name] = tree
+    reporter = FileReporter(Config())
+    reporter.use_modules(graph)
+    reporter._load()
+    model = textwrap.dedent(MODEL)
+    result = reporter.engine.analyze(str(tmp_path / "model.py"), model)
+    assert [d.module for d in result.dependencies] == ["layers"]
+    inputs = _Inputs(content_hash(model), reporter.graph_names)
+    before = _Reported(reporter.generation, {}, [], result, inputs)
+
+    def next_generation() -> None:
+        reporter.generation += 1
+        reporter._load()
+
+    (tmp_path / "other.py").write_text("X = 2\n")  # not read by model.py's analysis
+    next_generation()
+    assert reporter._unchanged(before, _Inputs(content_hash(model), reporter.graph_names))
+    layers.write_text(textwrap.dedent(LAYERS).replace("SIZE", "4"))
+    next_generation()
+    assert not reporter._unchanged(before, _Inputs(content_hash(model), reporter.graph_names))
