@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapecheck.algebra import reduction
-from shapecheck.algebra.broadcast import union_named
-from shapecheck.algebra.outcome import Problem
+from shapecheck.algebra import collectives, reduction
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
@@ -22,8 +20,6 @@ from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import LAX
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import AxisSize, Const, Seq, Value, as_int
-from shapecheck.codes import Code
-from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -71,38 +67,10 @@ def pdot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     names = _names(interp, call, ctx, 2, "lax.pdot")
     if not (isinstance(x, ArrayType) and isinstance(y, ArrayType)) or names is None:
         return None
-    problems: list[Problem] = []
-    named = dict(union_named([x.named, y.named], labels(call, 2), problems))
-    for name in names:
-        if isinstance(name, str):
-            named.pop(name, None)
-    if x.ellipsis is not None or y.ellipsis is not None:
-        interp.reporter.problems(problems, call.node, call.arg_nodes)
-        return ArrayType(None, (), tuple(named.items()), 0, x.named_open or y.named_open)
-    contract = _pairs(call.get(3, "pos_contract"))
-    batch = _pairs(call.get(4, "pos_batch"))
-    if contract is None or batch is None:
-        interp.reporter.problems(problems, call.node, call.arg_nodes)
-        return ArrayType(None, (), tuple(named.items()), 0, x.named_open or y.named_open)
-    conflicted: set[int] = set()  # batch dims of x reported here: unknown in the result
-    for (left, right), kind in [(p, "contracted") for p in zip(*contract, strict=True)] + \
-            [(p, "batch") for p in zip(*batch, strict=True)]:
-        if left >= len(x.dims) or right >= len(y.dims):
-            problems.append(Problem(Code.AXIS_OUT_OF_RANGE, f"lax.pdot: {kind} axes ({left}, {right}) are out of range"))
-            continue
-        if certainly_differ(x.dims[left], y.dims[right]):
-            problems.append(Problem(
-                Code.CONTRACTION_MISMATCH, f"lax.pdot: {kind} dims differ: {format_dim(x.dims[left])} vs "
-                f"{format_dim(y.dims[right])}", sizes=(x.dims[left], y.dims[right])))
-            conflicted.add(left)
-    interp.reporter.problems(problems, call.node, call.arg_nodes)
-    used_x = set(contract[0]) | set(batch[0])
-    used_y = set(contract[1]) | set(batch[1])
-    dims: list[Dim] = [CONFLICT if i in conflicted else x.dims[i] for i in batch[0] if i < len(x.dims)]
-    dims += [d for i, d in enumerate(x.dims) if i not in used_x]
-    dims += [d for i, d in enumerate(y.dims) if i not in used_y]
-    return ArrayType(x.dtype if x.dtype == y.dtype else None, tuple(dims), tuple(named.items()),
-                     None, x.named_open or y.named_open)
+    outcome = collectives.pdot(x, y, names, _pairs(call.get(3, "pos_contract")), _pairs(call.get(4, "pos_batch")),
+                               labels(call, 2))
+    interp.reporter.problems(outcome.problems, call.node, call.arg_nodes)
+    return outcome.type
 
 
 def _pairs(value: Value) -> tuple[list[int], list[int]] | None:
@@ -126,22 +94,8 @@ def all_gather(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
         return None
     name = names[0]
     size = value.named_dict.get(name, ctx.size_of(name))
-    axis = as_int(call.kwargs.get("axis", Const(0)))
-    tiled = flag(call.kwargs.get("tiled"), False)
-    named = tuple((n, s) for n, s in value.named if n != name)
-    if value.ellipsis is not None or axis is None or tiled is None:
-        return ArrayType(value.dtype, (), named, 0, value.named_open)
-    dims = list(value.dims)
-    if tiled:
-        if not 0 <= axis < len(dims):
-            return ArrayType(value.dtype, (), named, 0, value.named_open)
-        current = dims[axis]
-        dims[axis] = current * size if isinstance(current, int) and isinstance(size, int) else None
-    else:
-        if not 0 <= axis <= len(dims):
-            return ArrayType(value.dtype, (), named, 0, value.named_open)
-        dims.insert(axis, size)
-    return ArrayType(value.dtype, tuple(dims), named, None, value.named_open)
+    return collectives.all_gather(value, name, size, as_int(call.kwargs.get("axis", Const(0))),
+                                  flag(call.kwargs.get("tiled"), False))
 
 
 @REGISTRY.handles(f"{LAX}.axis_index")
