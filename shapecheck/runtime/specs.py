@@ -105,13 +105,13 @@ def array_type(value: Any, named: dict[str, int] | None = None) -> ArrayType:
 
 
 def value_tree(value: Any) -> ValueTree:
-    """A pytree of arrays as the algebra's value tree (tuples, str-keyed dicts, ArrayTypes)."""
+    """A pytree of arrays (or of ArrayTypes) as the algebra's value tree (tuples, str-keyed dicts, ArrayTypes)."""
     if isinstance(value, list | tuple):
         return tuple(value_tree(item) for item in value)
     if isinstance(value, dict):
         return {str(key): value_tree(item) for key, item in value.items()}
-    if value is None:
-        return None
+    if value is None or isinstance(value, ArrayType):
+        return value
     if hasattr(value, "shape") or isinstance(value, int | float | complex | bool):
         return array_type(value)
     return None  # a custom pytree node: the algebra says nothing certain about it

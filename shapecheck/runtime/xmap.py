@@ -119,6 +119,9 @@ class _XMapped:
         use_mesh = mesh is not None and bool(self.resources)
         with _auto_mode(mesh.mesh if mesh is not None and use_mesh else None):
             closed, out_tree = _trace_body(self.fun, in_tree, leaves, in_leaves, sizes, order)
+        # The results' structure against out_axes, with the checker's messages (any shape fits here).
+        shapes = jax.tree_util.tree_unflatten(out_tree, [ArrayType.anything()] * out_tree.num_leaves)
+        raise_problems(apply_out_axes(self.out_spec, specs.value_tree(shapes), {})[1])
         dummy = jax.tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
         out_leaves = [_Leaf(m, w) for m, w in specs.leaf_mappings(self.out_spec, dummy, "out_axes")]
 

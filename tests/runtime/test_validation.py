@@ -119,6 +119,8 @@ CALLS: list[tuple[str, Any, dict[str, Any], list[tuple[int, ...]]]] = [
     ("lambda x: x", lambda x: x, {**GOOD, "in_axes": ["i", None]}, [(2, 3, 4)]),
     ("lambda x: x", lambda x: x, {**GOOD, "out_axes": [...]}, [(5,)]),
     ("lambda x: x", lambda x: x, {**GOOD, "out_axes": [None, None, "i", ...]}, [(5,)]),
+    ("lambda x: x", lambda x: x, {**GOOD, "out_axes": (["i", ...], ["i", ...])}, [(5,)]),
+    ("lambda x: (x, x)", lambda x: (x, x), {**GOOD, "out_axes": {"a": ["i", ...]}}, [(5,)]),
 ]
 
 
