@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import reduction
-from shapecheck.algebra.one_hot import named_classes
-from shapecheck.algebra.outcome import normalize_axis, out_of_range
+from shapecheck.algebra.one_hot import one_hot as one_hot_type
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import axes, axis_names, check_bound, dtype_arg, finish
@@ -16,7 +15,7 @@ from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import NN
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Value, as_int
-from shapecheck.types import ArrayType, named_shape
+from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
@@ -67,24 +66,10 @@ def one_hot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
         return None
     if isinstance(axis, str):
         check_bound(interp, [axis], call, ctx, call.kwarg_nodes.get("axis", call.node), "jax.nn.one_hot")
-        size = ctx.size_of(axis)
-        existing = labels_value.named_dict.get(axis)
-        if existing is not None:
-            size = existing
-        named = labels_value.named_dict
-        named[axis], problems = named_classes(count, axis, size)
-        interp.reporter.problems(problems, call.node_of(1, "num_classes"))
-        return ArrayType(dtype, labels_value.dims, named_shape(named), labels_value.ellipsis,
-                         labels_value.named_open)
-    if isinstance(axis, int) and not isinstance(axis, bool) and labels_value.ellipsis is None:
-        rank = len(labels_value.dims) + 1
-        position = normalize_axis(axis, rank)
-        if position is None:
-            interp.reporter.problems([out_of_range(axis, rank, "one_hot's result")], call.node)
-            return None
-        dims = list(labels_value.dims)
-        dims.insert(position, count)
-        return labels_value.with_dims(dims).with_dtype(dtype)
-    return None
+    elif not isinstance(axis, int) or isinstance(axis, bool):
+        return None
+    result, problems = one_hot_type(labels_value, count, axis, dtype, ctx.size_of(axis) if isinstance(axis, str) else None)
+    interp.reporter.problems(problems, call.node, [call.node_of(0, "x"), call.node_of(1, "num_classes")])
+    return result
 
 
