@@ -19,8 +19,8 @@ from pathlib import Path
 
 import libcst as cst
 
-from shapecheck.api import check_files, tune_gc
 from shapecheck.config import Config
+from shapecheck.engine import Engine, tune_gc
 from shapecheck.files import discover
 
 
@@ -46,7 +46,7 @@ def main() -> int:
     check_times, parse_times = [], []
     for _ in range(args.runs):
         start = time.perf_counter()
-        report = check_files(files, Config(), args.jobs)
+        report = Engine(Config()).check_files(files, args.jobs)
         check_times.append(time.perf_counter() - start)
         start = time.perf_counter()
         for path in files:
