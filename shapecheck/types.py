@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from shapecheck.dims import Dim, Sym, format_dim
@@ -88,6 +88,11 @@ class ArrayType:
 
     def with_dtype(self, dtype: str | None) -> ArrayType:
         return replace(self, dtype=dtype, weak=False)
+
+    def map_dims(self, size: Callable[[Dim], Dim]) -> ArrayType:
+        """The same type with `size` applied to every positional and named size."""
+        return replace(self, dims=tuple(size(d) for d in self.dims),
+                       named=tuple((n, size(s)) for n, s in self.named))
 
     def symbols(self) -> set[str]:
         """Names of the symbolic sizes this type mentions."""

@@ -124,13 +124,7 @@ def substitute(declared: ArrayType, bindings: Bindings, *, free: bool = True) ->
             return dim if free else None
         return dim
 
-    return ArrayType(
-        declared.dtype,
-        tuple(resolve(d) for d in declared.dims),
-        tuple((n, resolve(s)) for n, s in declared.named),
-        declared.ellipsis,
-        declared.named_open,
-    )
+    return declared.map_dims(resolve)
 
 
 def unknown_where(value: ArrayType, problems: Sequence[Problem]) -> ArrayType:
@@ -187,10 +181,4 @@ def rigid(declared: ArrayType, bindings: Bindings) -> ArrayType:
             return bindings[dim.name]
         return dim
 
-    return ArrayType(
-        declared.dtype,
-        tuple(make(d) for d in declared.dims),
-        tuple((n, make(s)) for n, s in declared.named),
-        declared.ellipsis,
-        declared.named_open,
-    )
+    return declared.map_dims(make)

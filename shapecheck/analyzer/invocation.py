@@ -93,10 +93,11 @@ class Invocation(InterpreterState):
         args = list(call.args)
         typed: list[tuple[str, ArrayType | None]] = []
         axes_reported: set[str] = set()  # a named axis has one size per call: one SC103 for it
-        for index, param in enumerate(positional):
+        keyword_only = [(None, param) for param in params.kwonly_params]
+        for index, param in [*enumerate(positional), *keyword_only]:
             name = param.name.value
             declared = self._param_type(param, function.scope)
-            if index < len(args):
+            if index is not None and index < len(args):
                 value, node = args[index], call.node_of(index)
             elif name in call.kwargs:
                 value, node = call.kwargs[name], call.kwarg_nodes.get(name, call.node)
@@ -110,18 +111,6 @@ class Invocation(InterpreterState):
         if isinstance(params.star_arg, cst.Param):
             rest = args[len(positional):]
             scope.bind(params.star_arg.name.value, Seq(tuple(rest)) if not alone else None)
-        for param in params.kwonly_params:
-            name = param.name.value
-            declared = self._param_type(param, function.scope)
-            if name in call.kwargs:
-                value, node = call.kwargs[name], call.kwarg_nodes.get(name, call.node)
-            elif param.default is not None:
-                value, node = self.eval(param.default, function.scope, ctx), param.default
-            else:
-                value, node = None, call.node
-            scope.bind(name, self._bind_param(function, name, declared, value, node, bindings, ctx, alone,
-                                                   axes_reported))
-            typed.append((name, declared))
         if params.star_kwarg is not None:
             scope.bind(params.star_kwarg.name.value, None)
         conflicted = {symbol for symbol, size in bindings.items() if isinstance(size, Conflict)}

@@ -51,4 +51,4 @@ def _uniform_bounds(call: CallArgs, result: ArrayType) -> ArrayType:
     if not arrays:
         return result
     widened = algebra_broadcast.broadcast([result, *arrays]).type
-    return ArrayType(result.dtype, widened.dims, widened.named, widened.ellipsis, widened.named_open)
+    return widened.with_dtype(result.dtype)
