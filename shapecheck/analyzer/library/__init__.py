@@ -24,12 +24,13 @@ from shapecheck.analyzer.library import (
     operators,
     random_api,
     reductions,
+    sharding_api,
 )
 from shapecheck.analyzer.library.registry import Registry
 
 REGISTRIES: tuple[Registry, ...] = tuple(module.REGISTRY for module in (
     builtins_api, lax_api, maps, mesh_api, nn_api, numpy_constructors, random_api, elementwise,
-    reductions, contractions, layout_api, array_attributes, operators,
+    reductions, contractions, layout_api, array_attributes, operators, sharding_api,
 ))
 
 

@@ -56,10 +56,10 @@ def partial(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     return Partial(call.args[0], tuple(call.args[1:]), tuple(call.kwargs.items()))
 
 
-@REGISTRY.handles("jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call", "jax.experimental.pjit.pjit",
-         "jax.custom_jvp", "jax.custom_vjp", "functools.wraps", "jax.ad_checkpoint.checkpoint")
+@REGISTRY.handles("jax.checkpoint", "jax.remat", "jax.named_call", "jax.custom_jvp", "jax.custom_vjp",
+                  "functools.wraps", "jax.ad_checkpoint.checkpoint")
 def same_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    # jit and friends change how a function runs, never the shapes it computes.
+    # checkpointing and friends change how a function runs, never the shapes it computes.
     fun = call.get(0, "fun")
     return fun if isinstance(fun, Function | Partial | Xmap | Vmap) else None
 
