@@ -8,7 +8,6 @@ with the runtime standing in for `jax.experimental.maps`, exactly as `shapecheck
 from __future__ import annotations
 
 import ast
-import re
 import runpy
 import warnings
 from pathlib import Path
@@ -18,18 +17,11 @@ import numpy as np
 import pytest
 
 from shapecheck.api import analyze_source
-from shapecheck.diagnostic import Span
 from shapecheck.runtime import NamedAxisError
 from shapecheck.runtime.install import stand_ins
-from shapecheck.types import ArrayType
+from tests.runtime.fixture_runs import FIXTURES, agrees, assignments, markers
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-MARKER = re.compile(r"#\s*expect:\s*((?:SC\d{3}\s*)+)")
 RUNTIME_ERRORS = {"SC102", "SC201", "SC205"}
-
-
-def markers(text: str) -> set[str]:
-    return {code for match in MARKER.finditer(text) for code in match.group(1).split()}
 
 
 def calls_xmap_at_module_level(tree: ast.Module) -> bool:
@@ -64,33 +56,6 @@ def execute(path: Path) -> dict[str, Any]:
     with stand_ins(), warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)  # `with Mesh(...)` is set_mesh there
         return runpy.run_path(str(path), run_name="__main__")
-
-
-def assignments(tree: ast.Module) -> list[tuple[str, Span]]:
-    """Module-level `name = <call>` (annotated or not) with the span of the call."""
-    found = []
-    for statement in tree.body:
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-            target, value = statement.targets[0], statement.value
-        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
-            target, value = statement.target, statement.value
-        else:
-            continue
-        if isinstance(target, ast.Name) and isinstance(value, ast.Call) and value.end_lineno is not None:
-            span = Span(value.lineno, value.col_offset, value.end_lineno, value.end_col_offset or 0)
-            found.append((target.id, span))
-    return found
-
-
-def agrees(inferred: ArrayType, value: Any) -> bool:
-    """A run-time result fits what the analyzer inferred (unknown parts fit anything)."""
-    shape = tuple(np.shape(value))
-    if inferred.named and not inferred.named_open:
-        return False  # at module level every named axis has been placed by out_axes
-    if inferred.ellipsis is not None:
-        return True
-    return len(shape) == len(inferred.dims) and all(
-        not isinstance(dim, int) or dim == size for dim, size in zip(inferred.dims, shape, strict=True))
 
 
 @pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.name)
