@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import os
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -87,35 +87,44 @@ class Engine:
             return FileResult(str(path), (), (), f"cannot decode file: {error}")
         return self._analyze(str(path), text)
 
-    def check_batch(self, paths: Sequence[str]) -> list[FileResult]:
+    def check_batch(self, paths: Sequence[str],
+                    progress: Callable[[FileResult], None] | None = None) -> list[FileResult]:
         """Check files that do not change meanwhile: the module texts are read once for all."""
         self.loader.refresh()
-        return [self._check_file(path) for path in paths]
+        results = []
+        for path in paths:
+            results.append(self._check_file(path))
+            if progress is not None:
+                progress(results[-1])
+        return results
 
-    def check_files(self, paths: Sequence[str], jobs: int | None = None) -> Report:
+    def check_files(self, paths: Sequence[str], jobs: int | None = None,
+                    progress: Callable[[FileResult], None] | None = None) -> Report:
         """Check many files, in parallel worker processes when there are enough of them.
 
         Without a module source of its own, the engine finds imports among `paths` and, as
-        Python would, beside them and under the configured root.
+        Python would, beside them and under the configured root. `progress` is called with each
+        file's result as it arrives here (a worker's files arrive together, with its batch).
         """
         jobs = jobs or self.config.jobs or os.cpu_count() or 1
         own = self.modules
         if own is None:
             self.use_modules(ProjectIndex.of(paths, [self.config.root]))
         try:
-            return self._check_files(paths, jobs)
+            return self._check_files(paths, jobs, progress)
         finally:
             if own is None:
                 self.use_modules(None)
 
-    def _check_files(self, paths: Sequence[str], jobs: int) -> Report:
+    def _check_files(self, paths: Sequence[str], jobs: int,
+                     progress: Callable[[FileResult], None] | None = None) -> Report:
         report = Report()
         if jobs <= 1 or len(paths) < _MIN_FILES_FOR_WORKERS:
-            report.results = self.check_batch(paths)
+            report.results = self.check_batch(paths, progress)
             return report
         batches = list(_batches(paths, jobs * 8))
         report.results = run_pool(batches, _Batch(self.config, self.modules, self.time_limit), jobs,
-                                  tune_gc, _worker_died)
+                                  tune_gc, _worker_died, progress)
         report.results.sort(key=lambda result: result.path)
         return report
 

@@ -20,13 +20,16 @@ Task = Callable[[list[str]], list[T]]
 
 
 def run_pool(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer: Callable[[], None],
-             died: Callable[[str], T]) -> list[T]:
-    """`task(batch)` for every batch on `jobs` processes; `died(path)` for a file whose worker died."""
-    results, unfinished = _round(batches, task, jobs, initializer)
+             died: Callable[[str], T], done: Callable[[T], None] | None = None) -> list[T]:
+    """`task(batch)` for every batch on `jobs` processes; `died(path)` for a file whose worker died.
+
+    `done` (a progress display) is called with each result as its batch comes back.
+    """
+    results, unfinished = _round(batches, task, jobs, initializer, done)
     while unfinished:
         # One file per task now, so a death costs only the files that were in flight.
-        done, again = _round([[path] for path in unfinished], task, jobs, initializer)
-        results.extend(done)
+        done_now, again = _round([[path] for path in unfinished], task, jobs, initializer, done)
+        results.extend(done_now)
         if len(again) == len(unfinished):
             # No progress: one file at a time, so the one that kills its worker is known.
             while again:
@@ -54,7 +57,7 @@ def _one_by_one(paths: Sequence[str], task: Task[T], initializer: Callable[[], N
 
 
 def _round(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer: Callable[[], None],
-           ) -> tuple[list[T], list[str]]:
+           done: Callable[[T], None] | None = None) -> tuple[list[T], list[str]]:
     results: list[T] = []
     unfinished: list[str] = []
     # forkserver, not fork: the caller may have imported jax, whose threads make fork unsafe.
@@ -65,7 +68,12 @@ def _round(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer: 
         ]
         for batch, future in futures:
             try:
-                results.extend(future.result())
+                batch_results = future.result()
             except BrokenProcessPool:
                 unfinished.extend(batch)
+                continue
+            results.extend(batch_results)
+            if done is not None:
+                for result in batch_results:
+                    done(result)
     return results, unfinished
