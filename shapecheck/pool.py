@@ -20,16 +20,16 @@ Task = Callable[[list[str]], list[T]]
 
 
 def run_pool(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer: Callable[[], None],
-             died: Callable[[str], T], done: Callable[[T], None] | None = None) -> list[T]:
+             died: Callable[[str], T], on_result: Callable[[T], None] | None = None) -> list[T]:
     """`task(batch)` for every batch on `jobs` processes; `died(path)` for a file whose worker died.
 
-    `done` (a progress display) is called with each result as its batch comes back.
+    `on_result` (a progress display) is called with each result as its batch comes back.
     """
-    results, unfinished = _round(batches, task, jobs, initializer, done)
+    results, unfinished = _round(batches, task, jobs, initializer, on_result)
     while unfinished:
         # One file per task now, so a death costs only the files that were in flight.
-        done_now, again = _round([[path] for path in unfinished], task, jobs, initializer, done)
-        results.extend(done_now)
+        done, again = _round([[path] for path in unfinished], task, jobs, initializer, on_result)
+        results.extend(done)
         if len(again) == len(unfinished):
             # No progress: one file at a time, so the one that kills its worker is known.
             while again:
@@ -57,7 +57,7 @@ def _one_by_one(paths: Sequence[str], task: Task[T], initializer: Callable[[], N
 
 
 def _round(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer: Callable[[], None],
-           done: Callable[[T], None] | None = None) -> tuple[list[T], list[str]]:
+           on_result: Callable[[T], None] | None = None) -> tuple[list[T], list[str]]:
     results: list[T] = []
     unfinished: list[str] = []
     # forkserver, not fork: the caller may have imported jax, whose threads make fork unsafe.
@@ -73,7 +73,7 @@ def _round(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer: 
                 unfinished.extend(batch)
                 continue
             results.extend(batch_results)
-            if done is not None:
+            if on_result is not None:
                 for result in batch_results:
-                    done(result)
+                    on_result(result)
     return results, unfinished
