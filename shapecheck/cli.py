@@ -34,7 +34,9 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="check files and directories (default: .)")
     check.add_argument("paths", nargs="*", default=[], help="files or directories")
-    check.add_argument("--format", choices=sorted(FORMATS), default="text")
+    check.add_argument("--format", choices=sorted(FORMATS), default="text",
+                       help="text (default), json, github (workflow annotations), "
+                            "gitlab (Code Quality report), sarif (code scanning)")
     check.add_argument("--select", action="append", metavar="CODES",
                        help="only these codes or prefixes, comma-separated (SC1, SC201)")
     check.add_argument("--ignore", action="append", metavar="CODES", help="codes or prefixes to skip")
@@ -43,6 +45,14 @@ def _parser() -> argparse.ArgumentParser:
                        help="gitignore-style pattern to skip (adds to the configured ones)")
     check.add_argument("--jobs", "-j", type=int, help="worker processes (default: all cores)")
     check.add_argument("--no-respect-gitignore", action="store_true", help="check files .gitignore hides")
+    check.add_argument("--statistics", action="store_true",
+                       help="print the number of diagnostics per code instead of each one (text or json)")
+    check.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 even when there are diagnostics (2 still means a file was not checked)")
+    check.add_argument("--output-file", "-o", type=Path, metavar="FILE",
+                       help="write the output to FILE instead of stdout")
+    check.add_argument("--no-progress", action="store_true",
+                       help="never show the progress bar (shown on a terminal for many files, text format only)")
 
     commands.add_parser("rules", help="list the diagnostic codes")
     explain = commands.add_parser("explain", help="print a rule's documentation")
@@ -111,7 +121,7 @@ def _check(args: argparse.Namespace) -> int:
 
     from shapecheck.config import ConfigError, load_config
     from shapecheck.files import discover
-    from shapecheck.formats import FORMATS
+    from shapecheck.reporting import OutputOptions
 
     try:
         config = load_config(args.config)
@@ -122,6 +132,9 @@ def _check(args: argparse.Namespace) -> int:
             config = replace(config, respect_gitignore=False)
         if args.jobs is not None and args.jobs < 1:
             raise ConfigError("--jobs must be at least 1")
+        output = OutputOptions(args.format, args.statistics, args.exit_zero, args.output_file)
+        if output.problem():
+            raise ConfigError(output.problem())
     except ConfigError as error:
         sys.stderr.write(f"shapecheck: error: {error}\n")
         return EXIT_ERROR
@@ -129,8 +142,10 @@ def _check(args: argparse.Namespace) -> int:
     if missing:
         sys.stderr.write(f"shapecheck: error: no such file or directory: {', '.join(missing)}\n")
         return EXIT_ERROR
-    from shapecheck.diagnostic import INCOMPLETE
     from shapecheck.engine import Engine, tune_gc
+    from shapecheck.formats import HUMAN_FORMATS
+    from shapecheck.progress import no_progress, progress_bar, wanted
+    from shapecheck.reporting import emit
 
     tune_gc()
     files = discover(args.paths or ["."], config)
@@ -138,14 +153,13 @@ def _check(args: argparse.Namespace) -> int:
         # As ruff: nothing to check is not an error, but it is rarely what was meant.
         sys.stderr.write(f"shapecheck: warning: no Python files found under "
                          f"{', '.join(args.paths or ['.'])}\n")
-    report = Engine(config).check_files([str(f) for f in files], args.jobs)
-    diagnostics = report.diagnostics
-    sys.stdout.write(FORMATS[args.format](diagnostics, len(files)))
+    show = not args.no_progress and wanted(len(files), args.format in HUMAN_FORMATS)
+    with progress_bar(len(files)) if show else no_progress() as progress:
+        report = Engine(config).check_files([str(f) for f in files], args.jobs, progress)
+    status = emit(report.diagnostics, len(files), len(report.errors), config.root, output)
     for failed in report.errors:
         sys.stderr.write(f"shapecheck: {failed.path}: {failed.error}\n")
-    if report.errors or any(d.code in INCOMPLETE for d in diagnostics):
-        return EXIT_ERROR
-    return EXIT_FINDINGS if diagnostics else EXIT_CLEAN
+    return status
 
 
 def _rules() -> int:

@@ -54,7 +54,7 @@ def snapshot(name: str, text: str) -> None:
     assert text == path.read_text(), f"output differs from {path}; rerun with SHAPECHECK_UPDATE_SNAPSHOTS=1"
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "gitlab", "sarif"])
 def test_format_snapshot(project: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
     code, out, _ = run(capsys, "check", "--format", fmt)
     assert code == 1
@@ -211,6 +211,8 @@ def _codes_in(fmt: str, out: str) -> set[str]:
     """The diagnostic codes a format's output holds, read as its consumers read it."""
     if fmt == "json":
         return {item["code"] for item in json.loads(out)}
+    if fmt == "gitlab":
+        return {item["check_name"] for item in json.loads(out)}
     if fmt == "sarif":
         return {result["ruleId"] for result in json.loads(out)["runs"][0]["results"]}
     if fmt == "github":
@@ -218,7 +220,7 @@ def _codes_in(fmt: str, out: str) -> set[str]:
     return {line.split(": ")[1].split()[0] for line in out.splitlines() if line.startswith(("model", "latin", "deep"))}
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "gitlab", "sarif"])
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_exit_code_and_format_matrix(project: Path, capsys: pytest.CaptureFixture[str], fmt: str,
                                      scenario: str) -> None:

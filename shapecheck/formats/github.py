@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from shapecheck.diagnostic import Diagnostic
 
@@ -15,7 +16,7 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(diagnostics: Sequence[Diagnostic], files: int) -> str:
+def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None) -> str:
     lines = []
     for d in diagnostics:
         message = d.message + "".join(f"\nnote: {n.message} ({n.path}:{n.span.line})" for n in d.notes)

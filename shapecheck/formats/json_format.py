@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from shapecheck.diagnostic import Diagnostic, Span
@@ -25,5 +26,5 @@ def as_dict(d: Diagnostic) -> dict[str, Any]:
     }
 
 
-def render(diagnostics: Sequence[Diagnostic], files: int) -> str:
+def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None) -> str:
     return json.dumps([as_dict(d) for d in diagnostics], indent=2) + "\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from shapecheck.diagnostic import Diagnostic, Span
 from shapecheck.files import read_regular
@@ -58,7 +59,7 @@ def _window(source: str, column: int, end: int) -> tuple[str, int, int]:
     return window, column + shift, min(end + shift, len(head) + stop - start)
 
 
-def render(diagnostics: Sequence[Diagnostic], files: int) -> str:
+def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None) -> str:
     out: list[str] = []
     cache: dict[str, tuple[str, ...]] = {}
     for d in diagnostics:
