@@ -95,7 +95,7 @@ def all_gather(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     name = names[0]
     size = value.named_dict.get(name, ctx.size_of(name))
     return collectives.all_gather(value, name, size, as_int(call.kwargs.get("axis", Const(0))),
-                                  flag(call.kwargs.get("tiled"), False))
+                                  flag(call.kwargs.get("tiled", Const(False)), False))
 
 
 @REGISTRY.handles(f"{LAX}.axis_index")
