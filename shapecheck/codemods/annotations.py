@@ -1,0 +1,56 @@
+"""The annotation text for an inferred type, and the import its dtype name needs.
+
+Shared by `shapecheck annotate` and any front end that offers to insert an inferred type (the
+language server's code action): a type is written only when every part of it is known, since
+an annotation with a guessed part would turn the checker's gradual "unknown" into a claim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from shapecheck.annotation import JAXTYPING_DTYPES
+from shapecheck.types import ArrayType
+
+SHAPECHECK_MODULE: Final = "shapecheck"
+JAXTYPING_MODULE: Final = "jaxtyping"
+
+# jaxtyping's name for each dtype of ours (`Float32` for f32): the inverse of what the
+# analyzer reads, so a written annotation reads back as the same type.
+JAXTYPING_NAMES: Final = {ours: theirs for theirs, ours in JAXTYPING_DTYPES.items() if ours is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    """`text` to write, and the name it needs bound: `from {module} import {name}`."""
+
+    text: str
+    module: str
+    name: str
+
+
+def fully_known(value: ArrayType) -> bool:
+    """Known dtype, every size a known int, exact rank, and exactly these named axes."""
+    sizes = [*value.dims, *(size for _, size in value.named)]
+    return (value.dtype is not None and not value.weak and value.ellipsis is None
+            and not value.named_open and all(type(size) is int for size in sizes))
+
+
+def annotation_for(value: ArrayType) -> Annotation | None:
+    """`f32[(5, 7), {'batch': 20}]` (or `f32[(5, 7)]` without named axes); None unless fully known."""
+    if not fully_known(value) or value.dtype is None:
+        return None
+    return Annotation(str(value), SHAPECHECK_MODULE, value.dtype)
+
+
+def jaxtyping_annotation_for(value: ArrayType, array: str = "Array") -> Annotation | None:
+    """`Float32[Array, "5 7"]` for files written with jaxtyping; None with named axes (jaxtyping
+    has none) or unless fully known. `array` is the name the file binds jax's Array class to."""
+    if not fully_known(value) or value.named or value.dtype is None:
+        return None
+    name = JAXTYPING_NAMES.get(value.dtype)
+    if name is None:
+        return None
+    dims = " ".join(str(size) for size in value.dims)
+    return Annotation(f'{name}[{array}, "{dims}"]', JAXTYPING_MODULE, name)
