@@ -58,6 +58,13 @@ def _parser() -> argparse.ArgumentParser:
     explain = commands.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("code", help="a code (SC201) or rule name (resource-cooccurrence)")
 
+    from shapecheck.codemods import commands as codemods
+
+    for name, help_, description in (("annotate", codemods.ANNOTATE_HELP, codemods.ANNOTATE_DESCRIPTION),
+                                     ("migrate", codemods.MIGRATE_HELP, codemods.MIGRATE_DESCRIPTION)):
+        codemods.add_arguments(commands.add_parser(name, help=help_, description=description,
+                                                   formatter_class=argparse.RawDescriptionHelpFormatter))
+
     run = commands.add_parser("run", help="check, then run a program written for xmap on current JAX",
                               add_help=False)
     run.add_argument("rest", nargs=argparse.REMAINDER)
@@ -112,6 +119,10 @@ def _main(args_list: list[str]) -> int:
         return _rules()
     if args.command == "explain":
         return _explain(args.code)
+    if args.command in ("annotate", "migrate"):
+        from shapecheck.codemods import commands as codemods
+
+        return codemods.annotate(args) if args.command == "annotate" else codemods.migrate(args)
     parser.print_help()
     return EXIT_ERROR
 
