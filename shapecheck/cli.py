@@ -45,6 +45,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="gitignore-style pattern to skip (adds to the configured ones)")
     check.add_argument("--jobs", "-j", type=int, help="worker processes (default: all cores)")
     check.add_argument("--no-respect-gitignore", action="store_true", help="check files .gitignore hides")
+    check.add_argument("--stdin-filename", metavar="PATH",
+                       help="check the text on stdin (path `-`) as if it were the file PATH")
     check.add_argument("--statistics", action="store_true",
                        help="print the number of diagnostics per code instead of each one (text or json)")
     check.add_argument("--exit-zero", action="store_true",
@@ -57,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("rules", help="list the diagnostic codes")
     explain = commands.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("code", help="a code (SC201) or rule name (resource-cooccurrence)")
+    commands.add_parser("lsp", help="run the language server on stdio (needs the `lsp` extra)")
 
     from shapecheck.codemods import commands as codemods
 
@@ -119,6 +122,10 @@ def _main(args_list: list[str]) -> int:
         return _rules()
     if args.command == "explain":
         return _explain(args.code)
+    if args.command == "lsp":
+        from shapecheck.lsp import main as lsp_main
+
+        return lsp_main()
     if args.command in ("annotate", "migrate"):
         from shapecheck.codemods import commands as codemods
 
@@ -133,9 +140,11 @@ def _check(args: argparse.Namespace) -> int:
     from shapecheck.config import ConfigError, load_config
     from shapecheck.files import discover
     from shapecheck.reporting import OutputOptions
+    from shapecheck.stdin import config_for, stdin_path
 
     try:
-        config = load_config(args.config)
+        stdin = stdin_path(args.paths, args.stdin_filename)
+        config = load_config(args.config) if stdin is None else config_for(stdin, args.config)
         config = config.with_codes(args.select, args.ignore)
         if args.exclude:
             config = replace(config, extend_exclude=config.extend_exclude + tuple(args.exclude))
@@ -149,7 +158,7 @@ def _check(args: argparse.Namespace) -> int:
     except ConfigError as error:
         sys.stderr.write(f"shapecheck: error: {error}\n")
         return EXIT_ERROR
-    missing = [p for p in args.paths if not Path(p).exists()]
+    missing = [p for p in args.paths if not Path(p).exists()] if stdin is None else []
     if missing:
         sys.stderr.write(f"shapecheck: error: no such file or directory: {', '.join(missing)}\n")
         return EXIT_ERROR
@@ -159,6 +168,16 @@ def _check(args: argparse.Namespace) -> int:
     from shapecheck.reporting import emit
 
     tune_gc()
+    if stdin is not None:
+        from shapecheck.stdin import check_stdin
+
+        checked = check_stdin(stdin, config)
+        if checked is None:
+            return EXIT_CLEAN  # an excluded PATH prints nothing, as ruff does
+        status = emit(checked.diagnostics, 1, len(checked.errors), config.root, output)
+        for failed in checked.errors:
+            sys.stderr.write(f"shapecheck: {failed.path}: {failed.error}\n")
+        return status
     files = discover(args.paths or ["."], config)
     if not files:
         # As ruff: nothing to check is not an error, but it is rarely what was meant.

@@ -9,9 +9,15 @@ from shapecheck.diagnostic import Diagnostic, Span
 from shapecheck.files import read_regular
 from shapecheck.parsing import SourceDecodeError, decode
 
+UNSAVED: dict[str, str] = {}
+"""Texts checked in place of a file's (`check --stdin-filename PATH -`), by path: the excerpt
+shows the text that was checked, not what is on disk."""
+
 
 def _lines(path: str, cache: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
     # One render's cache only: a path read in an earlier run may name another file now.
+    if path in UNSAVED:
+        cache[path] = tuple(UNSAVED[path].splitlines())
     if path not in cache:
         try:
             cache[path] = tuple(decode(read_regular(path)).splitlines())

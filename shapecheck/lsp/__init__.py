@@ -1,0 +1,25 @@
+"""`shapecheck lsp`: a language server on stdio (pygls, in the `lsp` extra).
+
+Nothing here is imported by `shapecheck check`: pygls loads only when the server starts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+
+
+def main() -> int:
+    """Serve on stdin/stdout until the client exits; 2 when the `lsp` extra is missing."""
+    missing = [name for name in ("pygls", "lsprotocol") if importlib.util.find_spec(name) is None]
+    if missing:
+        sys.stderr.write(f"shapecheck: error: the language server needs {' and '.join(missing)}; "
+                         "install it with: pip install 'shapecheck[lsp]'\n")
+        return 2
+    from shapecheck.lsp.server import serve
+
+    serve()
+    # pygls closes stdout on exit; the CLI's final flush must find an open file.
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+    return 0

@@ -1,0 +1,123 @@
+"""The places of a buffer the editor features point at: unannotated assignments and imports.
+
+Read with CPython's `ast` (fast, and the analysis already proved the text parses); its columns
+are UTF-8 byte offsets and are turned into code points here, the unit of our spans.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from shapecheck.diagnostic import Span
+from shapecheck.lsp.positions import NEWLINE
+from shapecheck.results import TypedSpan
+from shapecheck.types import ArrayType
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """`name = value` with no annotation: the target's span and the whole statement's."""
+
+    name: str
+    target: Span
+    statement: Span
+    single: bool  # the only target (`a = b = v` cannot take an annotation)
+
+
+def parse(text: str) -> ast.Module | None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+
+
+class _Columns:
+    """Byte offsets of `ast` into code-point columns, per line."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = NEWLINE.split(text)
+
+    def column(self, line: int, offset: int) -> int:
+        if not 0 < line <= len(self.lines):
+            return offset
+        return len(self.lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace"))
+
+    def span(self, node: ast.expr | ast.stmt) -> Span:
+        end_line = node.end_lineno or node.lineno
+        return Span(node.lineno, self.column(node.lineno, node.col_offset),
+                    end_line, self.column(end_line, node.end_col_offset or 0))
+
+
+def assignments(tree: ast.Module, text: str) -> list[Assignment]:
+    """Every unannotated `name = value` target, in source order."""
+    columns = _Columns(text)
+    found: list[Assignment] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            statement = columns.span(node)
+            single = len(node.targets) == 1
+            found.extend(Assignment(target.id, columns.span(target), statement, single)
+                         for target in node.targets if isinstance(target, ast.Name))
+    return sorted(found, key=lambda a: a.target)
+
+
+def value_type(assignment: Assignment, types: Iterable[TypedSpan]) -> ArrayType | None:
+    """The type of the assigned value: the outermost typed expression after the targets.
+
+    Matched by containment rather than equality, since libcst's spans include the parentheses
+    around an expression and `ast`'s do not.
+    """
+    best: TypedSpan | None = None
+    after = (assignment.target.end_line, assignment.target.end_column)
+    end = (assignment.statement.end_line, assignment.statement.end_column)
+    for typed in types:
+        span = typed.span
+        if (span.line, span.column) >= after and (span.end_line, span.end_column) <= end and (
+                best is None or within(best.span, span)):
+            best = typed
+    return best.type if best is not None else None
+
+
+def within(inner: Span, outer: Span) -> bool:
+    """Whether `inner` lies inside `outer` (or is it)."""
+    return ((outer.line, outer.column) <= (inner.line, inner.column)
+            and (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column))
+
+
+def contains(span: Span, line: int, column: int) -> bool:
+    """Whether (1-based line, column) lies in `span`, its end included (a cursor just after a name)."""
+    return (span.line, span.column) <= (line, column) <= (span.end_line, span.end_column)
+
+
+def top_level_names(tree: ast.Module) -> set[str]:
+    """Names the module binds at its top level by import or assignment."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                names.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def import_line(tree: ast.Module) -> int:
+    """The 1-based line a new import goes before: after the docstring, `__future__` imports and
+    the leading imports."""
+    # Without docstring or imports: before the first statement, after a shebang or coding line.
+    line = tree.body[0].lineno if tree.body else 1
+    for index, node in enumerate(tree.body):
+        docstring = (index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                     and isinstance(node.value.value, str))
+        if docstring or isinstance(node, ast.Import | ast.ImportFrom):
+            line = (node.end_lineno or node.lineno) + 1
+        else:
+            break
+    return line

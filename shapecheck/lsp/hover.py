@@ -1,0 +1,51 @@
+"""Hover: the inferred type of the array-valued expression or assigned name under the cursor."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from shapecheck.diagnostic import Span
+from shapecheck.lsp.analysis import Analysis
+from shapecheck.lsp.assignments import contains, value_type, within
+from shapecheck.lsp.positions import Lines
+from shapecheck.results import TypedSpan
+from shapecheck.types import ArrayType
+
+
+def hover(analysis: Analysis, position: types.Position, encoding: str) -> types.Hover | None:
+    """The innermost typed expression containing `position`, or the name an assignment binds.
+
+    The engine records no mesh partitioning per value, so the hover shows the type alone.
+    """
+    lines = Lines(analysis.buffer.text, encoding)
+    line, column = lines.column(position)
+    # On a boundary (`a+b` at the `+`) the span the cursor is inside wins over the one it ends.
+    found = (_innermost(analysis.result.types, line, column, inclusive=False)
+             or _innermost(analysis.result.types, line, column, inclusive=True))
+    if found is not None:
+        return _hover(found.type, lines, found.span)
+    for assignment in analysis.assignments:
+        if contains(assignment.target, line, column):
+            value = value_type(assignment, analysis.result.types)
+            if value is not None:
+                return _hover(value, lines, assignment.target)
+    return None
+
+
+def _innermost(typed: tuple[TypedSpan, ...], line: int, column: int, *,
+               inclusive: bool) -> TypedSpan | None:
+    best: TypedSpan | None = None
+    for candidate in typed:
+        span = candidate.span
+        if not contains(span, line, column) or (not inclusive and (line, column) == (span.end_line, span.end_column)):
+            continue
+        if best is None or within(span, best.span):
+            best = candidate
+    return best
+
+
+def _hover(value: ArrayType, lines: Lines, span: Span) -> types.Hover:
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=f"```python\n{value}\n```"),
+        range=lines.range(span),
+    )

@@ -1,0 +1,29 @@
+"""Inlay hints: the inferred type after each unannotated assignment target."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from shapecheck.lsp.analysis import Analysis
+from shapecheck.lsp.assignments import value_type
+from shapecheck.lsp.positions import Lines
+
+
+def inlay_hints(analysis: Analysis, visible: types.Range, encoding: str) -> list[types.InlayHint]:
+    """A `: TYPE` hint after every `name = value` in `visible` whose value is an array."""
+    lines = Lines(analysis.buffer.text, encoding)
+    first = lines.column(visible.start)
+    last = lines.column(visible.end)
+    hints: list[types.InlayHint] = []
+    for assignment in analysis.assignments:
+        if not first <= (assignment.target.end_line, assignment.target.end_column) <= last:
+            continue
+        value = value_type(assignment, analysis.result.types)
+        if value is None:
+            continue
+        hints.append(types.InlayHint(
+            position=lines.position(assignment.target.end_line, assignment.target.end_column),
+            label=f": {value}",
+            kind=types.InlayHintKind.Type,
+        ))
+    return hints

@@ -1,0 +1,52 @@
+"""Positions at the LSP edge: our spans (1-based lines, code-point columns) against the
+client's (0-based lines, columns in the negotiated encoding, UTF-16 unless it said otherwise)."""
+
+from __future__ import annotations
+
+import re
+
+from lsprotocol import types
+
+from shapecheck.diagnostic import Span
+
+# The line breaks of both Python's tokenizer and the LSP specification.
+NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class Lines:
+    """One buffer's lines, converting columns between code points and the client's units."""
+
+    def __init__(self, text: str, encoding: str = types.PositionEncodingKind.Utf16) -> None:
+        self.lines = NEWLINE.split(text)
+        self.encoding = str(encoding)
+
+    def line(self, index: int) -> str:
+        """The text of 0-based line `index`, without its line break ("" past the end)."""
+        return self.lines[index] if 0 <= index < len(self.lines) else ""
+
+    def _units(self, text: str) -> int:
+        if self.encoding == types.PositionEncodingKind.Utf8:
+            return len(text.encode("utf-8", "surrogatepass"))
+        if self.encoding == types.PositionEncodingKind.Utf32:
+            return len(text)
+        return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+    def position(self, line: int, column: int) -> types.Position:
+        """The client position of our 1-based `line` and code-point `column` (clamped into the text)."""
+        index = min(max(line - 1, 0), len(self.lines) - 1)
+        text = self.line(index)
+        return types.Position(line=index, character=self._units(text[:max(column, 0)]))
+
+    def range(self, span: Span) -> types.Range:
+        return types.Range(start=self.position(span.line, span.column),
+                           end=self.position(span.end_line, span.end_column))
+
+    def column(self, position: types.Position) -> tuple[int, int]:
+        """Our (1-based line, code-point column) of a client position; past a line's end, its end."""
+        text = self.line(position.line)
+        units = 0
+        for index, char in enumerate(text):
+            if units >= position.character:
+                return position.line + 1, index
+            units += self._units(char)
+        return position.line + 1, len(text)

@@ -1,0 +1,76 @@
+"""The engines of a workspace: one per configuration (the pyproject.toml a file finds).
+
+Runs on the analysis worker only, so the engines and their module summaries are never shared
+between threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from pathlib import Path
+
+from shapecheck.config import Config, ConfigError, find_pyproject
+from shapecheck.engine import Engine
+from shapecheck.lsp.analysis import Analysis
+from shapecheck.lsp.buffers import Buffer, BufferSource
+from shapecheck.results import FileResult
+from shapecheck.stdin import config_for, excluded
+
+log = logging.getLogger(__name__)
+
+
+class Projects:
+    def __init__(self) -> None:
+        # pyproject.toml (None: none found) -> (its modification time, its engine)
+        self._engines: dict[Path | None, tuple[float, Engine]] = {}
+        self.config_errors: dict[Path, str] = {}
+
+    def engine(self, path: str) -> Engine:
+        """The engine for a file at `path`, re-read when its pyproject.toml changed."""
+        folder = Path(path).parent
+        while not folder.is_dir() and folder != folder.parent:
+            folder = folder.parent
+        pyproject = find_pyproject(folder)
+        stamp = _mtime(pyproject)
+        cached = self._engines.get(pyproject)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        try:
+            config = config_for(path)
+            self.config_errors.pop(pyproject, None) if pyproject else None
+        except ConfigError as error:
+            # A broken setting must not cost the user every diagnostic: check with the defaults
+            # and say why (the server shows config_errors).
+            log.warning("%s", error)
+            if pyproject is not None:
+                self.config_errors[pyproject] = str(error)
+            config = Config(root=pyproject.parent if pyproject else folder.resolve())
+        engine = Engine(config)
+        self._engines[pyproject] = (stamp, engine)
+        return engine
+
+    def analyze(self, buffer: Buffer, buffers: list[Buffer]) -> Analysis:
+        """The analysis of `buffer` with the other open buffers as the project's modules.
+
+        Never raises: an internal error is the result's error (shown as SC000).
+        """
+        config = Config()
+        try:
+            engine = self.engine(buffer.path)
+            config = engine.config
+            if excluded(buffer.path, config):
+                return Analysis(buffer, FileResult(buffer.path), config)
+            engine.use_modules(BufferSource(buffers, buffer.path, config.root))
+            result = engine.analyze(buffer.path, buffer.text, keep_types=True)
+        except Exception:
+            log.exception("analysis of %s failed", buffer.path)
+            result = FileResult(buffer.path, (), (), "internal error:\n" + traceback.format_exc())
+        return Analysis(buffer, result, config)
+
+
+def _mtime(path: Path | None) -> float:
+    try:
+        return path.stat().st_mtime if path is not None else 0.0
+    except OSError:
+        return -1.0

@@ -1,0 +1,27 @@
+"""One server for a test module (starting one costs seconds); each test gets its own folder
+(tmp_path) and closes what it opened, so no buffer of one test is a module of the next."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest_asyncio
+
+from .support import Client, start
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def server() -> AsyncIterator[Client]:
+    lsp, session = await start(Path.cwd())
+    yield session
+    await lsp.shutdown_session()
+    await lsp.stop()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def client(server: Client, tmp_path: Path) -> AsyncIterator[Client]:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    yield server
+    for uri in list(server.versions):
+        server.close(uri)
