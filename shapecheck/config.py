@@ -29,6 +29,10 @@ class Config:
     annotation_names: frozenset[str] = DEFAULT_ANNOTATION_NAMES
     jobs: int | None = None
     target_version: tuple[int, int] | None = None  # None: the running Python's grammar
+    # jax_enable_x64 in the checked program: True on, False off, None not known (JAX's default
+    # is off, but a program may turn it on where the checker cannot see): SC301 then reports
+    # only what holds in both modes.
+    x64: bool | None = None
     root: Path = field(default_factory=Path.cwd)
 
     def enabled(self, code: str) -> bool:
@@ -92,7 +96,7 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
 
 
 _KEYS = {"select", "ignore", "exclude", "extend-exclude", "respect-gitignore", "annotation-names",
-         "extend-annotation-names", "jobs", "target-version"}
+         "extend-annotation-names", "jobs", "target-version", "x64"}
 
 _TARGET = re.compile(r"py3(\d{1,2})")
 
@@ -115,6 +119,9 @@ def from_table(table: dict[str, object], root: Path) -> Config:
     gitignore = table.get("respect-gitignore", True)
     if not isinstance(gitignore, bool):
         raise ConfigError("respect-gitignore must be true or false")
+    x64 = table.get("x64")
+    if x64 is not None and not isinstance(x64, bool):
+        raise ConfigError("x64 must be true or false")
     return replace(
         config,
         target_version=_target_version(table.get("target-version")),
@@ -123,6 +130,7 @@ def from_table(table: dict[str, object], root: Path) -> Config:
         respect_gitignore=gitignore,
         annotation_names=annotation_names | frozenset(extra),
         jobs=jobs,
+        x64=x64,
     )
 
 

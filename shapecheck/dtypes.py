@@ -1,4 +1,5 @@
-"""The dtype names of the annotation language and JAX's promotion between them."""
+"""The dtype names of the annotation language: one table, read by the analyzer, the runtime and
+the promotion algebra (shapecheck/algebra/promotion.py)."""
 
 from __future__ import annotations
 
@@ -25,22 +26,36 @@ NUMPY_NAMES: Final[Mapping[str, str]] = MappingProxyType(
     {numpy: name for name, (numpy, _, _) in _DTYPES.items()} | {"bool_": "bool_"})  # jnp.bool_
 """numpy's dtype names (and `jnp.bool_`) -> the annotation language's, for the analyzer and the runtime."""
 
-_ORDER: Final = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+KINDS: Final[Mapping[str, tuple[str, int]]] = MappingProxyType(_KIND)
+"""Each dtype name -> numpy's kind letter (`b i u f c`) and its width in bits."""
+
+# jaxtyping's dtype categories, by the kinds each admits (bf16 and f16 are both floats). An
+# annotation `Float[Array, "n"]` declares one of these names as its dtype.
+_CATEGORY_KINDS: Final = {
+    "Bool": "b", "UInt": "u", "Int": "i", "Integer": "iu", "Float": "f", "Complex": "c",
+    "Inexact": "fc", "Real": "iuf", "Num": "iufc",
+}
+CATEGORIES: Final[Mapping[str, frozenset[str]]] = MappingProxyType({
+    category: frozenset(name for name, (kind, _) in _KIND.items() if kind in kinds)
+    for category, kinds in _CATEGORY_KINDS.items()})
+"""A jaxtyping dtype category (`Float`, `Int`, ...) -> the dtype names it admits."""
 
 
-def promote(a: str | None, b: str | None) -> str | None:
-    """The dtype of `a op b` (None means unknown or any dtype)."""
-    if a is None or b is None:
+def admitted(dtype: str | None) -> frozenset[str] | None:
+    """The dtype names a declared dtype admits: itself, a category's members, or None for any."""
+    if dtype is None:
         return None
-    if a == b:
-        return a
-    (ka, wa), (kb, wb) = _KIND[a], _KIND[b]
-    if _ORDER[ka] != _ORDER[kb]:
-        return a if _ORDER[ka] > _ORDER[kb] else b
-    if ka != kb:
-        # Mixed signed/unsigned ints: JAX widens to a signed type that holds both.
-        width = max(wa if ka == "i" else 2 * wa, wb if kb == "i" else 2 * wb)
-        return f"i{min(width, 64)}"
-    if {a, b} == {"f16", "bf16"}:
-        return "f32"
-    return a if wa >= wb else b
+    if dtype in _KIND:
+        return frozenset((dtype,))
+    return CATEGORIES.get(dtype)
+
+
+def narrowed(dtype: str) -> str:
+    """What JAX makes of `dtype` with `jax_enable_x64` off: 64-bit types become 32-bit ones."""
+    kind, width = _KIND[dtype]
+    if width < 64 or (kind == "c" and width == 64):
+        return dtype
+    return _BY_KIND_WIDTH[kind, 64 if kind == "c" else 32]
+
+
+_BY_KIND_WIDTH: Final = {(kind, width): name for name, (kind, width) in _KIND.items()}

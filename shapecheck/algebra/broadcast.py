@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shapecheck.algebra.outcome import Outcome, Problem, label
+from shapecheck.algebra.promotion import promoted
 from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, broadcast_dim, certainly_differ, format_dim, unify
-from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType, NamedShape, named_shape
 
 
@@ -16,25 +16,11 @@ def broadcast(types: Sequence[ArrayType], labels: Sequence[str] | None = None) -
     problems: list[Problem] = []
     dims, ellipsis = _positional(types, labels, problems)
     named = union_named([t.named for t in types], labels, problems)
+    dtype = promoted(types)
     return Outcome(
-        ArrayType(
-            _dtype(types),
-            dims,
-            named,
-            ellipsis,
-            any(t.named_open for t in types),
-            all(t.weak for t in types),
-        ),
+        ArrayType(dtype.dtype, dims, named, ellipsis, any(t.named_open for t in types), dtype.weak),
         tuple(problems),
     )
-
-
-def _dtype(types: Sequence[ArrayType]) -> str | None:
-    strong = [t for t in types if not t.weak] or list(types)
-    dtype = strong[0].dtype
-    for other in strong[1:]:
-        dtype = promote(dtype, other.dtype)
-    return dtype
 
 
 def _positional(

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Outcome, Problem, label
+from shapecheck.algebra.promotion import promoted
 from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, broadcast_dim, distinct_symbols, format_dim
-from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType, named_shape
 
 ELLIPSIS = "..."
@@ -129,9 +129,7 @@ def operand_count(spec: EinsumSpec, count: int) -> Problem | None:
 def einsum(spec: EinsumSpec, operands: Sequence[ArrayType], labels: Sequence[str] | None = None) -> Outcome:
     """The result type of `jnp.einsum(spec, *operands)`."""
     problems: list[Problem] = []
-    dtype = operands[0].dtype if operands else None
-    for operand in operands[1:]:
-        dtype = promote(dtype, operand.dtype)
+    dtype = promoted(operands).dtype
     unknown = Outcome(ArrayType(dtype, (), (), 0, True))
     miscount = operand_count(spec, len(operands))
     if miscount is not None:

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Outcome, Problem, label, normalize_axis, out_of_range
+from shapecheck.algebra.promotion import promoted
 from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim, unify
-from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType
 
 
@@ -185,10 +185,7 @@ def _count(dims: Sequence[Dim]) -> Dim:
 def _dtype(values: Sequence[ArrayType]) -> str | None:
     if not values:
         return None
-    dtype = values[0].dtype
-    for v in values[1:]:
-        dtype = promote(dtype, v.dtype)
-    return dtype
+    return promoted(values).dtype
 
 
 @dataclass(frozen=True, slots=True)

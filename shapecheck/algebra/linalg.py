@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Outcome, Problem, label, normalize_axis, out_of_range
+from shapecheck.algebra.promotion import promoted
 from shapecheck.codes import Code
 from shapecheck.dims import (
     CONFLICT,
@@ -16,7 +17,6 @@ from shapecheck.dims import (
     product,
     unify,
 )
-from shapecheck.dtypes import promote
 from shapecheck.types import ArrayType
 
 
@@ -25,7 +25,7 @@ def _combine(
     problems: list[Problem], *, open_rank: bool = False,
 ) -> Outcome:
     named = union_named([a.named, b.named], labels, problems)
-    dtype = a.dtype if b.weak else b.dtype if a.weak else promote(a.dtype, b.dtype)
+    dtype = promoted((a, b)).dtype
     result = ArrayType(dtype, tuple(dims), named, 0 if open_rank else None, a.named_open or b.named_open)
     return Outcome(result, tuple(problems))
 

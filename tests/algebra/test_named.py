@@ -116,11 +116,14 @@ def test_positional_conflict_names_both_sizes() -> None:
 
 
 def test_python_scalars_are_weak() -> None:
-    out = broadcast([i32[(5,), {"b": 2}], scalar("f32")])
+    out = broadcast([i32[(5,), {"b": 2}], scalar("i64")])  # a Python int
     assert out.ok
     # A weak scalar neither widens the dtype nor adds dims.
     assert out.type == i32[(5,), {"b": 2}]
     assert not out.type.weak
+    # A Python float does change an int array's kind: JAX gives a weakly typed default float.
+    floated = broadcast([i32[(5,)], scalar("f64")]).type
+    assert (floated.dtype, floated.weak) == ("f64", True)
 
 
 def test_matmul_unions_named_axes() -> None:

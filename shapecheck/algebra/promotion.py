@@ -1,0 +1,273 @@
+"""JAX's dtype promotion (docs.jax.dev type_promotion.html), and what an annotation admits (SC301).
+
+Dtypes are the annotation language's names (`f32`, `bf16`, `bool_`), paired with JAX's weak
+flag: a Python scalar, or a value computed only from Python scalars, is weakly typed and takes
+the width of the strongly typed values it meets (`x_f16 * 2.0` stays f16).
+
+Inference keeps 64-bit dtypes: a dtype here is what JAX computes with `jax_enable_x64` on, where
+the program's requests are honoured (`jnp.ones(3)` is f64, `jnp.arange(3)` i64, a Python float
+a weak f64). With x64 off, JAX narrows every 64-bit type to its 32-bit twin (`narrowed`); the
+lattice is built so that narrowing the x64 result gives the x64-off result, and where the two
+modes disagree on more than the width (uint64 meeting a signed int), the result is unknown. So one
+inference serves both modes, and `admits` decides per mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Final, NamedTuple
+
+from shapecheck.dtypes import KINDS, admitted, narrowed
+from shapecheck.types import ArrayType
+
+
+class Typed(NamedTuple):
+    """A value's dtype (None: unknown, or a jaxtyping category) and whether it is weakly typed."""
+
+    dtype: str | None
+    weak: bool = False
+
+
+UNKNOWN: Final = Typed(None)
+BOOL: Final = Typed("bool_")
+
+# The defaults as x64 gives them; narrowed with x64 off.
+DEFAULT_INT: Final = "i64"
+DEFAULT_UINT: Final = "u64"
+DEFAULT_FLOAT: Final = "f64"
+DEFAULT_COMPLEX: Final = "c128"
+_DEFAULTS: Final = {"b": "bool_", "i": DEFAULT_INT, "u": DEFAULT_UINT, "f": DEFAULT_FLOAT, "c": DEFAULT_COMPLEX}
+
+# The lattice, each type with the types just above it. `i*`, `f*`, `c*` are the weak kinds.
+_LATTICE: Final[Mapping[str, tuple[str, ...]]] = {
+    "bool_": ("i*",),
+    "i*": ("u8", "i8"),
+    "u8": ("i16", "u16"), "u16": ("i32", "u32"), "u32": ("i64", "u64"), "u64": ("f*",),
+    "i8": ("i16",), "i16": ("i32",), "i32": ("i64",), "i64": ("f*",),
+    "f*": ("bf16", "f16", "c*"), "bf16": ("f32",), "f16": ("f32",), "f32": ("f64", "c64"), "f64": ("c128",),
+    "c*": ("c64",), "c64": ("c128",), "c128": (),
+}
+# With x64 off JAX never forms a 64-bit type from narrower ones: u32 with i32 gives i32, not i64.
+_LATTICE_X32: Final = {**_LATTICE, "u32": ("i32", "u64")}
+_WEAK_NODE: Final = {"i": "i*", "u": "i*", "f": "f*", "c": "c*"}
+_WEAK_KIND: Final = {"i*": "i", "f*": "f", "c*": "c"}
+
+
+def _upper_bounds(lattice: Mapping[str, tuple[str, ...]]) -> dict[str, frozenset[str]]:
+    bounds: dict[str, frozenset[str]] = {}
+
+    def above(node: str) -> frozenset[str]:
+        if node not in bounds:
+            bounds[node] = frozenset((node,)).union(*(above(up) for up in lattice[node]))
+        return bounds[node]
+
+    for node in lattice:
+        above(node)
+    return bounds
+
+
+_UB: Final = _upper_bounds(_LATTICE)
+_UB_X32: Final = _upper_bounds(_LATTICE_X32)
+
+
+def _join(nodes: Iterable[str], bounds: Mapping[str, frozenset[str]]) -> str:
+    """The least upper bound of `nodes` on the lattice (every pair has one)."""
+    given = set(nodes)
+    common = frozenset.intersection(*(bounds[n] for n in given))
+    least = (common & given) or {c for c in common if common <= bounds[c]}
+    (result,) = least
+    return result
+
+
+def _node(t: Typed) -> str:
+    assert t.dtype is not None
+    if t.weak and t.dtype != "bool_":
+        return _WEAK_NODE[KINDS[t.dtype][0]]
+    return t.dtype
+
+
+def _promote(operands: list[Typed], bounds: Mapping[str, frozenset[str]], x64: bool) -> Typed:
+    """JAX's `lattice_result_type` over known dtypes."""
+    dtypes = {t.dtype for t in operands}
+    if len(operands) == 1:
+        return operands[0]
+    if len(dtypes) == 1 and not all(t.weak for t in operands):
+        return Typed(operands[0].dtype)
+    if all(t.weak for t in operands):
+        # Weak values alone: the join of their strong dtypes, still weak.
+        result = _join((t.dtype for t in operands if t.dtype is not None), bounds)
+        return Typed(result, result != "bool_")
+    result = _join((_node(t) for t in operands), bounds)
+    if result in _WEAK_KIND:
+        default = _DEFAULTS[_WEAK_KIND[result]]
+        return Typed(default if x64 else narrowed(default), True)
+    return Typed(result)
+
+
+def _narrow(t: Typed) -> Typed:
+    return Typed(narrowed(t.dtype), t.weak) if t.dtype is not None and t.dtype in KINDS else t
+
+
+def result_type(*operands: Typed) -> Typed:
+    """The dtype of an elementwise op over `operands` (`jnp.result_type`), unknown if any is.
+
+    Unknown too where x64 on and off disagree on more than the width, so no mode is assumed.
+    """
+    if not operands or any(t.dtype not in KINDS for t in operands):
+        return UNKNOWN
+    wide = _promote(list(operands), _UB, x64=True)
+    narrow = _promote([_narrow(t) for t in operands], _UB_X32, x64=False)
+    return wide if _narrow(wide) == narrow else UNKNOWN
+
+
+def promoted(types: Iterable[ArrayType]) -> Typed:
+    """`result_type` of array types (their dtype and weak flag)."""
+    return result_type(*(Typed(t.dtype, t.weak) for t in types))
+
+
+def python_scalar(value: object) -> Typed:
+    """A Python number: a weak int, float or complex (bool is a strong bool)."""
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, int):
+        return Typed(DEFAULT_INT, True)
+    if isinstance(value, float):
+        return Typed(DEFAULT_FLOAT, True)
+    if isinstance(value, complex):
+        return Typed(DEFAULT_COMPLEX, True)
+    return UNKNOWN
+
+
+_INEXACT: Final = {"b": "f32", "u": "f32", "i": "f32"}
+
+
+def inexact(t: Typed) -> Typed:
+    """`jnp.sqrt`, `exp`, `tanh`, ... and true division: bool and ints up to 32 bits become f32,
+    64-bit ints f64 (JAX's fixed table, `to_inexact_dtype`, in both x64 modes)."""
+    if t.dtype is None or t.dtype not in KINDS:
+        return UNKNOWN
+    kind, width = KINDS[t.dtype]
+    if kind not in _INEXACT:
+        return t
+    return Typed("f64" if width == 64 else "f32", t.weak)
+
+
+def real(t: Typed) -> Typed:
+    """`jnp.abs`, `real`, `imag`, `var`, `std` of a complex value: the float of its half width."""
+    if t.dtype == "c64":
+        return Typed("f32", t.weak)
+    if t.dtype == "c128":
+        return Typed("f64", t.weak)
+    return t
+
+
+def true_divide(*operands: Typed) -> Typed:
+    """`a / b`: the promoted dtype, made inexact."""
+    return inexact(result_type(*operands))
+
+
+def comparison(*operands: Typed) -> Typed:
+    """`<`, `==`, `jnp.isnan`, ...: a strong bool whatever the operands (shape rules aside)."""
+    return BOOL
+
+
+def requested(dtype: str | None) -> Typed:
+    """An explicit `dtype=` request (`astype`, constructors, `preferred_element_type`): strong."""
+    return Typed(dtype) if dtype in KINDS else UNKNOWN
+
+
+def default(kind: str) -> Typed:
+    """A constructor's default dtype of a kind (`f` for `jnp.ones(3)`, `i` for `jnp.arange(3)`)."""
+    return Typed(_DEFAULTS[kind])
+
+
+# Reductions by their dtype rule (jax.numpy.reductions, `dtype=None`).
+_SUMS: Final = frozenset(("sum", "prod", "nansum", "nanprod"))
+_CUMULATIVE: Final = frozenset(("cumsum", "cumprod", "nancumsum", "nancumprod"))
+_KEEPS: Final = frozenset(("max", "min", "amax", "amin", "nanmax", "nanmin", "ptp", "cummax", "cummin")) | _CUMULATIVE
+_INEXACTS: Final = frozenset(("mean", "var", "std", "nanmean", "nanvar", "nanstd", "average", "median", "logsumexp",
+                              "softmax", "log_softmax", "norm"))
+_REAL: Final = frozenset(("var", "std", "nanvar", "nanstd", "norm"))
+_BOOLS: Final = frozenset(("any", "all"))
+_INDICES: Final = frozenset(("argmax", "argmin", "nanargmax", "nanargmin", "count_nonzero"))
+REDUCTIONS: Final = _SUMS | _KEEPS | _INEXACTS | _BOOLS | _INDICES
+
+
+def reduction(name: str, t: Typed, dtype: str | None = None) -> Typed:
+    """The dtype of reduction `name` over `t`; `dtype` is its explicit `dtype=`, when given."""
+    if name in _BOOLS:
+        return BOOL
+    if name in _INDICES:
+        return Typed(DEFAULT_INT)
+    if dtype is not None:
+        return requested(dtype)
+    if t.dtype is None or t.dtype not in KINDS:
+        return UNKNOWN
+    kind = KINDS[t.dtype][0]
+    if name in _REAL:
+        return real(inexact(t))
+    if name in _INEXACTS:
+        return inexact(t)
+    if kind == "b" and name in _SUMS | _CUMULATIVE:
+        return Typed(DEFAULT_INT)  # True counts as 1
+    if kind in "iu" and name in _SUMS:
+        # `promote_integers=True`: ints sum in the default int, unsigned ints in the default
+        # unsigned one (cumsum keeps the narrow type).
+        return Typed(DEFAULT_INT if kind == "i" else DEFAULT_UINT)
+    return t if name in _KEEPS | _SUMS else UNKNOWN
+
+
+def contraction(*operands: Typed, preferred: str | None = None) -> Typed:
+    """`dot`, `matmul`, `einsum`, `tensordot`: `preferred_element_type` when given, else promotion."""
+    if preferred is not None:
+        return requested(preferred)
+    return result_type(*operands)
+
+
+def array_literal(elements: Iterable[Typed]) -> Typed:
+    """`jnp.array([1, 2.0])`: the elements' promoted dtype, strong (a list is never weak)."""
+    promoted = result_type(*elements)
+    return Typed(promoted.dtype) if promoted.dtype is not None else UNKNOWN
+
+
+def admits(declared: str | None, inferred: Typed, x64: bool | None = None) -> bool:
+    """Whether a value of `inferred` dtype may be what `declared` (a dtype, a jaxtyping category,
+    or None for any) declares; False only where every reading of `inferred` contradicts it.
+
+    `x64` says the mode the program runs in: True (jax_enable_x64 on), False (off), None (not
+    known: either). A weak value is admitted by every dtype it adapts to when it meets one.
+    """
+    allowed = admitted(declared)
+    possible = possible_dtypes(inferred, x64)
+    return allowed is None or possible is None or bool(allowed & possible)
+
+
+def possible_dtypes(inferred: Typed, x64: bool | None = None) -> frozenset[str] | None:
+    """The dtypes a value of `inferred` may have at run time in mode `x64`; None for any."""
+    if inferred.dtype is None:
+        return None
+    if inferred.dtype not in KINDS:
+        return admitted(inferred.dtype)  # a category carried from a jaxtyping annotation
+    if inferred.weak and inferred.dtype != "bool_":
+        node = _WEAK_NODE[KINDS[inferred.dtype][0]]
+        return frozenset(d for d in (_UB if x64 is not False else _UB_X32)[node] if d in KINDS)
+    wide, narrow = inferred.dtype, narrowed(inferred.dtype)
+    return frozenset((wide,) if x64 else (narrow,) if x64 is False else (wide, narrow))
+
+
+def shown(inferred: Typed, x64: bool | None = None) -> str:
+    """`inferred` as a message shows it in mode `x64` (`f32`, `f32 (f64 with jax_enable_x64)`)."""
+    if inferred.dtype is None:
+        return "an unknown dtype"
+    if inferred.dtype not in KINDS:
+        return inferred.dtype
+    wide, narrow = inferred.dtype, narrowed(inferred.dtype)
+    text = wide if x64 else narrow
+    if x64 is None and wide != narrow:
+        text = f"{narrow} ({wide} with jax_enable_x64)"
+    return f"weakly typed {text}" if inferred.weak and inferred.dtype != "bool_" else text
+
+
+def mismatch_message(what: str, declared: str, inferred: Typed, source: str, x64: bool | None = None) -> str:
+    """SC301's message: `what` (`the return value`) has `inferred` from `source`, not `declared`."""
+    return f"{what} has dtype {shown(inferred, x64)} ({source}) but is declared {declared}"
