@@ -28,4 +28,4 @@ FORMATS: dict[str, Formatter] = {
 }
 
 HUMAN_FORMATS: Final = frozenset({"text"})
-"""Formats read by people: the only ones a progress bar or a statistics table goes with."""
+"""Formats read by people: the only ones a progress bar is drawn beside."""
