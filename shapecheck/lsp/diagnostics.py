@@ -23,17 +23,18 @@ _SEVERITY = {
 
 @cache
 def docs_uri(code: str) -> str | None:
-    """Where a rule's docs live: its module under `shapecheck.rules` (docstring, RULE with the
-    What / Why / Example / Use instead sections, the same text `shapecheck explain` prints).
-
-    The project publishes no docs site and the SARIF output carries no help URI, so the link
-    points at the installed rule module; None for a code without a rule (SC000).
-    """
+    """Where a rule's docs live: the page SARIF's helpUri names when the package declares its
+    docs site; otherwise the installed rule module (its RULE holds the What / Why / Example /
+    Use instead text `shapecheck explain` prints). None for a code without a rule (SC000)."""
+    from shapecheck.formats.sarif import documentation_url, rule_page
     from shapecheck.rules import get_rule
 
     rule = get_rule(code)
     if rule is None:
         return None
+    site = documentation_url()
+    if site is not None:
+        return site + rule_page(rule.code)
     try:
         module = importlib.import_module(f"shapecheck.rules.{code.lower()}_{rule.name.replace('-', '_')}")
     except ImportError:

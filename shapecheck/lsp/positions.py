@@ -13,12 +13,18 @@ from shapecheck.diagnostic import Span
 NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
+def encoding_name(encoding: object) -> str:
+    """`utf-16`, `utf-8` or `utf-32` from pygls's value (an enum member's str() is its name)."""
+    value = getattr(encoding, "value", encoding)
+    return value if isinstance(value, str) else types.PositionEncodingKind.Utf16.value
+
+
 class Lines:
     """One buffer's lines, converting columns between code points and the client's units."""
 
     def __init__(self, text: str, encoding: str = types.PositionEncodingKind.Utf16) -> None:
         self.lines = NEWLINE.split(text)
-        self.encoding = str(encoding)
+        self.encoding = encoding_name(encoding)
 
     def line(self, index: int) -> str:
         """The text of 0-based line `index`, without its line break ("" past the end)."""

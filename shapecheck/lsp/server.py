@@ -30,7 +30,7 @@ from shapecheck.lsp import actions, hover, inlay
 from shapecheck.lsp.analysis import Analysis
 from shapecheck.lsp.buffers import Buffer, Buffers, same_path
 from shapecheck.lsp.diagnostics import to_lsp
-from shapecheck.lsp.positions import Lines
+from shapecheck.lsp.positions import Lines, encoding_name
 from shapecheck.lsp.projects import Projects
 from shapecheck.results import Report
 
@@ -81,7 +81,7 @@ class ShapecheckServer(LanguageServer):
         return buffer
 
     def encoding(self) -> str:
-        return str(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
+        return encoding_name(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
 
     # --- scheduling ---------------------------------------------------------------------
 

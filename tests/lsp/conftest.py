@@ -16,7 +16,7 @@ async def server() -> AsyncIterator[Client]:
     lsp, session = await start(Path.cwd())
     yield session
     await lsp.shutdown_session()
-    await lsp.stop()
+    await lsp.stop()  # type: ignore[no-untyped-call]
 
 
 @pytest_asyncio.fixture(loop_scope="module")

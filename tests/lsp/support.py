@@ -149,7 +149,7 @@ def apply_edits(text: str, action: types.CodeAction) -> str:
     """The text after a code action's edits (all on one document), as an editor applies them."""
     assert action.edit is not None and action.edit.document_changes
     edits = [e for change in action.edit.document_changes if isinstance(change, types.TextDocumentEdit)
-             for e in change.edits]
+             for e in change.edits if isinstance(e, types.TextEdit)]
     spans = sorted(((offset_of(text, e.range.start), offset_of(text, e.range.end), e.new_text) for e in edits),
                    reverse=True)
     for start, end, new in spans:

@@ -11,6 +11,7 @@ from lsprotocol import types
 
 from shapecheck.config import load_config
 from shapecheck.engine import Engine
+from shapecheck.formats.sarif import rule_page
 
 from .support import FIXTURES, Client, apply_edits, expected, position_of
 
@@ -39,8 +40,12 @@ async def test_open_fixtures_publishes_the_cli_diagnostics(client: Client, tmp_p
             assert diagnostic.source == "shapecheck"
             assert diagnostic.severity == types.DiagnosticSeverity.Error
             assert diagnostic.code_description is not None
-            docs = Path(diagnostic.code_description.href.removeprefix("file://"))
-            assert docs.name.startswith(str(diagnostic.code).lower()) and docs.is_file()
+            href = diagnostic.code_description.href
+            if href.startswith("file:"):  # no docs site declared: the installed rule module
+                docs = Path(href.removeprefix("file://"))
+                assert docs.name.startswith(str(diagnostic.code).lower()) and docs.is_file()
+            else:  # the page SARIF's helpUri names
+                assert href.endswith(rule_page(str(diagnostic.code)))
     notes = [d for uri in uris for d in client.published.diagnostics[uri] if d.related_information]
     assert notes, "the fixtures' notes arrive as related information"
     assert all(info.location.uri in uris for d in notes for info in d.related_information or ())

@@ -1,0 +1,91 @@
+"""Random edit sequences: whatever the editor sent, the diagnostics finally published for the
+last version are those the CLI reports for the final text."""
+
+from __future__ import annotations
+
+import itertools
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from shapecheck.config import load_config
+from shapecheck.engine import Engine
+
+from .support import Client, expected
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+BASE = textwrap.dedent("""\
+    import jax.numpy as jnp
+    from shapecheck import f32
+
+
+    def layer(x: f32[(4,), {'b': 8}]):
+        h = x + jnp.ones((4,), dtype=jnp.float32)
+        return jnp.sum(h, axis='b')
+
+
+    a = jnp.ones((3, 4), dtype=jnp.float32)
+    b = a + jnp.ones((5,))
+    """)
+
+# Lines that add findings, fix them, or break the syntax; and characters that do the same.
+SNIPPETS = [
+    "c = a + jnp.ones((4,))\n",
+    "c = a + jnp.ones((7,))\n",
+    "d = jnp.sum(a, axis=5)\n",
+    "def broken(:\n",
+    "e: f32[(2, 2)] = a\n",
+    "    \n",
+    "b = a  # shapecheck: ignore[SC101]\n",
+]
+CHARACTERS = st.text(alphabet="()[]{}:,.+*= 0123457abcdxy'\n", max_size=4)
+
+
+@st.composite
+def edits(draw: st.DrawFn) -> list[tuple[str, int, int, str]]:
+    """(kind, at, length, text): insert a line, delete characters, or type characters."""
+    count = draw(st.integers(1, 6))
+    return [draw(st.one_of(
+        st.tuples(st.just("line"), st.integers(0, 40), st.just(0), st.sampled_from(SNIPPETS)),
+        st.tuples(st.just("delete"), st.integers(0, 10_000), st.integers(1, 12), st.just("")),
+        st.tuples(st.just("type"), st.integers(0, 10_000), st.just(0), CHARACTERS),
+    )) for _ in range(count)]
+
+
+def position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset)
+    return line, offset - (text.rfind("\n", 0, offset) + 1)
+
+
+_names = itertools.count()
+
+
+@settings(max_examples=12, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(sequence=edits())
+async def test_published_diagnostics_equal_a_fresh_cli_run(client: Client, tmp_path: Path,
+                                                           sequence: list[tuple[str, int, int, str]]) -> None:
+    path = tmp_path / f"model_{next(_names)}.py"
+    text = BASE
+    uri = client.open(path, text)
+    for kind, at, length, new in sequence:
+        if kind == "line":
+            lines = text.splitlines(keepends=True)
+            start = sum(len(line) for line in lines[:min(at, len(lines))])
+        else:
+            start = min(at, len(text))
+        end = min(start + length, len(text))
+        after = text[:start] + new + text[end:]
+        # The range is in the text before the edit; positions past a line's end are clamped by
+        # the server as LSP says, so stay within the text here.
+        client.edit(uri, position(text, start), position(text, end), new, after)
+        text = after
+    published = await client.diagnostics(uri)
+    path.write_text(text)
+    report = Engine(load_config(start=tmp_path)).check_files([str(path)], jobs=1)
+    assert [expected(d) for d in published] == [expected(d) for d in report.diagnostics]
+    client.close(uri)
