@@ -38,7 +38,8 @@ class Projects:
             return cached[1]
         try:
             config = config_for(path)
-            self.config_errors.pop(pyproject, None) if pyproject else None
+            if pyproject is not None:
+                self.config_errors.pop(pyproject, None)
         except ConfigError as error:
             # A broken setting must not cost the user every diagnostic: check with the defaults
             # and say why (the server shows config_errors).

@@ -68,6 +68,7 @@ class ShapecheckServer(LanguageServer):
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self.pending: deque[str] = deque()
         self.worker: asyncio.Task[None] | None = None
+        self.warned: set[tuple[Path, str]] = set()
         # One analysis at a time: engines and their module summaries are not thread-safe.
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shapecheck-lsp")
 
@@ -143,6 +144,7 @@ class ShapecheckServer(LanguageServer):
         return False
 
     def publish(self, uri: str, analysis: Analysis) -> None:
+        self.warn_about_settings()
         document = self.documents.setdefault(uri, _Document())
         document.latest = analysis
         if analysis.parses:
@@ -154,6 +156,16 @@ class ShapecheckServer(LanguageServer):
                        for d in found]
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=diagnostics, version=analysis.buffer.version))
+
+    def warn_about_settings(self) -> None:
+        """Say once per message why a pyproject.toml's settings are not applied (its files are
+        checked with the defaults meanwhile)."""
+        for pyproject, error in list(self.projects.config_errors.items()):
+            if (pyproject, error) not in self.warned:
+                self.warned.add((pyproject, error))
+                self.window_show_message(types.ShowMessageParams(
+                    type=types.MessageType.Warning,
+                    message=f"shapecheck: {pyproject}: {error}; checking with the default settings"))
 
     def uri_of(self, path: str) -> str:
         buffer = self.buffers.by_path(path)

@@ -202,3 +202,23 @@ async def test_bad_requests_are_answered_empty(client: Client, tmp_path: Path) -
     assert [d.code for d in await client.diagnostics(uri)] == ["SC004"]
     client.change(uri, PROGRAM)
     assert [d.code for d in await client.diagnostics(uri)] == ["SC101"]
+
+
+async def test_settings_come_from_the_files_pyproject(client: Client, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "generated").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        "[tool.shapecheck]\nignore = ['SC101']\nexclude = ['generated/']\n")
+    text = PROGRAM.replace("return s", "return jnp.sum(s, axis=3)")
+    uri = client.open(project / "model.py", text)
+    assert [d.code for d in await client.diagnostics(uri)] == ["SC106"]  # SC101 ignored
+    excluded = client.open(project / "generated" / "model.py", text)
+    assert await client.diagnostics(excluded) == []
+    # A setting that cannot be used: the defaults apply, and the user is told why.
+    (project / "pyproject.toml").write_text("[tool.shapecheck]\nignore = ['SC999']\n")
+    seen = client.published.count
+    client.lsp.text_document_did_save(types.DidSaveTextDocumentParams(text_document=_ident(uri)))
+    found = await client.next_publication(uri, seen, lambda found: len(found) == 2)
+    assert sorted(str(d.code) for d in found) == ["SC101", "SC106"]
+    warnings = [m.message for m in client.lsp.messages if m.type == types.MessageType.Warning]
+    assert any("SC999" in message and "default settings" in message for message in warnings)
