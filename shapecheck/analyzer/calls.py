@@ -21,6 +21,55 @@ if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
 
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """An API's declared parameters, as its documentation writes them: `"a, axis=None, *, keepdims=False"`.
+
+    Handlers name arguments by parameter and the signature says where each may be passed, so
+    a position is written once, where the API is registered, and a keyword-only parameter is
+    never read from a position (`jnp.max(x, 0, None, True)`: index 3 is keepdims for max, out
+    for sum). Defaults are documentation only: an absent argument reads as unknown.
+    """
+
+    positional: tuple[str, ...] = ()  # in order; the first `positional_only` of them by position only
+    keyword_only: tuple[str, ...] = ()
+    positional_only: int = 0
+    variadic: str | None = None  # `*arrays`: every position after `positional`
+
+    @classmethod
+    def parse(cls, text: str) -> Signature:
+        positional: list[str] = []
+        keyword_only: list[str] = []
+        positional_only = 0
+        variadic: str | None = None
+        star = False
+        for part in (p.strip() for p in text.split(",")):
+            name = part.partition("=")[0].strip()
+            if not name:
+                continue
+            if name == "/":
+                positional_only = len(positional)
+            elif name == "*":
+                star = True
+            elif name.startswith("*"):
+                variadic, star = name[1:], True
+            elif star:
+                keyword_only.append(name)
+            else:
+                positional.append(name)
+        return cls(tuple(positional), tuple(keyword_only), positional_only, variadic)
+
+    def position(self, name: str) -> int | None:
+        return self.positional.index(name) if name in self.positional else None
+
+    def by_keyword(self, name: str) -> bool:
+        index = self.position(name)
+        return name in self.keyword_only or (index is not None and index >= self.positional_only)
+
+    def accepts(self, name: str) -> bool:
+        return name in self.positional or name in self.keyword_only or name == self.variadic
+
+
 @dataclass(slots=True)
 class CallArgs:
     """A call's evaluated arguments with the nodes they came from."""
@@ -35,6 +84,51 @@ class CallArgs:
     opaque: bool = False  # *args or **kwargs the interpreter could not expand
     name: str = ""  # the canonical name of the API called (`jax.numpy.sum`, `method:sum`)
     written: str = ""  # the name as imported, before canonicalisation (`numpy.sum`)
+    signature: Signature | None = None  # the called API's, set by its registration
+
+    # -- arguments by parameter name, through the API's declared signature
+
+    def _where(self, name: str) -> int | str | None:
+        """Where the argument for parameter `name` was passed: a position, a keyword, or nowhere."""
+        signature = self.signature
+        assert signature is not None, f"{self.name} is registered without a signature"
+        assert signature.accepts(name), f"{self.name} has no parameter {name!r}"
+        index = signature.position(name)
+        if index is not None and index < len(self.args):
+            return index
+        if signature.by_keyword(name) and name in self.kwargs:
+            return name
+        return None
+
+    def arg(self, name: str) -> Value:
+        """The argument bound to parameter `name`; None (unknown) when it was not passed."""
+        where = self._where(name)
+        if isinstance(where, int):
+            return self.args[where]
+        return self.kwargs[where] if where is not None else None
+
+    def given(self, name: str) -> bool:
+        return self._where(name) is not None
+
+    def arg_node(self, name: str) -> cst.CSTNode:
+        """Where the argument for `name` was written (the whole call when it was not)."""
+        where = self._where(name)
+        if isinstance(where, int):
+            return self.arg_nodes[where] if where < len(self.arg_nodes) else self.node
+        return self.kwarg_nodes.get(where, self.node) if where is not None else self.node
+
+    def arg_expr(self, name: str) -> cst.BaseExpression | None:
+        where = self._where(name)
+        if isinstance(where, int):
+            return self.raw_args[where] if where < len(self.raw_args) else None
+        return self.raw_kwargs.get(where) if where is not None else None
+
+    def rest(self) -> list[Value]:
+        """The arguments a `*variadic` parameter collects."""
+        assert self.signature is not None and self.signature.variadic is not None
+        return self.args[len(self.signature.positional):]
+
+    # -- arguments by position and name, for handlers without a signature
 
     @property
     def plain_numpy(self) -> bool:

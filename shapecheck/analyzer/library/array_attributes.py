@@ -30,10 +30,10 @@ if TYPE_CHECKING:
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 
-@REGISTRY.handles(f"{JNP}.ndim", f"{JNP}.shape", f"{JNP}.size")
+@REGISTRY.handles(f"{JNP}.ndim", f"{JNP}.shape", f"{JNP}.size", signature="a, axis=None")
 def shape_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """`np.ndim(x)`, `np.shape(x)`, `np.size(x)` of arrays, numbers and nested literals."""
-    value = call.get(0, "a")
+    value = call.arg("a")
     dims: tuple[Dim, ...] | None = None
     if isinstance(value, ArrayType) and value.ellipsis is None:
         dims = value.dims
@@ -41,7 +41,7 @@ def shape_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
         dims = ()
     elif isinstance(value, Seq):
         dims = nested_shape(value)
-    if dims is None or call.has(1, "axis"):
+    if dims is None or call.given("axis"):  # `np.size(x, axis)`: not modelled
         return None
     if call.short_name == "ndim":
         return Const(len(dims))
@@ -98,12 +98,12 @@ def same_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     return call.args[0]
 
 
-@REGISTRY.handles("method:astype")
+@REGISTRY.handles("method:astype", signature="a, dtype, copy=False, device=None")
 def astype(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0]
+    value = call.arg("a")
     if not isinstance(value, ArrayType):
         return None
-    return value.with_dtype(dtype_arg(call.get(1, "dtype")))
+    return value.with_dtype(dtype_arg(call.arg("dtype")))
 
 
 @REGISTRY.handles("method:copy", "method:block_until_ready", "method:conj", "method:conjugate", "method:round",

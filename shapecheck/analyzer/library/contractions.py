@@ -43,22 +43,22 @@ _CONTRACTIONS = {
 _PLAIN_OPTIONS = frozenset({"precision", "preferred_element_type", "out", "dtype"})
 
 
-@REGISTRY.handles(*_CONTRACTIONS)
+@REGISTRY.handles(*_CONTRACTIONS, signature="a, b, *, precision=None, preferred_element_type=None")
 def contraction(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if set(call.kwargs) - _PLAIN_OPTIONS - {"a", "b"}:
         return None  # np.matmul(a, b, axes=[...]) moves the contracted axes: not modelled
-    a, b = call.get(0, "a"), call.get(1, "b")
+    a, b = call.arg("a"), call.arg("b")
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         return finish(interp, _CONTRACTIONS[call.name](a, b, labels(call, 2)), call)
     return None
 
 
-@REGISTRY.handles(f"{JNP}.tensordot")
+@REGISTRY.handles(f"{JNP}.tensordot", signature="a, b, axes=2, *, precision=None, preferred_element_type=None")
 def tensordot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    a, b = call.get(0, "a"), call.get(1, "b")
+    a, b = call.arg("a"), call.arg("b")
     if not (isinstance(a, ArrayType) and isinstance(b, ArrayType)):
         return None
-    raw = call.get(2, "axes") if call.has(2, "axes") else Const(2)
+    raw = call.arg("axes") if call.given("axes") else Const(2)
     count = as_int(raw)
     if count is not None:
         return finish(interp, linalg.tensordot(a, b, count, labels(call, 2)), call)
@@ -71,18 +71,19 @@ def tensordot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     return None
 
 
-@REGISTRY.handles(f"{JNP}.einsum")
+@REGISTRY.handles(f"{JNP}.einsum",
+                  signature="subscripts, /, *operands, out=None, optimize='auto', precision=None, "
+                            "preferred_element_type=None")
 def einsum(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    spec_value = call.get(0)
-    spec_text = as_str(spec_value)
+    spec_text = as_str(call.arg("subscripts"))
     if spec_text is None or call.opaque:
         return None
-    spec_node = call.node_of(0)
+    spec_node = call.arg_node("subscripts")
     parsed = algebra_einsum.parse_einsum(spec_text)
     if not isinstance(parsed, algebra_einsum.EinsumSpec):
         interp.reporter.add(spec_node, parsed.code, parsed.message)
         return None
-    operands = call.args[1:]
+    operands = call.rest()
     if not all(isinstance(o, ArrayType) for o in operands):
         miscount = algebra_einsum.operand_count(parsed, len(operands))
         if miscount is not None:

@@ -34,40 +34,36 @@ if TYPE_CHECKING:
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 
-@REGISTRY.handles(f"{JNP}.reshape", "method:reshape")
+@REGISTRY.handles(f"{JNP}.reshape", signature="a, shape=None, order='C', *, newshape=None, copy=None")
+@REGISTRY.handles("method:reshape", signature="a, *shape, order='C'")
 def reshape_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0] if call.args else None
+    value = call.arg("a")
     if not isinstance(value, ArrayType):
         return None
-    rest = call.args[1:]
-    target: Value
-    if len(rest) == 1:
-        target = rest[0]
-    elif len(rest) > 1:
-        target = Seq(tuple(rest))
-    else:
-        target = call.kwargs.get("shape", call.kwargs.get("newshape"))
+    spread = call.signature is not None and call.signature.variadic == "shape"
+    target = _spread(call, "shape") if spread or call.given("shape") else call.arg("newshape")
     dims = shape(target)
     if dims is None:
         return value.with_dims((), 0)
     return finish(interp, reshape.reshape(value, dims), call)
 
 
-@REGISTRY.handles(f"{JNP}.ravel", "method:ravel", "method:flatten")
+@REGISTRY.handles(f"{JNP}.ravel", "method:ravel", "method:flatten", signature="a, order='C'")
 def ravel(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0] if call.args else None
+    value = call.arg("a")
     if not isinstance(value, ArrayType):
         return None
     return value.with_dims((product(value.dims) if value.ellipsis is None else None,))
 
 
-@REGISTRY.handles(f"{JNP}.transpose", "method:transpose", f"{JNP}.permute_dims")
+@REGISTRY.handles(f"{JNP}.transpose", signature="a, axes=None")
+@REGISTRY.handles(f"{JNP}.permute_dims", signature="a, /, axes")
+@REGISTRY.handles("method:transpose", signature="a, *axes")
 def transpose(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0] if call.args else None
+    value = call.arg("a")
     if not isinstance(value, ArrayType):
         return None
-    rest = call.args[1:]
-    order: Value = rest[0] if len(rest) == 1 else (Seq(tuple(rest)) if rest else call.kwargs.get("axes"))
+    order = _spread(call, "axes")
     if order is None or order == Const(None):
         return finish(interp, layout.transpose(value), call)
     dims = shape(order)
@@ -90,28 +86,28 @@ def matrix_transpose(interp: Interpreter, call: CallArgs, ctx: Context, scope: S
     return None
 
 
-@REGISTRY.handles(f"{JNP}.swapaxes", "method:swapaxes")
+@REGISTRY.handles(f"{JNP}.swapaxes", "method:swapaxes", signature="a, axis1, axis2")
 def swapaxes(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0] if call.args else None
-    first, second = as_int(call.get(1, "axis1")), as_int(call.get(2, "axis2"))
+    value = call.arg("a")
+    first, second = as_int(call.arg("axis1")), as_int(call.arg("axis2"))
     if not isinstance(value, ArrayType) or first is None or second is None:
         return None
     return finish(interp, layout.swapaxes(value, first, second), call)
 
 
-@REGISTRY.handles(f"{JNP}.moveaxis")
+@REGISTRY.handles(f"{JNP}.moveaxis", signature="a, source, destination")
 def moveaxis(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.get(0, "a")
-    source, destination = as_int(call.get(1, "source")), as_int(call.get(2, "destination"))
+    value = call.arg("a")
+    source, destination = as_int(call.arg("source")), as_int(call.arg("destination"))
     if not isinstance(value, ArrayType) or source is None or destination is None:
         return None
     return finish(interp, layout.moveaxis(value, source, destination), call)
 
 
-@REGISTRY.handles(f"{JNP}.expand_dims")
+@REGISTRY.handles(f"{JNP}.expand_dims", signature="a, axis")
 def expand_dims(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.get(0, "a")
-    axis = axes(call.get(1, "axis"))
+    value = call.arg("a")
+    axis = axes(call.arg("axis"))
     if not isinstance(value, ArrayType) or axis is False or axis is None or isinstance(axis, bool | str):
         return None
     if isinstance(axis, tuple) and not all(isinstance(a, int) for a in axis):
@@ -120,19 +116,30 @@ def expand_dims(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
     return finish(interp, layout.expand_dims(value, as_ints), call)
 
 
-@REGISTRY.handles(f"{JNP}.squeeze", "method:squeeze")
+@REGISTRY.handles(f"{JNP}.squeeze", "method:squeeze", signature="a, axis=None")
 def squeeze(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0] if call.args else None
+    value = call.arg("a")
     if not isinstance(value, ArrayType):
         return None
-    if not call.has(1, "axis") or call.get(1, "axis") == Const(None):
+    if not call.given("axis") or call.arg("axis") == Const(None):
         return finish(interp, reshape.squeeze(value), call)
-    axis = axes(call.get(1, "axis"))
+    axis = axes(call.arg("axis"))
     if isinstance(axis, int) and not isinstance(axis, bool):
         return finish(interp, reshape.squeeze(value, axis), call)
     if isinstance(axis, tuple) and all(isinstance(a, int) for a in axis):
         return finish(interp, reshape.squeeze(value, [a for a in axis if isinstance(a, int)]), call)
     return None
+
+
+def _spread(call: CallArgs, name: str) -> Value:
+    """A shape or axes argument that the method form spreads (`x.reshape(2, 3)`, `x.transpose(1, 0)`)
+    and the function form takes whole (`jnp.reshape(x, (2, 3))`)."""
+    if call.signature is None or call.signature.variadic != name:
+        return call.arg(name)
+    spread = call.rest()
+    if len(spread) == 1:
+        return spread[0]
+    return Seq(tuple(spread)) if spread else call.kwargs.get(name)
 
 
 def _sequence_of_arrays(value: Value) -> list[ArrayType] | None:
@@ -141,12 +148,13 @@ def _sequence_of_arrays(value: Value) -> list[ArrayType] | None:
     return None
 
 
-@REGISTRY.handles(f"{JNP}.concatenate", f"{JNP}.concat")
+@REGISTRY.handles(f"{JNP}.concatenate", signature="arrays, axis=0, dtype=None")
+@REGISTRY.handles(f"{JNP}.concat", signature="arrays, /, *, axis=0")
 def concatenate(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    values = _sequence_of_arrays(call.get(0, "arrays"))
+    values = _sequence_of_arrays(call.arg("arrays"))
     if values is None:
         return None
-    axis_value = call.get(1, "axis") if call.has(1, "axis") else Const(0)
+    axis_value = call.arg("axis") if call.given("axis") else Const(0)
     axis = as_int(axis_value)
     if axis is None and axis_value != Const(None):
         return None
@@ -155,12 +163,12 @@ def concatenate(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
     return finish(interp, outcome, call, element_nodes)
 
 
-@REGISTRY.handles(f"{JNP}.stack")
+@REGISTRY.handles(f"{JNP}.stack", signature="arrays, axis=0, out=None, dtype=None")
 def stack(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    values = _sequence_of_arrays(call.get(0, "arrays"))
+    values = _sequence_of_arrays(call.arg("arrays"))
     if values is None:
         return None
-    axis = as_int(call.get(1, "axis")) if call.has(1, "axis") else 0
+    axis = as_int(call.arg("axis")) if call.given("axis") else 0
     if axis is None:
         return None
     element_nodes = _element_nodes(call)
@@ -169,28 +177,29 @@ def stack(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
 
 
 def _element_nodes(call: CallArgs) -> list[cst.CSTNode]:
-    first = call.expr_of(0, "arrays")
+    first = call.arg_expr("arrays")
     if isinstance(first, cst.Tuple | cst.List):
         return [el.value for el in first.elements]
     return []
 
 
-@REGISTRY.handles(f"{JNP}.broadcast_to")
+@REGISTRY.handles(f"{JNP}.broadcast_to", signature="array, shape")
 def broadcast_to(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.get(0, "array")
-    dims = shape(call.get(1, "shape"))
+    value = call.arg("array")
+    dims = shape(call.arg("shape"))
     if not isinstance(value, ArrayType) or dims is None:
         return None
     target = ArrayType(value.dtype, dims)
-    outcome = algebra_broadcast.broadcast([value, target], [f"`{code_of(call.node_of(0))}`",
-                                                            f"shape {code_of(call.node_of(1))}"])
+    outcome = algebra_broadcast.broadcast([value, target], [f"`{code_of(call.arg_node('array'))}`",
+                                                            f"shape {code_of(call.arg_node('shape'))}"])
     interp.reporter.problems(outcome.problems, call.node)
     return ArrayType(value.dtype, dims, value.named, None, value.named_open)
 
 
-@REGISTRY.handles(f"{JNP}.atleast_1d")
+@REGISTRY.handles(f"{JNP}.atleast_1d", signature="*arys")
 def atleast_1d(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.get(0)
-    if isinstance(value, ArrayType) and value.ellipsis is None and not value.dims and len(call.args) == 1:
+    arrays = call.rest()
+    value = arrays[0] if len(arrays) == 1 else None  # several arguments give a list
+    if isinstance(value, ArrayType) and value.ellipsis is None and not value.dims:
         return value.with_dims((1,))
-    return value if isinstance(value, ArrayType) and len(call.args) == 1 else None
+    return value if isinstance(value, ArrayType) else None

@@ -27,49 +27,51 @@ ACTIVATIONS = ("relu", "relu6", "sigmoid", "softplus", "soft_sign", "silu", "swi
                "selu", "gelu", "mish", "squareplus", "sparse_plus", "tanh", "identity")
 
 
-@REGISTRY.handles(*each(NN, *ACTIVATIONS))
+@REGISTRY.handles(*each(NN, *ACTIVATIONS), signature="x, *params")
 def activation(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.get(0, "x")
+    value = call.arg("x")
     return value if isinstance(value, ArrayType) else elementwise(interp, call)
 
 
-@REGISTRY.handles(f"{NN}.logsumexp")
+@REGISTRY.handles(f"{NN}.logsumexp", signature="a, axis=None, b=None, keepdims=False, return_sign=False, where=None")
 def logsumexp(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return reduce_call(interp, call, ctx, call.get(0, "a"), call.get(1, "axis"), call.has(1, "axis"),
-                       call.kwargs.get("keepdims"), "logsumexp")
+    return reduce_call(interp, call, ctx, call.arg("a"), call.arg("axis"), call.given("axis"),
+                       call.arg("keepdims"), "logsumexp")
 
 
-@REGISTRY.handles(*each(NN, "softmax", "log_softmax", "standardize", "normalize"))
+@REGISTRY.handles(*each(NN, "softmax", "log_softmax"), signature="x, axis=-1, where=None")
+@REGISTRY.handles(*each(NN, "standardize", "normalize"),
+                  signature="x, axis=-1, mean=None, variance=None, epsilon=1e-05, where=None, *, algorithm='fast'")
 def softmax(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.get(0, "x")
+    value = call.arg("x")
     if not isinstance(value, ArrayType):
         return None
-    axis = axes(call.get(1, "axis")) if call.has(1, "axis") else -1
+    axis = axes(call.arg("axis")) if call.given("axis") else -1
     names = axis_names(axis)
     if names:
-        check_bound(interp, names, call, ctx, call.node_of(1, "axis"), f"jax.nn.{call.short_name}")
+        check_bound(interp, names, call, ctx, call.arg_node("axis"), f"jax.nn.{call.short_name}")
     if not isinstance(axis, bool | type(None)):
         # The reduction is only run for its checks: softmax keeps its argument's shape.
         finish(interp, reduction.reduce(value, axis, keepdims=True, what=f"jax.nn.{call.short_name}"), call)
     return value
 
 
-@REGISTRY.handles(f"{NN}.one_hot")
+@REGISTRY.handles(f"{NN}.one_hot", signature="x, num_classes, *, dtype=None, axis=-1")
 def one_hot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    labels_value = call.get(0, "x")
-    count_value = call.get(1, "num_classes")
+    labels_value = call.arg("x")
+    count_value = call.arg("num_classes")
     count = as_int(count_value)
-    dtype = dtype_arg(call.get(2, "dtype")) or "f32"
-    axis_value = call.kwargs.get("axis", Const(-1))
+    dtype = dtype_arg(call.arg("dtype")) or "f32"
+    axis_value = call.arg("axis") if call.given("axis") else Const(-1)
     axis = axes(axis_value)
     if not isinstance(labels_value, ArrayType):
         return None
     if isinstance(axis, str):
-        check_bound(interp, [axis], call, ctx, call.kwarg_nodes.get("axis", call.node), "jax.nn.one_hot")
+        check_bound(interp, [axis], call, ctx, call.arg_node("axis"), "jax.nn.one_hot")
     elif not isinstance(axis, int) or isinstance(axis, bool):
         return None
     result, problems = one_hot_type(labels_value, count, axis, dtype, ctx.size_of(axis) if isinstance(axis, str) else None)
-    interp.reporter.problems(problems, call.node, [call.node_of(0, "x"), call.node_of(1, "num_classes")])
+    interp.reporter.problems(problems, call.node, [call.arg_node("x"), call.arg_node("num_classes")])
     return result
 
 

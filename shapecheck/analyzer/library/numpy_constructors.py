@@ -30,75 +30,96 @@ if TYPE_CHECKING:
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 
-@REGISTRY.handles(*each(JNP, "zeros", "ones", "empty"), *each("jax.numpy", "full"))
+@REGISTRY.handles(*each(JNP, "zeros", "ones", "empty"), signature="shape, dtype=None, *, device=None")
+@REGISTRY.handles(f"{JNP}.full", signature="shape, fill_value, dtype=None, *, device=None")
 def zeros(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    dims = shape(call.get(0, "shape"))
-    dtype_index = 2 if call.short_name == "full" else 1
-    dtype = dtype_arg(call.get(dtype_index, "dtype"))
+    dims = shape(call.arg("shape"))
     if dims is None:
         return None
-    return ArrayType(dtype, dims)
+    return ArrayType(dtype_arg(call.arg("dtype")), dims)
 
 
-@REGISTRY.handles(*each(JNP, "zeros_like", "ones_like", "empty_like", "full_like"))
+@REGISTRY.handles(*each(JNP, "zeros_like", "ones_like"), signature="a, dtype=None, shape=None, *, device=None")
+@REGISTRY.handles(f"{JNP}.empty_like", signature="prototype, dtype=None, shape=None, *, device=None")
+@REGISTRY.handles(f"{JNP}.full_like", signature="a, fill_value, dtype=None, shape=None, *, device=None")
 def like(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    source = call.get(0, "a")
+    source = call.arg("prototype" if call.short_name == "empty_like" else "a")
     if not isinstance(source, ArrayType):
         return None
-    dtype = dtype_arg(call.kwargs.get("dtype"))
-    dims = shape(call.kwargs.get("shape")) if "shape" in call.kwargs else None
+    dtype = dtype_arg(call.arg("dtype"))
+    dims = shape(call.arg("shape")) if call.given("shape") else None
     result = source.with_dims(dims) if dims is not None else source
     return result.with_dtype(dtype) if dtype else result
 
 
-@REGISTRY.handles(f"{JNP}.arange")
+@REGISTRY.handles(f"{JNP}.arange", signature="start, stop=None, step=None, dtype=None, *, device=None")
 def arange(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    numbers = [as_int(call.get(i)) for i in range(min(len(call.args), 3))]
-    if "stop" in call.kwargs or "start" in call.kwargs or "step" in call.kwargs or not numbers:
-        return ArrayType(dtype_arg(call.kwargs.get("dtype")), (None,))
-    dtype = dtype_arg(call.kwargs.get("dtype"))
+    dtype = dtype_arg(call.arg("dtype"))
+    bounds = [name for name in ("start", "stop", "step") if call.given(name)]
+    if not bounds or any(name in call.kwargs for name in bounds):
+        return ArrayType(dtype, (None,))  # `arange(stop=5)` and friends: not worth the cases
+    numbers = [as_int(call.arg(name)) for name in bounds]
     if any(n is None for n in numbers):
         return ArrayType(dtype, (None,))
     length = len(range(*[n for n in numbers if n is not None])) if numbers[-1] != 0 else None
     return ArrayType(dtype, (length,))
 
 
-@REGISTRY.handles(f"{JNP}.eye", f"{JNP}.identity")
+@REGISTRY.handles(f"{JNP}.eye", signature="N, M=None, k=0, dtype=None, *, device=None")
 def eye(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    rows = as_int(call.get(0, "N" if "N" in call.kwargs else "n"))
-    columns = call.get(1, "M")
+    rows = as_int(call.arg("N"))
+    columns = call.arg("M")
     cols = rows if columns is None or (isinstance(columns, Const) and columns.value is None) else as_int(columns)
-    return ArrayType(dtype_arg(call.kwargs.get("dtype")), (rows, cols))
+    return ArrayType(dtype_arg(call.arg("dtype")), (rows, cols))
 
 
-@REGISTRY.handles(f"{JNP}.linspace", f"{JNP}.logspace", f"{JNP}.geomspace")
+@REGISTRY.handles(f"{JNP}.identity", signature="n, dtype=None")
+def identity(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    rows = as_int(call.arg("n"))
+    return ArrayType(dtype_arg(call.arg("dtype")), (rows, rows))
+
+
+@REGISTRY.handles(f"{JNP}.linspace", signature="start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0")
+@REGISTRY.handles(f"{JNP}.logspace", signature="start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0")
+@REGISTRY.handles(f"{JNP}.geomspace", signature="start, stop, num=50, endpoint=True, dtype=None, axis=0")
 def linspace(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    num = call.get(2, "num")
-    return ArrayType(dtype_arg(call.kwargs.get("dtype")), (50 if num is None and not call.has(2, "num")
-                                                         else as_int(num),))
+    num = as_int(call.arg("num")) if call.given("num") else 50
+    return ArrayType(dtype_arg(call.arg("dtype")), (num,))
 
 
-@REGISTRY.handles(f"{JNP}.array", f"{JNP}.asarray", "jax.device_put", f"{JNP}.copy")
-def as_array(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    source = call.get(0, "object" if "object" in call.kwargs else "a")
-    dtype = dtype_arg(call.get(1, "dtype"))
-    result: ArrayType | None = None
-    if isinstance(source, ArrayType):
-        result = source.with_dtype(dtype) if dtype else source
-    elif isinstance(source, Devices):
-        result = ArrayType(None, (source.count,))
-    elif isinstance(source, Seq):
-        dims = nested_shape(source)
-        result = ArrayType(dtype, dims) if dims is not None else None
-    elif isinstance(source, Const) and isinstance(source.value, int | float):
-        result = ArrayType(dtype, ())
-    if result is None or "ndmin" not in call.kwargs:
+@REGISTRY.handles(f"{JNP}.array", signature="object, dtype=None, *, copy=True, order='K', ndmin=0, device=None")
+def array(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    result = _as_array(call.arg("object"), dtype_arg(call.arg("dtype")))
+    if result is None or not call.given("ndmin"):
         return result
-    ndmin = as_int(call.kwargs["ndmin"])
+    ndmin = as_int(call.arg("ndmin"))
     if ndmin is None or result.ellipsis is not None:
         return result.with_dims((), 0)
     # `np.array(x, ndmin=2)` pads the shape with leading 1s.
     return result.with_dims((1,) * max(ndmin - len(result.dims), 0) + result.dims)
+
+
+@REGISTRY.handles(f"{JNP}.asarray", signature="a, dtype=None, order=None, *, copy=None, device=None")
+def asarray(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return _as_array(call.arg("a"), dtype_arg(call.arg("dtype")))
+
+
+@REGISTRY.handles(f"{JNP}.copy", signature="a, order=None")
+def copy(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return _as_array(call.arg("a"), None)
+
+
+def _as_array(source: Value, dtype: str | None) -> ArrayType | None:
+    if isinstance(source, ArrayType):
+        return source.with_dtype(dtype) if dtype else source
+    if isinstance(source, Devices):
+        return ArrayType(None, (source.count,))
+    if isinstance(source, Seq):
+        dims = nested_shape(source)
+        return ArrayType(dtype, dims) if dims is not None else None
+    if isinstance(source, Const) and isinstance(source.value, int | float):
+        return ArrayType(dtype, ())
+    return None
 
 
 def nested_shape(value: Value) -> tuple[Dim, ...] | None:
@@ -116,9 +137,10 @@ def nested_shape(value: Value) -> tuple[Dim, ...] | None:
 
 
 @REGISTRY.handles(*(f"{JNP}.{name}" for name in ("float32", "float64", "float16", "bfloat16", "int8", "int16",
-                                        "int32", "int64", "uint8", "uint32", "bool_", "complex64")))
+                                        "int32", "int64", "uint8", "uint32", "bool_", "complex64")),
+                   signature="x, /")
 def dtype_constructor(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.get(0)
+    value = call.arg("x")
     dtype = DTYPE_ALIASES.get(call.short_name)
     if isinstance(value, ArrayType):
         return value.with_dtype(dtype)

@@ -25,25 +25,30 @@ if TYPE_CHECKING:
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 
-@REGISTRY.handles(*each("jax.random", "normal", "uniform", "bernoulli", "randint", "truncated_normal",
-               "gumbel", "laplace", "logistic", "cauchy", "rademacher", "exponential"))
+@REGISTRY.handles(*each("jax.random", "normal", "gumbel", "laplace", "logistic", "cauchy", "exponential"),
+                  signature="key, shape=(), dtype=None, *params")
+@REGISTRY.handles("jax.random.uniform", signature="key, shape=(), dtype=None, minval=0.0, maxval=1.0")
+@REGISTRY.handles("jax.random.randint", signature="key, shape, minval, maxval, dtype=None")
+@REGISTRY.handles("jax.random.bernoulli", signature="key, p=0.5, shape=None, mode='low'")
+@REGISTRY.handles("jax.random.truncated_normal", signature="key, lower, upper, shape=None, dtype=None")
+@REGISTRY.handles("jax.random.rademacher", signature="key, shape, dtype=None")
 def random(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     name = call.short_name
-    index = {"normal": 1, "uniform": 1, "randint": 1, "bernoulli": 2, "truncated_normal": 3}.get(name, 1)
-    given = call.get(index, "shape")
-    if given is None and not call.has(index, "shape"):
-        return ArrayType(dtype_arg(call.kwargs.get("dtype")), ()) if name in ("normal", "uniform") else None
-    dims = shape(given)
+    dtype = dtype_arg(call.arg("dtype")) if name != "bernoulli" else "bool_"
+    if not call.given("shape"):
+        # The scalar default, where there is one; elsewhere the shape comes from the parameters.
+        return ArrayType(dtype, ()) if call.signature and call.signature.positional[1] == "shape" else None
+    dims = shape(call.arg("shape"))
     if dims is None:
         return None
-    result = ArrayType(dtype_arg(call.get(2, "dtype") if name == "uniform" else call.kwargs.get("dtype")), dims)
+    result = ArrayType(dtype, dims)
     return _uniform_bounds(call, result) if name == "uniform" else result
 
 
 def _uniform_bounds(call: CallArgs, result: ArrayType) -> ArrayType:
     """`uniform` returns `max(minval, sample)`: array bounds broadcast into the result's shape
     (the other samplers require their parameters to broadcast *to* `shape`)."""
-    given = [call.get(i, n) for i, n in ((3, "minval"), (4, "maxval")) if call.has(i, n)]
+    given = [call.arg(name) for name in ("minval", "maxval") if call.given(name)]
     arrays = [b for b in given if isinstance(b, ArrayType)]
     if any(not isinstance(b, ArrayType | Const) for b in given):
         # An unknown bound may be an array of any rank: leading dims and 1s become unknown.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import reduction
 from shapecheck.analyzer.calls import CallArgs
@@ -30,15 +30,11 @@ if TYPE_CHECKING:
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 
-REDUCTIONS = ("sum", "prod", "max", "min", "mean", "amax", "amin", "any", "all", "nansum", "nanprod",
-              "nanmax", "nanmin", "nanmean", "std", "var", "nanstd", "nanvar", "median", "ptp",
-              "count_nonzero", "average")
 ARG_REDUCTIONS = ("argmax", "argmin", "nanargmax", "nanargmin")
 
 
 def reduce_call(interp: Interpreter, call: CallArgs, ctx: Context, value: Value, axis_value: Value,
-                axis_given: bool, keepdims: Value, what: str, *, positional_only: bool = False,
-                dtype: str | None = None, axis_index: int = 1) -> Value:
+                axis_given: bool, keepdims: Value, what: str, *, dtype: str | None = None) -> Value:
     if not isinstance(value, ArrayType):
         return None
     axis = axes(axis_value) if axis_given else None
@@ -52,7 +48,7 @@ def reduce_call(interp: Interpreter, call: CallArgs, ctx: Context, value: Value,
         return value.with_dtype(dtype) if dtype else value  # NumPy reduces a 0-d array over axis 0
     names = axis_names(axis)
     if names:
-        check_bound(interp, names, call, ctx, call.node_of(axis_index, "axis"), what)
+        check_bound(interp, names, call, ctx, call.arg_node("axis"), what)
     outcome = reduction.reduce(value, axis, keepdims=keep, what=f"the argument of {what}", dtype=dtype)
     return finish(interp, outcome, call)
 
@@ -62,36 +58,61 @@ def _what(call: CallArgs) -> str:
     return f".{call.short_name}()" if call.name.startswith("method:") else f"jnp.{call.short_name}"
 
 
-@REGISTRY.handles(*each(JNP, *REDUCTIONS),
-         *(f"method:{name}" for name in ("sum", "prod", "max", "min", "mean", "any", "all", "std", "var")))
+# Each reduction's parameters as jax.numpy declares them; the array methods take the same
+# after the receiver.
+_REDUCTION_SIGNATURES: Final = {
+    ("sum", "prod", "nansum", "nanprod"):
+        "a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True",
+    ("max", "min", "amax", "amin", "nanmax", "nanmin"):
+        "a, axis=None, out=None, keepdims=False, initial=None, where=None",
+    ("any", "all"): "a, axis=None, out=None, keepdims=False, *, where=None",
+    ("mean", "nanmean"): "a, axis=None, dtype=None, out=None, keepdims=False, *, where=None",
+    ("std", "var", "nanstd", "nanvar"):
+        "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None",
+    ("median",): "a, axis=None, out=None, overwrite_input=False, keepdims=False",
+    ("ptp",): "a, axis=None, out=None, keepdims=False",
+    ("count_nonzero",): "a, axis=None, keepdims=False",
+    ("average",): "a, axis=None, weights=None, returned=False, keepdims=False",
+}
+REDUCTIONS: Final = tuple(name for names in _REDUCTION_SIGNATURES for name in names)
+_REDUCTION_METHODS: Final = frozenset({"sum", "prod", "max", "min", "mean", "any", "all", "std", "var"})
+
+
 def reduce_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     # Methods arrive with the receiver as argument 0: the same positions as the functions.
     name = call.short_name
     dtype = "bool_" if name in ("any", "all") else ("i32" if name == "count_nonzero" else None)
-    return reduce_call(interp, call, ctx, call.get(0, "a"), call.get(1, "axis"), call.has(1, "axis"),
-                       call.kwargs.get("keepdims"), _what(call), dtype=dtype)
+    return reduce_call(interp, call, ctx, call.arg("a"), call.arg("axis"), call.given("axis"),
+                       call.arg("keepdims"), _what(call), dtype=dtype)
 
 
-@REGISTRY.handles(*each(JNP, *ARG_REDUCTIONS), "method:argmax", "method:argmin")
+for _names, _signature in _REDUCTION_SIGNATURES.items():
+    REGISTRY.handles(*each(JNP, *_names), *(f"method:{name}" for name in _names if name in _REDUCTION_METHODS),
+                     signature=_signature)(reduce_function)
+
+
+@REGISTRY.handles(*each(JNP, *ARG_REDUCTIONS), "method:argmax", "method:argmin",
+                  signature="a, axis=None, out=None, keepdims=None")
 def arg_reduce_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.get(0, "a")
-    if isinstance(value, ArrayType) and not call.has(1, "axis"):
+    value = call.arg("a")
+    if isinstance(value, ArrayType) and not call.given("axis"):
         return ArrayType("i32", (), value.named, None, value.named_open)
-    return reduce_call(interp, call, ctx, value, call.get(1, "axis"), call.has(1, "axis"),
-                       call.kwargs.get("keepdims"), _what(call), dtype="i32")
+    return reduce_call(interp, call, ctx, value, call.arg("axis"), call.given("axis"),
+                       call.arg("keepdims"), _what(call), dtype="i32")
 
 
-@REGISTRY.handles(f"{JNP}.cumsum", f"{JNP}.cumprod", "method:cumsum", "method:cumprod")
+@REGISTRY.handles(f"{JNP}.cumsum", f"{JNP}.cumprod", "method:cumsum", "method:cumprod",
+                  signature="a, axis=None, dtype=None, out=None")
 def cumulative(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.get(0)
+    value = call.arg("a")
     if not isinstance(value, ArrayType):
         return None
-    if not call.has(1, "axis") or (isinstance(call.get(1, "axis"), Const) and call.get(1, "axis") == Const(None)):
+    if not call.given("axis") or call.arg("axis") == Const(None):
         return value.with_dims((product(value.dims) if value.ellipsis is None else None,))
     return value
 
 
-@REGISTRY.handles(f"{JNP}.linalg.norm")
+@REGISTRY.handles(f"{JNP}.linalg.norm", signature="x, ord=None, axis=None, keepdims=False")
 def norm(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return reduce_call(interp, call, ctx, call.get(0, "x"), call.get(2, "axis"), call.has(2, "axis"),
-                       call.kwargs.get("keepdims"), "jnp.linalg.norm", axis_index=2)
+    return reduce_call(interp, call, ctx, call.arg("x"), call.arg("axis"), call.given("axis"),
+                       call.arg("keepdims"), "jnp.linalg.norm")

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from shapecheck.analyzer.calls import Handler
+from shapecheck.analyzer.calls import CallArgs, Handler, Signature
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.context import Context
+    from shapecheck.analyzer.interpreter import Interpreter
+    from shapecheck.analyzer.scope import Scope
+    from shapecheck.analyzer.values import Value
 
 
 class Registry:
@@ -20,13 +27,19 @@ class Registry:
         self.functions: dict[str, Handler] = {}
         self.methods: dict[str, Handler] = {}
 
-    def handles(self, *names: str) -> Callable[[Handler], Handler]:
-        """Register a handler for qualified names (`jax.numpy.sum`) or keys like `method:sum`."""
+    def handles(self, *names: str, signature: str | None = None) -> Callable[[Handler], Handler]:
+        """Register a handler for qualified names (`jax.numpy.sum`) or keys like `method:sum`.
+
+        With `signature` (the APIs' parameters as their docs write them; a method's receiver is
+        its first parameter) the handler reads arguments by parameter name: `call.arg("axis")`.
+        """
+        declared = Signature.parse(signature) if signature is not None else None
 
         def register(handler: Handler) -> Handler:
+            bound = handler if declared is None else _binding(handler, declared)
             for name in names:
                 table = self.methods if name.startswith(("method:", "attr:")) else self.functions
-                table[name] = handler
+                table[name] = bound
             return handler
 
         return register
@@ -34,3 +47,14 @@ class Registry:
 
 def each(module: str, *names: str) -> tuple[str, ...]:
     return tuple(f"{module}.{name}" for name in names)
+
+
+def _binding(handler: Handler, signature: Signature) -> Handler:
+    def bound(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+        call.signature = signature
+        return handler(interp, call, ctx, scope)
+
+    bound.__name__ = handler.__name__
+    bound.__qualname__ = handler.__qualname__
+    bound.__doc__ = handler.__doc__
+    return bound
