@@ -99,16 +99,23 @@ def test_there_are_examples_with_and_without_diagnostics() -> None:
     assert {page for page, _, _ in EXAMPLES} >= {"annotations.md", "rules/sc101.md"}
 
 
+def _reads_only(command: str) -> bool:
+    words = command.split()
+    return words[2:3] == ["check"] or (words[2:3] in (["annotate"], ["migrate"]) and "--diff" in words)
+
+
 def _shown_runs() -> list[tuple[str, str, str, str]]:
     """(page, python source, command, output) of each console block that runs
-    `$ shapecheck check model.py` right after a python example: the example's output."""
+    `$ shapecheck ... model.py` (check, or annotate/migrate --diff) right after a python
+    example: what the command prints for that example."""
     found = []
     for page, text in PAGES.items():
         blocks = list(FENCE.finditer(text))
         for previous, block in itertools.pairwise(blocks):
             command, _, output = block.group(2).partition("\n")
             if (block.group(1) == "console" and previous.group(1) == "python"
-                    and command.startswith("$ shapecheck check") and command.endswith(" model.py")):
+                    and command.startswith("$ shapecheck ") and command.endswith(" model.py")):
+                assert _reads_only(command), f"{page}: the docs test runs only commands that write nothing: {command}"
                 found.append((page, previous.group(2), command, output))
     return found
 
