@@ -14,28 +14,18 @@ import libcst as cst
 from shapecheck.analyzer.values import (
     AxisSize,
     Const,
-    Function,
     Lazy,
-    Mesh,
     Module,
-    Partial,
     Qual,
     Seq,
     Value,
-    Vmap,
-    Xmap,
 )
 
 
 def truth(value: Value) -> bool | None:
-    """Python truthiness where the checker knows it, else None."""
-    if isinstance(value, Const):
-        return bool(value.value)
-    if isinstance(value, Seq):
-        return bool(value.items)
-    if isinstance(value, Function | Partial | Xmap | Vmap | Mesh):
-        return True
-    return None
+    """Python truthiness where the checker knows it (each kind of value says), else None."""
+    known = getattr(value, "truth", None)  # arrays and unknown values have none: undecided
+    return known() if known is not None else None
 
 
 def _known_not_none(value: Value) -> bool:

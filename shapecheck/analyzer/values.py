@@ -17,11 +17,25 @@ if TYPE_CHECKING:
     from shapecheck.analyzer.scope import Scope
 
 
+class PythonObject:
+    """A value that is an ordinary Python object (a function, a map, a mesh): true in `if`,
+    `and` and `or`, as objects without `__bool__` or `__len__` are. Each value kind says how it
+    is tested for truth (`truth()`); the interpreter asks it rather than listing kinds."""
+
+    __slots__ = ()
+
+    def truth(self) -> bool | None:
+        return True
+
+
 @dataclass(frozen=True, slots=True)
 class Const:
     """A Python constant the program computes with: sizes, axis names, flags."""
 
     value: int | float | str | bool | None
+
+    def truth(self) -> bool | None:
+        return bool(self.value)
 
     @property
     def is_int(self) -> bool:
@@ -38,6 +52,9 @@ class Seq:
     # Reads names inside `node` in the module that wrote it (specs imported from elsewhere).
     lookup: Callable[[str], Lit | None] | None = field(default=None, compare=False, hash=False)
 
+    def truth(self) -> bool | None:
+        return bool(self.items)
+
 
 @dataclass(frozen=True, slots=True)
 class Dict:
@@ -46,6 +63,9 @@ class Dict:
     items: tuple[tuple[Value, Value], ...]
     node: cst.BaseExpression | None = field(default=None, compare=False, hash=False)
     lookup: Callable[[str], Lit | None] | None = field(default=None, compare=False, hash=False)
+
+    def truth(self) -> bool | None:
+        return bool(self.items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +76,7 @@ class Qual:
 
 
 @dataclass(frozen=True, slots=True)
-class BoundMethod:
+class BoundMethod(PythonObject):
     """`x.sum` before it is called: an array method."""
 
     receiver: ArrayType
@@ -64,7 +84,7 @@ class BoundMethod:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Function:
+class Function(PythonObject):
     """A `def` or `lambda` of the checked program, with the scope it closes over."""
 
     node: cst.FunctionDef | cst.Lambda
@@ -80,7 +100,7 @@ class Function:
 
 
 @dataclass(frozen=True, slots=True)
-class Partial:
+class Partial(PythonObject):
     """`functools.partial(func, *args, **kwargs)`."""
 
     func: Value
@@ -89,7 +109,7 @@ class Partial:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Xmap:
+class Xmap(PythonObject):
     """The function `xmap(fun, in_axes, out_axes, ...)` returns, waiting to be called."""
 
     fun: Value
@@ -106,7 +126,7 @@ class Xmap:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Vmap:
+class Vmap(PythonObject):
     """`jax.vmap(fun, in_axes, out_axes, axis_name=...)` or `jax.pmap(...)`, waiting to be called."""
 
     fun: Value
@@ -127,7 +147,7 @@ class Devices:
 
 
 @dataclass(frozen=True, slots=True)
-class Mesh:
+class Mesh(PythonObject):
     """A device mesh: axis names in order and their sizes (None where unknown)."""
 
     axes: tuple[tuple[str, int | None], ...]
@@ -156,7 +176,7 @@ class MeshContext:
 
 
 @dataclass(frozen=True, slots=True)
-class Class:
+class Class(PythonObject):
     """A class the checked program defines (instances are not tracked)."""
 
     name: str
