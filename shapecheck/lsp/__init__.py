@@ -11,7 +11,8 @@ import sys
 
 
 def main() -> int:
-    """Serve on stdin/stdout until the client exits; 2 when the `lsp` extra is missing."""
+    """Serve on stdin/stdout until the client exits (then the process ends); 2 when the `lsp`
+    extra is missing."""
     missing = [name for name in ("pygls", "lsprotocol") if importlib.util.find_spec(name) is None]
     if missing:
         sys.stderr.write(f"shapecheck: error: the language server needs {' and '.join(missing)}; "
@@ -20,6 +21,7 @@ def main() -> int:
     from shapecheck.lsp.server import serve
 
     serve()
-    # pygls closes stdout on exit; the CLI's final flush must find an open file.
-    sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-    return 0
+    # The client said exit: leave now, without waiting for an analysis still running on the
+    # worker thread (up to the time limit) or flushing the stdout pygls has closed.
+    sys.stderr.flush()
+    os._exit(0)

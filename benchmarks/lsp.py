@@ -1,0 +1,109 @@
+"""Latency of `shapecheck lsp` on a 1,000-line file: didChange to publishDiagnostics, and hover.
+
+Starts the server as an editor would (stdio), opens a file of about 1,000 lines built from the
+fixtures, then types one character at a time (waiting for each version's diagnostics) and
+hovers over an array expression. Prints the median and worst of each; the debounce is part of
+the didChange figure (`--debounce`, default the server's 0.3 s; 0 shows the analysis alone).
+
+    python benchmarks/lsp.py [--edits 15] [--hovers 50] [--debounce 0.3] [--lines 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def program(lines: int) -> str:
+    """A file of about `lines` lines: a wide program, then copies of a model with a mesh."""
+    text = "# typed here: \n" + (FIXTURES / "wide_program_ok.py").read_text()
+    body = (FIXTURES / "toy_network_ok.py").read_text().split('"""', 2)[2]
+    while text.count("\n") < lines:
+        text += "\n" + body
+    return text
+
+
+async def measure(args: argparse.Namespace) -> dict[str, list[float]]:
+    published: dict[int, float] = {}
+    arrived = asyncio.Event()
+    client = LanguageClient("benchmark", "1")
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_publish(params: types.PublishDiagnosticsParams) -> None:
+        if params.version is not None:
+            published[params.version] = time.perf_counter()
+            arrived.set()
+
+    async def version(number: int) -> float:
+        while number not in published:
+            arrived.clear()
+            await asyncio.wait_for(arrived.wait(), 120)
+        return published[number]
+
+    folder = Path(tempfile.mkdtemp(prefix="shapecheck-lsp-bench-"))
+    path = folder / "model.py"
+    text = program(args.lines)
+    path.write_text(text)
+    env = {**os.environ, "SHAPECHECK_LSP_DEBOUNCE": str(args.debounce)}
+    await client.start_io(sys.executable, "-m", "shapecheck", "lsp", env=env)
+    await client.initialize_async(types.InitializeParams(
+        capabilities=types.ClientCapabilities(), root_uri=folder.as_uri()))
+    client.initialized(types.InitializedParams())
+    uri = path.as_uri()
+    document = types.TextDocumentIdentifier(uri=uri)
+    start = time.perf_counter()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    times: dict[str, list[float]] = {"open": [await version(1) - start], "change": [], "hover": []}
+    # One keystroke at the end of the first line (a comment, so the text still parses and is
+    # analysed in full), then the next, and so on.
+    first = text.split("\n", 1)[0]
+    for number in range(2, args.edits + 2):
+        sent = time.perf_counter()
+        column = len(first) + number - 2
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=number),
+            content_changes=[types.TextDocumentContentChangePartial(
+                range=types.Range(start=types.Position(0, column), end=types.Position(0, column)),
+                text="x")]))
+        times["change"].append(await version(number) - sent)
+    where = types.Position(text.count("\n", 0, text.index("jnp.ones")), 12)
+    for _ in range(args.hovers):
+        sent = time.perf_counter()
+        answer = await client.text_document_hover_async(types.HoverParams(text_document=document, position=where))
+        times["hover"].append(time.perf_counter() - sent)
+        assert answer is not None, "the hover position must be on an array expression"
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--edits", type=int, default=15)
+    parser.add_argument("--hovers", type=int, default=50)
+    parser.add_argument("--debounce", type=float, default=0.3)
+    parser.add_argument("--lines", type=int, default=1000)
+    args = parser.parse_args()
+    times = asyncio.run(measure(args))
+    print(f"{args.lines} lines, debounce {args.debounce:g} s")
+    for name, values in times.items():
+        print(f"{name:>7}: median {statistics.median(values) * 1000:8.1f} ms, "
+              f"worst {max(values) * 1000:8.1f} ms over {len(values)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
