@@ -185,3 +185,16 @@ def test_the_engine_reports_every_file_once_also_from_workers(project: Path, job
     seen: list[str] = []
     report = Engine().check_files(paths, jobs, lambda result: seen.append(result.path))
     assert sorted(seen) == sorted(r.path for r in report.results) == paths
+
+
+def test_a_run_without_a_bar_never_imports_tqdm(project: Path) -> None:
+    import subprocess
+    import sys
+
+    _many_files(project)
+    # Not a terminal (a pipe): no bar, so the light path stays light.
+    script = ("import sys\nfrom shapecheck.cli import main\n"
+              "code = main(['check', '--jobs', '1'])\n"
+              "assert 'tqdm' not in sys.modules, 'tqdm imported'\nassert code == 1\n")
+    result = subprocess.run([sys.executable, "-c", script], cwd=project, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
