@@ -17,6 +17,17 @@ def named_shape(items: Mapping[str, Dim] | Iterable[tuple[str, Dim]]) -> NamedSh
     return tuple(sorted(pairs, key=lambda pair: pair[0]))
 
 
+def invented_axis(label: str) -> str:
+    """The name of an axis the checker makes up: an unnamed vmap's or pmap's mapped axis."""
+    return f"<{label}>"
+
+
+def is_invented(name: str) -> bool:
+    """Whether a named axis is one the checker made up: no user can write or name it, so no
+    message or hover shows it (an annotation's names are never written this way)."""
+    return name.startswith("<")
+
+
 def _sorted_by_name(named: NamedShape) -> bool:
     previous = named[0][0]
     for name, _ in named[1:]:
@@ -108,18 +119,20 @@ class ArrayType:
         return "(" + ", ".join(parts) + ")"
 
     def named_text(self) -> str:
-        return "{" + ", ".join(f"{name!r}: {format_dim(size)}" for name, size in self.named) + "}"
+        shown = ((name, size) for name, size in self.named if not is_invented(name))
+        return "{" + ", ".join(f"{name!r}: {format_dim(size)}" for name, size in shown) + "}"
 
     def __str__(self) -> str:
         head = self.dtype or "Array"
         if self.is_anything:
             return f"{head}[...]"
-        if self.named_open and not self.named:
+        named = any(not is_invented(name) for name, _ in self.named)
+        if self.named_open and not named:
             return f"{head}[{self.positional_text()}, ...]"
         if self.named_open:
             # The language has no literal for "these names and maybe more"; say it in words.
             return f"{head}[{self.positional_text()}, {self.named_text()} + ...]"
-        if not self.named:
+        if not named:
             return f"{head}[{self.positional_text()}]"
         return f"{head}[{self.positional_text()}, {self.named_text()}]"
 

@@ -54,3 +54,134 @@ def test_all_gather_over_a_named_vmap_makes_the_axis_positional() -> None:
         y = jax.vmap(gather, axis_name='rows')(jnp.ones((4, 5)))
         """)
     assert types["y"] == ArrayType.of(None, (4, 5))
+
+
+def test_in_axes_structure_is_sc002() -> None:
+    assert codes("y = jax.vmap(f, in_axes={'a': 0})(x)\n") == [(1, "SC002")]  # TypeError
+    assert codes("y = jax.vmap(g, in_axes=(0,))(x, x)\n") == [(1, "SC002")]  # len(in_axes)=1, len(args)=2
+    assert codes("y = jax.vmap(g, in_axes=(0, 0, 0))(x, x)\n") == [(1, "SC002")]
+    assert codes("y = jax.vmap(f, in_axes=((0, 1),))(x)\n") == [(1, "SC002")]  # not a tree prefix
+    assert codes("y = jax.vmap(f, in_axes=0.5)(x)\n") == [(1, "SC002")]
+    assert codes("y = jax.pmap(g, in_axes=[0, None])(x, x)\n") == [(1, "SC002")]  # pmap: a list never matches
+    assert codes("y = jax.vmap(g, in_axes=[0, None])(x, x)\n") == []  # vmap reads a list as a tuple
+    assert codes("y = jax.vmap(lambda p: p[0] + p[1].T, in_axes=((0, 1),))((x, x.T))\n") == []
+
+
+def test_nothing_mapped_is_sc002_unless_vmap_has_axis_size() -> None:
+    assert codes("y = jax.vmap(f, in_axes=None)(x)\n") == [(1, "SC002")]
+    assert codes("y = jax.vmap(g, in_axes=(None, None))(x, x)\n") == [(1, "SC002")]
+    assert codes("y = jax.vmap(lambda: 1.0)()\n") == [(1, "SC002")]
+    assert codes("y = jax.vmap(f, in_axes=None, axis_size=3)(x)\n") == []
+    assert codes("y = jax.pmap(f, in_axes=None, axis_size=2)(x)\n") == [(1, "SC002")]
+    assert codes("y = jax.vmap(h, in_axes=(None,))(x, b=x)\n") == []  # the keyword argument is mapped
+    assert codes("def k(n):\n    return jax.vmap(f, in_axes=None, axis_size=n)(x)\n") == []
+
+
+def test_axes_out_of_range_and_mapped_scalars_are_sc106() -> None:
+    assert codes("y = jax.vmap(f, in_axes=2)(x)\n") == [(1, "SC106")]
+    assert codes("y = jax.vmap(f, in_axes=-3)(x)\n") == [(1, "SC106")]
+    assert codes("y = jax.vmap(f, in_axes=-2)(x)\n") == []
+    assert codes("y = jax.vmap(f)(s)\n") == [(1, "SC106")]
+    assert codes("y = jax.vmap(f)(1.0)\n") == [(1, "SC106")]
+    assert codes("y = jax.pmap(f)(s)\n") == [(1, "SC106")]
+    assert codes("y = jax.pmap(g)(x, 2.0)\n") == [(1, "SC106")]
+    assert codes("y = jax.vmap(h)(x, b=s)\n") == [(1, "SC106")]
+    assert codes("y = jax.vmap(g, in_axes=(0, None))(x, 1.0)\n") == []
+    assert codes("y = jax.vmap(f, out_axes=2)(x)\n") == [(1, "SC106")]
+    assert codes("y = jax.vmap(f, out_axes=-3)(x)\n") == [(1, "SC106")]
+    assert codes("y = jax.pmap(f, out_axes=2)(x)\n") == [(1, "SC106")]
+    assert codes("y = jax.vmap(f, out_axes=-2)(x)\n") == []
+
+
+def test_sizes_across_positional_and_keyword_arguments_are_sc102_at_the_call() -> None:
+    found, _ = run("y = jax.vmap(h)(x, b=w)\n")
+    assert [(line, code) for line, code, _ in found] == [(1, "SC102")]
+    assert "7 in keyword argument `b`" in found[0][2] and "8 in `x`" in found[0][2]
+    assert codes("y = jax.vmap(h, in_axes=1)(jnp.ones((4, 8)), b=x)\n") == []  # keywords map axis 0
+    assert codes("y = jax.pmap(g)(x, jnp.ones((4, 4)))\n") == [(1, "SC102")]
+    assert codes("y = jax.vmap(f, axis_size=6)(x)\n") == [(1, "SC102")]
+
+
+def test_shapes_through_maps_equal_jax() -> None:
+    _, types = run("""\
+        a = jax.vmap(f, in_axes=1, out_axes=1)(jnp.ones((3, 8, 5)))
+        b = jax.vmap(h)(x, b=x)
+        c = jax.pmap(f, in_axes=1)(jnp.ones((3, 8)))
+        d = jax.pmap(lambda v, n: v * n, static_broadcasted_argnums=1)(x, 3)
+        e = jax.vmap(lambda p: p['w'] @ p['b'], in_axes=({'w': 0, 'b': None},))({'w': jnp.ones((5, 3, 2)), 'b': jnp.ones((2,))})
+        r = jax.vmap(lambda v: (v, v.sum()), out_axes=(1, 0))(jnp.ones((6, 2)))[0]
+        """)
+    assert types["a"] == ArrayType.of(None, (3, 8, 5))
+    assert types["b"] == ArrayType.of(None, (8, 4))
+    assert types["c"] == ArrayType.of(None, (8, 3))
+    assert types["d"] == ArrayType.of(None, (8, 4))
+    assert types["e"] == ArrayType.of(None, (5, 3))
+    assert types["r"] == ArrayType.of(None, (2, 6))
+
+
+def test_pmap_negative_axes_and_out_axes_none_give_what_jax_gives_or_nothing() -> None:
+    # JAX 0.10: pmap(f, out_axes=-1)(ones((8, 4))) has shape (32, 1), not vmap's (4, 8).
+    found, types = run("""\
+        a = jax.pmap(f, out_axes=-1)(x)
+        b = jax.pmap(f, out_axes=None)(x)
+        c = jax.vmap(f, out_axes=None)(x)
+        """)
+    assert found == [] and "a" not in types and "c" not in types
+    assert types["b"] == ArrayType.of(None, (4,))
+
+
+def test_spmd_axis_name_binds_no_collective_name() -> None:
+    # JAX: NameError: unbound axis name: d
+    assert codes("y = jax.vmap(lambda a: lax.psum(a, 'd'), axis_name='i', spmd_axis_name='d')(x)\n") \
+        == [(1, "SC202")]
+    assert codes("y = jax.pmap(lambda a: lax.psum(a, 'e'), 'd')(x)\n") == [(1, "SC202")]
+    assert codes("y = jax.pmap(lambda a: lax.psum(a, 'd'), 'd')(x)\n") == []
+    assert codes("y = jax.vmap(jax.pmap(lambda a: lax.psum(a, ('d', 'v')), 'd'), axis_name='v')"
+                 "(jnp.ones((3, 4, 2)))\n") == []
+
+
+def test_grad_inside_vmap_has_the_parameters_shapes() -> None:
+    found, types = run("""\
+        def loss(params, v, t):
+            return jnp.mean((v @ params[0] + params[1] - t) ** 2)
+        params = (jnp.ones((4, 2)), jnp.zeros((2,)))
+        per_example = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(params, x, jnp.ones((8, 2)))
+        w_grads = per_example[0]
+        value_and = jax.value_and_grad(loss, argnums=(0, 1))(params, x, jnp.ones((8, 2)))
+        v_grad = value_and[1][1]
+        """)
+    assert found == []
+    assert types["w_grads"] == ArrayType.of(None, (8, 4, 2))
+    assert types["v_grad"] == ArrayType.of(None, (8, 4))
+
+
+INVENTED_NAME_CASES = [
+    # A size conflict inside the body of an unnamed vmap, and an annotation mismatch there.
+    "def k(a, b):\n    return a + jnp.ones((5,))\ny = jax.vmap(k)(x, x)\n",
+    "from shapecheck import f32\ndef k(a: f32[(4,)]) -> f32[(4,)]:\n    z: f32[(3,)] = a\n    return z\n"
+    "y = jax.vmap(k)(x)\n",
+    "from shapecheck import f32\ndef k(a) -> f32[(4,), {'k': 3}]:\n    return a\ny = jax.vmap(k)(x)\n",
+    # Messages that print a whole type (an xmap inside an unnamed vmap, einsum's named shapes).
+    "from jax.experimental.maps import xmap\ndef k(a):\n"
+    "    return xmap(lambda b: b * 2, in_axes=['i', 'j', ...], out_axes=['i', ...])(a)\n"
+    "t = jax.vmap(k)(jnp.ones((8, 3)))\n",
+    "def k(a):\n    return lax.psum(a, 'batch')\ny = jax.pmap(k)(x)\n",
+    "y = jax.vmap(f, out_axes=None)(x)\nz = y + jnp.ones((3,))\n",
+    "y = jax.vmap(jax.vmap(g))(x, w)\n",
+]
+
+
+def test_no_message_note_or_hover_shows_an_invented_axis_name() -> None:
+    reported = 0
+    for source in INVENTED_NAME_CASES:
+        text = PRELUDE + source
+        result = analyze_source("t.py", text, keep_types=True)
+        assert result.error is None
+        reported += bool(result.diagnostics)
+        for diagnostic in result.diagnostics:
+            shown = [diagnostic.message, *(note.message for note in diagnostic.notes)]
+            assert not any("<vmap@" in text or "<pmap@" in text for text in shown), (source, shown)
+        for typed in result.types:
+            assert not any(name.startswith("<") for name, _ in typed.type.named), (source, typed.type)
+            assert "<vmap@" not in str(typed.type) and "<pmap@" not in str(typed.type)
+    assert reported >= 5  # the messages checked are there to check

@@ -13,6 +13,7 @@ import libcst as cst
 
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.declared import visible
 from shapecheck.analyzer.folding import compare, truth
 from shapecheck.analyzer.literals import string_value
 from shapecheck.analyzer.qualnames import canonical
@@ -56,8 +57,10 @@ class Expressions(InterpreterState):
         if self.types is not None and isinstance(value, ArrayType):
             # A node analysed several times (a function called with different arguments) shows
             # what holds in every analysis that gave it an array type, not the last one's type.
+            # Hover shows what an annotation there would say: without vmap's and pmap's axes.
+            shown = visible(value, ctx)
             before = self.types.get(id(node))
-            typed = join(before[1], value) if before is not None else value
+            typed = join(before[1], shown) if before is not None else shown
             if isinstance(typed, ArrayType):
                 self.types[id(node)] = (node, typed)
         return value

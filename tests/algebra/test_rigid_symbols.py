@@ -8,7 +8,7 @@ from shapecheck.algebra.conformance import conform, rigid
 from shapecheck.algebra.einsum import EinsumSpec, einsum, parse_einsum
 from shapecheck.algebra.linalg import matmul
 from shapecheck.algebra.reshape import reshape
-from shapecheck.algebra.vmap_axes import mapped_size
+from shapecheck.algebra.vmap_axes import Mapped, mapped_size
 from shapecheck.dims import CONFLICT, Dim, Sym, certainly_differ
 from shapecheck.types import ArrayType
 
@@ -58,9 +58,9 @@ def test_reshape_counts_are_monomials() -> None:
 
 
 def test_vmap_mapped_sizes_must_agree_once() -> None:
-    size, problems = mapped_size([(0, 0, 8), (1, 0, 7), (2, 0, 9)], ["`x`", "`w`", "`v`"])
+    size, problems = mapped_size([Mapped(0, "`x`", 0, 8), Mapped(1, "`w`", 0, 7), Mapped(2, "`v`", 0, 9)])
     assert size is CONFLICT and [p.operands for p in problems] == [(1, 0)]
-    size, problems = mapped_size([(0, 0, None), (1, 1, 8)], ["`x`", "`w`"], axis_size=8)
+    size, problems = mapped_size([Mapped(0, "`x`", 0, None), Mapped(1, "`w`", 1, 8)], axis_size=8)
     assert size == 8 and not problems
 
 

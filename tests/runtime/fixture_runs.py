@@ -27,7 +27,7 @@ def marked_lines(text: str) -> list[int]:
 
 
 def assignments(tree: ast.Module) -> list[tuple[str, Span]]:
-    """Module-level `name = <call>` (annotated or not) with the span of the call."""
+    """Module-level `name = <call>` or `name = <call>[...]` (annotated or not) with the span of the value."""
     found = []
     for statement in tree.body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
@@ -36,7 +36,7 @@ def assignments(tree: ast.Module) -> list[tuple[str, Span]]:
             target, value = statement.target, statement.value
         else:
             continue
-        if isinstance(target, ast.Name) and isinstance(value, ast.Call) and value.end_lineno is not None:
+        if isinstance(target, ast.Name) and isinstance(value, ast.Call | ast.Subscript) and value.end_lineno is not None:
             span = Span(value.lineno, value.col_offset, value.end_lineno, value.end_col_offset or 0)
             found.append((target.id, span))
     return found

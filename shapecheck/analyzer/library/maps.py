@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -17,11 +17,22 @@ from shapecheck.algebra.axis_mapping import (
 )
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.resources import cooccurrence, divisibility, unknown_resources
-from shapecheck.algebra.vmap_axes import UNREAD, AxisEntry, Kept, map_in_axes, place_out_axis
+from shapecheck.algebra.vmap_axes import (
+    UNREAD,
+    AxisSpec,
+    BadLeaf,
+    Entries,
+    Kept,
+    label_of,
+    map_in_axes,
+    place_out_axes,
+    spec_problems,
+)
+from shapecheck.algebra.vmap_axes import Kind as MapKind
 from shapecheck.algebra.xmap_options import read_axis_resources, read_axis_sizes, undefined_axes
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import labels
+from shapecheck.analyzer.library.common import code_of, flag, labels
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.literals import to_lit
 from shapecheck.analyzer.qualnames import PARTIAL, PMAP, VMAP, XMAP
@@ -31,6 +42,7 @@ from shapecheck.analyzer.values import (
     Dict,
     Function,
     Partial,
+    Qual,
     Seq,
     Value,
     Vmap,
@@ -41,7 +53,7 @@ from shapecheck.analyzer.values import (
 from shapecheck.codes import Code
 from shapecheck.dims import Conflict, Dim
 from shapecheck.literal import Kind, Lit, from_value
-from shapecheck.types import ArrayType
+from shapecheck.types import ArrayType, invented_axis
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
@@ -62,6 +74,71 @@ def same_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
     # checkpointing and friends change how a function runs, never the shapes it computes.
     fun = call.get(0, "fun")
     return fun if isinstance(fun, Function | Partial | Xmap | Vmap) else None
+
+
+# ---------------------------------------------------------------- grad
+
+# `jax.grad(f)` is a partial application of this name (no program can write it), so that
+# calling it reaches `grad_call` with the function, the options and the call's arguments.
+_GRAD_CALL = "jax.grad()"
+
+
+@REGISTRY.handles("jax.grad", "jax.value_and_grad")
+def grad(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if call.opaque:
+        return None
+    argnums = _argnums(call.get(1, "argnums")) if call.has(1, "argnums") else (0,)
+    has_aux = flag(call.get(2, "has_aux"), False) if call.has(2, "has_aux") else False
+    if argnums is None or has_aux is None:
+        return None
+    # An int argnums gives one gradient, a tuple a tuple of them (even of one).
+    single = not call.has(1, "argnums") or as_int(call.get(1, "argnums")) is not None
+    options = (Seq(tuple(Const(n) for n in argnums)), Const(single), Const(has_aux),
+               Const(call.short_name == "value_and_grad"))
+    return Partial(Qual(_GRAD_CALL), (call.get(0, "fun"), *options))
+
+
+_GRAD_OPTIONS = 4  # the arguments after the function, before the call's own: see `grad`
+
+
+@REGISTRY.handles(_GRAD_CALL)
+def grad_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """A gradient has its argument's shape, and varies over the named axes the value does."""
+    if len(call.args) <= _GRAD_OPTIONS:
+        return None
+    fun, numbers, *flags = call.args[:_GRAD_OPTIONS + 1]
+    args = call.args[_GRAD_OPTIONS + 1:]
+    argnums = _argnums(numbers)
+    single, has_aux, with_value = (flag(value) for value in flags)
+    if not argnums or max(argnums) >= len(args) or min(argnums) < 0:
+        return None
+    inner = CallArgs(call.node, list(args), list(call.arg_nodes[_GRAD_OPTIONS + 1:]), dict(call.kwargs),
+                     dict(call.kwarg_nodes))
+    result = interp.call(fun, inner, ctx, scope)
+    value = result.items[0] if has_aux and isinstance(result, Seq) and result.items else result
+    if has_aux and not isinstance(result, Seq):
+        value = None
+    named = value.named if isinstance(value, ArrayType) else None
+    grads = [_gradient(_value_tree(args[i]), named) for i in argnums]
+    gradient = _to_value(grads[0]) if single else Seq(tuple(_to_value(g) for g in grads))
+    aux = result.items[1] if has_aux and isinstance(result, Seq) and len(result.items) > 1 else None
+    if with_value:
+        return Seq(((Seq((value, aux)) if has_aux else value), gradient))
+    return Seq((gradient, aux)) if has_aux else gradient
+
+
+def _gradient(tree: ValueTree, named: tuple[tuple[str, Dim], ...] | None) -> ValueTree:
+    """The gradient with respect to `tree`: its shapes, over its named axes and the value's
+    (`named`; None when the value is unknown: then it may vary over more)."""
+    if isinstance(tree, ArrayType):
+        axes = dict(named or ())
+        axes.update(tree.named)
+        return replace(tree.with_named(axes), named_open=tree.named_open or named is None, weak=False)
+    if isinstance(tree, tuple):
+        return tuple(_gradient(item, named) for item in tree)
+    if isinstance(tree, dict):
+        return {key: _gradient(item, named) for key, item in tree.items()}
+    return None
 
 
 # ---------------------------------------------------------------- xmap
@@ -288,50 +365,129 @@ def _check_mesh(interp: Interpreter, xm: Xmap, sizes: dict[str, Dim], ctx: Conte
 # ---------------------------------------------------------------- vmap / pmap
 
 
-@REGISTRY.handles(VMAP, PMAP)
+@dataclass(frozen=True, slots=True)
+class BatchMap(Vmap):
+    """A vmap or pmap with the options its call needs beyond `Vmap`'s."""
+
+    axis_size_unread: bool = False  # axis_size given, but not as a known int
+    static_argnums: tuple[int, ...] | None = ()  # pmap's static_broadcasted_argnums; None: unread
+
+
+_VMAP_SIGNATURE = "fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None, sum_match=False"
+_PMAP_SIGNATURE = ("fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None, "
+                   "backend=None, axis_size=None, donate_argnums=()")
+
+
+@REGISTRY.handles(VMAP, signature=_VMAP_SIGNATURE)
 def vmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return _batch_map(interp, call, "vmap")
+
+
+@REGISTRY.handles(PMAP, signature=_PMAP_SIGNATURE)
+def pmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return _batch_map(interp, call, "pmap")
+
+
+def _batch_map(interp: Interpreter, call: CallArgs, kind: MapKind) -> Value:
     if call.opaque:
         return None
-    fun = call.get(0, "fun")
-    in_axes = call.get(1, "in_axes") if call.has(1, "in_axes") else Const(0)
-    out_axes = call.get(2, "out_axes") if call.has(2, "out_axes") else Const(0)
-    given: Value = call.kwargs.get("axis_name", Const(None))
-    if call.short_name == "pmap" and len(call.args) > 1:
-        given = call.args[1]
-        in_axes = call.kwargs.get("in_axes", Const(0))
+    in_axes = call.arg("in_axes") if call.given("in_axes") else Const(0)
+    out_axes = call.arg("out_axes") if call.given("out_axes") else Const(0)
+    # What JAX refuses in the specs themselves, whatever the arguments (SC002).
+    for what, value in (("in_axes", in_axes), ("out_axes", out_axes)):
+        problems = spec_problems(axis_spec(value), what, kind)
+        interp.reporter.problems(problems, call.arg_node(what))
+    given = call.arg("axis_name") if call.given("axis_name") else Const(None)
     name = as_str(given)
-    return Vmap(fun, in_axes, out_axes, name, as_int(call.kwargs.get("axis_size")), call.node, call.short_name,
-                name is None and given != Const(None))
+    size = call.arg("axis_size") if call.given("axis_size") else Const(None)
+    static: tuple[int, ...] | None = ()
+    if kind == "pmap" and call.given("static_broadcasted_argnums"):
+        static = _argnums(call.arg("static_broadcasted_argnums"))
+    return BatchMap(call.arg("fun"), in_axes, out_axes, name, as_int(size), call.node, kind,
+                    name is None and given != Const(None), as_int(size) is None and size != Const(None), static)
+
+
+def _argnums(value: Value) -> tuple[int, ...] | None:
+    number = as_int(value)
+    if number is not None:
+        return (number,)
+    if isinstance(value, Seq):
+        numbers = [as_int(item) for item in value.items]
+        return None if None in numbers else tuple(n for n in numbers if n is not None)
+    return None
+
+
+def axis_spec(value: Value) -> AxisSpec:
+    """An in_axes/out_axes value as the algebra reads it."""
+    if isinstance(value, Const):
+        if value.value is None:
+            return None
+        if value.is_int:
+            assert isinstance(value.value, int)
+            return value.value
+        # JAX wants exactly ints: a float, a string or a bool is refused when the map is built.
+        return BadLeaf(repr(value.value))
+    number = as_int(value)
+    if number is not None:
+        return number
+    if isinstance(value, Seq):
+        return Entries(tuple(axis_spec(item) for item in value.items), "list" if value.is_list else "tuple",
+                       text=_spec_text(value.node), origin=value.node)
+    if isinstance(value, Dict):
+        keys = [as_str(key) for key, _ in value.items]
+        if any(key is None for key in keys):
+            return UNREAD
+        return Entries(tuple(axis_spec(item) for _, item in value.items), "dict",
+                       tuple(key for key in keys if key is not None), _spec_text(value.node), value.node)
+    return UNREAD
+
+
+def _spec_text(node: cst.CSTNode | None) -> str:
+    return code_of(node) if node is not None else ""
 
 
 def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    # The mapped axis is a named axis inside (as in xmap), invisible to the function's annotations.
-    axis = vm.axis_name or f"<{vm.kind}@{id(vm.node)}>"
-    in_axes = tuple(_axis_entry(item) for item in vm.in_axes.items) if isinstance(vm.in_axes, Seq) \
-        else _axis_entry(vm.in_axes)
-    arrays = [arg if isinstance(arg, ArrayType) else None for arg in call.args]
-    mapped = map_in_axes(arrays, in_axes, axis, vm.axis_size, labels(call), vm.kind)
-    if mapped is None:
-        return None
+    kind: MapKind = "pmap" if vm.kind == "pmap" else "vmap"
+    options = vm if isinstance(vm, BatchMap) else None
+    static = options.static_argnums if options is not None else ()
+    if static is None or (static and (max(static) >= len(call.args) or min(static) < 0)):
+        return None  # JAX refuses a static position beyond the arguments; unread ones know nothing
+    dynamic = [index for index in range(len(call.args)) if index not in static]
+    in_axes = axis_spec(vm.in_axes)
+    if static and isinstance(in_axes, Entries) and in_axes.container == "tuple":
+        # pmap reads a tuple in_axes by the original positions, skipping the static ones.
+        if max(dynamic, default=-1) >= len(in_axes.items):
+            return None
+        in_axes = replace(in_axes, items=tuple(in_axes.items[i] for i in dynamic))
+    # The mapped axis is a named axis inside (as in xmap), invisible to the function's annotations;
+    # an unnamed map's axis has a name no user can write, and no message shows it.
+    axis = vm.axis_name or invented_axis(f"{kind}@{id(vm.node)}")
+    arg_labels = labels(call)
+    kw_names = list(call.kwargs)
+    mapped = map_in_axes(
+        [_value_tree(call.args[i]) for i in dynamic], in_axes, axis, vm.axis_size,
+        [label_of(arg_labels, i) for i in dynamic], kind, [_value_tree(call.kwargs[k]) for k in kw_names],
+        [f"keyword argument `{k}`" for k in kw_names], sized=options is not None and options.axis_size_unread)
+    operand_nodes = [call.node_of(i) for i in dynamic] + [call.kwarg_nodes.get(k, call.node) for k in kw_names]
     for problem in mapped.problems:
-        blamed, *others = problem.operands
-        interp.reporter.add(call.node_of(blamed), problem.code, problem.message,
-                            [("the other size comes from this argument", call.node_of(other)) for other in others])
-    body_args: list[Value] = [arg if isinstance(item, Kept) else item
-                              for arg, item in zip(call.args, mapped.args, strict=True)]
-    hidden = frozenset({axis})
+        blamed = operand_nodes[problem.operands[0]] if problem.operands else call.node
+        target = problem.origin if isinstance(problem.origin, cst.CSTNode) else blamed
+        notes = [("the other size comes from this argument", operand_nodes[other]) for other in problem.operands[1:]]
+        interp.reporter.add(target, problem.code, problem.message, notes)
+    if mapped.args is None:
+        return None
+    body_args: list[Value] = list(call.args)
+    for index, item in zip(dynamic, mapped.args, strict=True):
+        body_args[index] = call.args[index] if isinstance(item, Kept) else _to_value(item)
+    body_kwargs = {k: _to_value(item) for k, item in zip(kw_names, mapped.kwargs, strict=True)}
     binds = f"binds {vm.axis_name!r}" if vm.axis_name else "binds no name (it has no axis_name)"
-    inner = ctx.enter_map({axis: mapped.size}, hidden=hidden, binder=(f"this {vm.kind} {binds}", vm.node))
+    inner = ctx.enter_map({axis: mapped.size}, hidden=frozenset({axis}), binder=(f"this {kind} {binds}", vm.node))
     if vm.name_unknown:
         inner = replace(inner, any_name=True)  # it binds a name the checker cannot read
-    result = interp.call(vm.fun, CallArgs(call.node, body_args, list(call.arg_nodes)), inner, scope)
-    return place_out_axis(result if isinstance(result, ArrayType) else None, _axis_entry(vm.out_axes), axis,
-                          mapped.size)
-
-
-def _axis_entry(value: Value) -> AxisEntry:
-    """A vmap in_axes/out_axes entry as the algebra reads it."""
-    if value == Const(None):
-        return None
-    position = as_int(value)
-    return UNREAD if position is None else position
+    body_call = CallArgs(call.node, body_args, list(call.arg_nodes), body_kwargs, dict(call.kwarg_nodes))
+    result = interp.call(vm.fun, body_call, inner, scope)
+    placed, problems = place_out_axes(_value_tree(result), axis_spec(vm.out_axes), axis, mapped.size, kind)
+    for problem in problems:
+        target = problem.origin if isinstance(problem.origin, cst.CSTNode) else call.node
+        interp.reporter.add(target, problem.code, problem.message)
+    return _to_value(placed)
