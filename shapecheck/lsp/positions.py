@@ -38,10 +38,16 @@ class Lines:
         return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
     def position(self, line: int, column: int) -> types.Position:
-        """The client position of our 1-based `line` and code-point `column` (clamped into the text)."""
+        """The client position of our 1-based `line` and code-point `column`.
+
+        A line past the end is clamped to the last; a column past its line's end (a syntax
+        error at the line break) stays past it, one unit per column, as the CLI reports it:
+        LSP clients read such a position as the line's end.
+        """
         index = min(max(line - 1, 0), len(self.lines) - 1)
         text = self.line(index)
-        return types.Position(line=index, character=self._units(text[:max(column, 0)]))
+        column = max(column, 0)
+        return types.Position(line=index, character=self._units(text[:column]) + max(column - len(text), 0))
 
     def range(self, span: Span) -> types.Range:
         return types.Range(start=self.position(span.line, span.column),

@@ -27,6 +27,7 @@ class Published:
     diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
     versions: dict[str, int | None] = field(default_factory=dict)
     count: int = 0
+    history: list[tuple[str, int | None]] = field(default_factory=list)
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -97,6 +98,7 @@ def _client(published: Published) -> LanguageClient:
     def publish(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
         published.diagnostics[params.uri] = list(params.diagnostics)
         published.versions[params.uri] = params.version
+        published.history.append((params.uri, params.version))
         published.count += 1
         published.arrived.set()
 

@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from shapecheck.config import load_config
@@ -67,6 +67,7 @@ _names = itertools.count()
 @settings(max_examples=12, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(sequence=edits())
+@example(sequence=[("type", 230, 0, ".")])  # SC004 ending past its line's end
 async def test_published_diagnostics_equal_a_fresh_cli_run(client: Client, tmp_path: Path,
                                                            sequence: list[tuple[str, int, int, str]]) -> None:
     path = tmp_path / f"model_{next(_names)}.py"
@@ -88,4 +89,7 @@ async def test_published_diagnostics_equal_a_fresh_cli_run(client: Client, tmp_p
     path.write_text(text)
     report = Engine(load_config(start=tmp_path)).check_files([str(path)], jobs=1)
     assert [expected(d) for d in published] == [expected(d) for d in report.diagnostics]
+    # Results for versions the editor had moved past are dropped, never published late.
+    versions = [version or 0 for published_uri, version in client.published.history if published_uri == uri]
+    assert versions == sorted(versions) and versions[-1] == client.versions[uri]
     client.close(uri)

@@ -32,7 +32,8 @@ def test_columns_in_each_position_encoding() -> None:
     assert utf32.position(1, 9) == types.Position(0, 9)
     # \r\n, \r and \n all end a line, as in Python and LSP; past the end is clamped.
     assert [utf16.line(i) for i in range(4)] == ["a = 'é𝑥' + b", "c", "d", ""]
-    assert utf16.position(99, 5) == types.Position(3, 0)
+    assert utf16.position(99, 5) == types.Position(3, 5)
+    assert utf16.position(2, 2) == types.Position(1, 2)  # the line break after `c`
     assert utf16.column(types.Position(1, 50)) == (2, 1)
 
 

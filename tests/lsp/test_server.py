@@ -181,6 +181,14 @@ async def test_an_edit_of_one_module_rechecks_its_importers(client: Client, tmp_
     client.change(layers, LAYERS)
     found = await client.next_publication(main, seen, lambda found: found != [])
     assert [d.code for d in found] == ["SC103"]
+    # Closing an edited buffer discards its text: its importers read the file on disk again.
+    seen = client.published.count
+    client.change(layers, LAYERS.replace("(4, 3)", "(4, 5)"))
+    assert await client.next_publication(main, seen, lambda found: found == []) == []
+    seen = client.published.count
+    client.close(layers)
+    found = await client.next_publication(main, seen, lambda found: found != [])
+    assert [d.code for d in found] == ["SC103"]
 
 
 async def test_bad_requests_are_answered_empty(client: Client, tmp_path: Path) -> None:
