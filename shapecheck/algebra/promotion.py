@@ -15,9 +15,10 @@ inference serves both modes, and `admits` decides per mode.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Final, NamedTuple
 
-from shapecheck.dtypes import KINDS, admitted, narrowed
+from shapecheck.dtypes import KINDS, NUMPY_NAMES, admitted, narrowed
 from shapecheck.types import ArrayType
 
 
@@ -51,6 +52,7 @@ _LATTICE: Final[Mapping[str, tuple[str, ...]]] = {
 _LATTICE_X32: Final = {**_LATTICE, "u32": ("i32", "u64")}
 _WEAK_NODE: Final = {"i": "i*", "u": "i*", "f": "f*", "c": "c*"}
 _WEAK_KIND: Final = {"i*": "i", "f*": "f", "c*": "c"}
+_NUMPY_NAME: Final = {ours: numpy for numpy, ours in NUMPY_NAMES.items() if numpy != "bool_"}
 
 
 def _upper_bounds(lattice: Mapping[str, tuple[str, ...]]) -> dict[str, frozenset[str]]:
@@ -171,6 +173,53 @@ def comparison(*operands: Typed) -> Typed:
     return BOOL
 
 
+# jax.numpy, jax.scipy.special, jax.lax and jax.nn elementwise functions by their dtype rule
+# (checked against jax.eval_shape in tests/algebra/test_promotion.py); the rest promote.
+_INEXACT_FUNCTIONS: Final = frozenset((
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt", "reciprocal",
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
+    "arctanh", "rint", "deg2rad", "rad2deg", "degrees", "radians", "sinc", "i0", "fabs", "spacing",
+    "divide", "true_divide", "float_power", "arctan2", "atan2", "hypot", "logaddexp", "logaddexp2",
+    "copysign", "nextafter", "heaviside", "ldexp", "erf", "erfc", "erfinv", "expit", "logit",
+    "gammaln", "digamma", "ndtr", "ndtri", "log_ndtr", "xlogy", "xlog1py", "entr", "logistic",
+    "sigmoid", "log_sigmoid", "softplus", "silu", "swish", "gelu", "elu", "celu", "selu", "glu",
+    "softmax", "log_softmax", "logsumexp", "standardize", "hard_tanh", "tanh_", "mish", "sparse_plus",
+))
+_WEAK_FROM_INTS: Final = frozenset(("elu", "celu", "selu"))
+_REAL_FUNCTIONS: Final = frozenset(("abs", "absolute", "real", "imag"))
+_NUMERIC_FUNCTIONS: Final = frozenset((  # bool in, int32 out (JAX's to_numeric_dtype)
+    "square", "floor_divide", "power", "mod", "remainder", "fmod", "left_shift", "right_shift", "clip",
+))
+_BOOL_FUNCTIONS: Final = frozenset((
+    "isnan", "isinf", "isfinite", "logical_not", "signbit", "isneginf", "isposinf", "equal",
+    "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
+    "logical_xor", "isclose", "eq", "ne", "lt", "le", "gt", "ge",
+))
+
+
+def function(name: str, operands: Iterable[Typed]) -> Typed:
+    """The dtype of elementwise function `name` (`sqrt`, `greater`, `abs`, ...) over `operands`."""
+    if name in _BOOL_FUNCTIONS:
+        return BOOL
+    promoted_ = result_type(*operands)
+    integral = promoted_.dtype in KINDS and KINDS[str(promoted_.dtype)][0] in "biu"
+    if (name in _WEAK_FROM_INTS and integral) or (name == "softplus" and promoted_.dtype == "bool_"):
+        return Typed(DEFAULT_FLOAT, True)  # jax.nn computes these against Python floats
+    if name in ("rint", "angle") and integral:
+        return Typed(DEFAULT_FLOAT)  # the default float, not to_inexact's table
+    if name in _INEXACT_FUNCTIONS:
+        return inexact(promoted_)
+    if name == "angle":
+        return real(promoted_)
+    if name in _REAL_FUNCTIONS:
+        return real(promoted_)
+    if name in _NUMERIC_FUNCTIONS and promoted_.dtype == "bool_":
+        return Typed("i32")
+    if name in ("relu", "relu6") and promoted_.dtype == "bool_":
+        return Typed(DEFAULT_INT, True)  # computed against a Python 0
+    return promoted_
+
+
 def requested(dtype: str | None) -> Typed:
     """An explicit `dtype=` request (`astype`, constructors, `preferred_element_type`): strong."""
     return Typed(dtype) if dtype in KINDS else UNKNOWN
@@ -268,6 +317,22 @@ def shown(inferred: Typed, x64: bool | None = None) -> str:
     return f"weakly typed {text}" if inferred.weak and inferred.dtype != "bool_" else text
 
 
-def mismatch_message(what: str, declared: str, inferred: Typed, source: str, x64: bool | None = None) -> str:
-    """SC301's message: `what` (`the return value`) has `inferred` from `source`, not `declared`."""
-    return f"{what} has dtype {shown(inferred, x64)} ({source}) but is declared {declared}"
+def as_shown(value: ArrayType, x64: bool | None = None) -> ArrayType:
+    """`value` as a person reads it in mode `x64`: narrowed unless x64 is on (JAX's default is off)."""
+    if x64 or value.dtype is None or value.dtype not in KINDS:
+        return value
+    return replace(value, dtype=narrowed(value.dtype))
+
+
+def mismatch_message(what: str, declared: str, inferred: Typed, source: str | None = None,
+                     x64: bool | None = None) -> str:
+    """SC301's message: `what` (`the return value`) has `inferred`, computed by `source` (the
+    operation, when known), where `declared` is declared."""
+    origin = f" from {source}" if source else ""
+    return f"{what} has dtype {shown(inferred, x64)}{origin} but is declared {declared}{_hint(declared, inferred)}"
+
+
+def _hint(declared: str, inferred: Typed) -> str:
+    if declared not in KINDS or inferred.dtype not in KINDS:
+        return ""
+    return f" (cast with .astype(jnp.{_NUMPY_NAME.get(declared, declared)}) if that is intended)"

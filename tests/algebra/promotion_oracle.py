@@ -7,6 +7,7 @@ the annotation language's dtype names; `weak:int`, `weak:float`, `weak:complex` 
 
 from __future__ import annotations
 
+import importlib
 import json
 import warnings
 from collections.abc import Callable
@@ -18,6 +19,24 @@ WEAK: dict[str, object] = {"weak:int": 1, "weak:float": 1.0, "weak:complex": 1j}
 OPERANDS: tuple[str, ...] = (*DTYPE_NAMES, *WEAK)
 NUMPY: dict[str, str] = {ours: numpy for numpy, ours in NUMPY_NAMES.items() if numpy != "bool_"}
 UNARY: tuple[str, ...] = ("sqrt", "exp", "tanh", "negative", "abs", "isnan", "floor")
+# Elementwise functions by module, each called with one dtype for all its operands.
+FUNCTIONS: dict[str, tuple[str, ...]] = {
+    "jax.numpy": (
+        "abs", "negative", "positive", "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
+        "cbrt", "square", "reciprocal", "sin", "cos", "tan", "arcsin", "arctanh", "floor", "ceil", "rint",
+        "round", "trunc", "conj", "real", "imag", "angle", "deg2rad", "degrees", "sinc", "i0", "invert",
+        "fabs", "spacing", "flip", "sort", "isnan", "isfinite", "logical_not", "signbit"),
+    "jax.numpy:2": (
+        "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "float_power", "mod",
+        "remainder", "fmod", "maximum", "minimum", "fmax", "arctan2", "hypot", "logaddexp", "bitwise_and",
+        "left_shift", "copysign", "nextafter", "heaviside", "equal", "less", "logical_and", "isclose"),
+    "jax.scipy.special": ("erf", "erfc", "erfinv", "expit", "logit", "gammaln", "digamma", "entr"),
+    "jax.nn": ("relu", "sigmoid", "softplus", "silu", "gelu", "elu", "log_sigmoid", "softmax", "log_softmax"),
+    "jax.lax": ("exp", "tanh", "neg", "abs", "floor", "logistic", "rsqrt"),
+    "jax.lax:2": ("add", "mul", "div", "max", "pow", "eq", "lt"),
+}
+FUNCTION_OPERANDS: tuple[str, ...] = ("bool_", "i8", "u8", "i32", "i64", "f16", "bf16", "f32", "f64", "c64",
+                                      "weak:int", "weak:float")
 REDUCTIONS: tuple[str, ...] = ("sum", "prod", "max", "mean", "var", "argmax", "any", "cumsum", "cumprod")
 RANDOM: tuple[str, ...] = ("normal", "uniform", "randint", "bernoulli", "categorical")
 
@@ -34,6 +53,8 @@ def cases() -> list[str]:
     keys += ["ones", "arange int", "arange float", "eye", "linspace", "array ints", "array floats",
              "array bools", "array scalar", "full int", "full float"]
     keys += [f"random {name}" for name in RANDOM]
+    keys += [f"fn {module} {name} {a}" for module, names in FUNCTIONS.items() for name in names
+             for a in FUNCTION_OPERANDS]
     return keys
 
 
@@ -104,6 +125,12 @@ def _jax_cases(x64: bool) -> dict[str, Callable[[], Any]]:
     }
     for name, fn in constant.items():
         table[name] = lambda fn=fn: jax.eval_shape(fn)
+    for module, names in FUNCTIONS.items():
+        imported = importlib.import_module(module.partition(":")[0])
+        arity = 2 if module.endswith(":2") else 1
+        for name in names:
+            for a in FUNCTION_OPERANDS:
+                table[f"fn {module} {name} {a}"] = lift(getattr(imported, name), *[a] * arity)
     return table
 
 
