@@ -14,8 +14,6 @@ from collections import Counter
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
 from libcst.helpers import get_full_name_for_node
 
 from shapecheck.codemods.certainty import Plan, plan
@@ -41,7 +39,7 @@ def annotate_text(path: str, text: str, engine: Engine) -> Rewrite:
         except cst.ParserSyntaxError as error:
             raise CannotRewrite(f"not annotated: libcst cannot parse the file ({error.message})") from error
         wrapper = cst.MetadataWrapper(module)
-        planned = plan(wrapper, result.types, module_names(wrapper))
+        planned = plan(wrapper, result.types, module_names(wrapper), result.diagnostics)
         messages = planned.messages
         if not planned:
             break
@@ -60,16 +58,34 @@ def annotate_text(path: str, text: str, engine: Engine) -> Rewrite:
 
 def _apply(wrapper: cst.MetadataWrapper, planned: Plan) -> str:
     module = wrapper.module.visit(_Writer(planned))
-    context = CodemodContext()
     for source in sorted({source for source, _ in planned.imports}):
         names = sorted(name for s, name in planned.imports if s == source)
-        merged = _merge_import(module, source, names)
-        if merged is not None:
-            module = merged
-            continue
-        for name in names:
-            AddImportsVisitor.add_needed_import(context, source, name)
-    return AddImportsVisitor(context).transform_module(module).code
+        module = _merge_import(module, source, names) or _insert_import(module, source, names)
+    return module.code
+
+
+def _insert_import(module: cst.Module, source: str, names: list[str]) -> cst.Module:
+    """`from {source} import {names}` after the imports that open the module (after its docstring
+    and `from __future__` lines when it has no other)."""
+    body = list(module.body)
+    at = 0
+    if body and _is_docstring(body[0]):
+        at = 1
+    while at < len(body) and _is_import(body[at]):
+        at += 1
+    line = cst.parse_statement(f"from {source} import {', '.join(names)}\n")
+    return module.with_changes(body=[*body[:at], line, *body[at:]])
+
+
+def _is_import(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, cst.Import | cst.ImportFrom) for small in statement.body)
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr)
+            and isinstance(statement.body[0].value, cst.SimpleString | cst.ConcatenatedString))
 
 
 def _merge_import(module: cst.Module, source: str, names: list[str]) -> cst.Module | None:

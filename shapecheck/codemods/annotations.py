@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from shapecheck.annotation import JAXTYPING_DTYPES
+from shapecheck.dtypes import DTYPE_NAMES
 from shapecheck.types import ArrayType
 
 SHAPECHECK_MODULE: Final = "shapecheck"
@@ -33,7 +34,7 @@ class Annotation:
 def fully_known(value: ArrayType) -> bool:
     """Known dtype, every size a known int, exact rank, and exactly these named axes."""
     sizes = [*value.dims, *(size for _, size in value.named)]
-    return (value.dtype is not None and not value.weak and value.ellipsis is None
+    return (value.dtype in DTYPE_NAMES and not value.weak and value.ellipsis is None
             and not value.named_open and all(type(size) is int for size in sizes))
 
 

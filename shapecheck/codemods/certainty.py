@@ -43,6 +43,7 @@ from shapecheck.codemods.annotations import (
     jaxtyping_annotation_for,
 )
 from shapecheck.codemods.names import Binding, ModuleNames, Style
+from shapecheck.diagnostic import Diagnostic
 from shapecheck.results import TypedSpan
 from shapecheck.types import ArrayType
 
@@ -63,13 +64,20 @@ class Plan:
         return bool(self.assignments or self.returns or self.params)
 
 
-def plan(wrapper: cst.MetadataWrapper, types: tuple[TypedSpan, ...], names: ModuleNames) -> Plan:
-    """What to annotate in `wrapper.module`, from the engine's types of the same text."""
-    return _Planner(wrapper, types, names).run()
+def plan(wrapper: cst.MetadataWrapper, types: tuple[TypedSpan, ...], names: ModuleNames,
+         diagnostics: tuple[Diagnostic, ...] = ()) -> Plan:
+    """What to annotate in `wrapper.module`, from the engine's types and diagnostics of the same text.
+
+    Nothing is written on a line with a diagnostic: the type there is what the checker assumed
+    after the error (a failed reshape's target shape), not a fact to certify.
+    """
+    return _Planner(wrapper, types, names, diagnostics).run()
 
 
 class _Planner:
-    def __init__(self, wrapper: cst.MetadataWrapper, types: tuple[TypedSpan, ...], names: ModuleNames) -> None:
+    def __init__(self, wrapper: cst.MetadataWrapper, types: tuple[TypedSpan, ...], names: ModuleNames,
+                 diagnostics: tuple[Diagnostic, ...]) -> None:
+        self.flagged = {line for d in diagnostics for line in range(d.span.line, d.span.end_line + 1)}
         self.module = wrapper.module
         self.positions = wrapper.resolve(PositionProvider)
         self.scopes = wrapper.resolve(ScopeProvider)
@@ -242,7 +250,7 @@ class _Planner:
 
     def _type(self, node: cst.CSTNode) -> ArrayType | None:
         position = self.positions.get(node)
-        if position is None:
+        if position is None or any(line in self.flagged for line in range(position.start.line, position.end.line + 1)):
             return None
         return self.types.get((position.start.line, position.start.column, position.end.line, position.end.column))
 

@@ -1,0 +1,95 @@
+"""`shapecheck annotate` on its input programs: the expected output, a second run changing
+nothing, and the annotated program checking exactly as the original did."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shapecheck.codemods.annotate import annotate_text
+from shapecheck.codemods.annotations import annotation_for, jaxtyping_annotation_for
+from shapecheck.codemods.driver import CannotRewrite
+from shapecheck.dims import Sym
+from shapecheck.engine import Engine
+from shapecheck.types import ArrayType
+from tests.codemods.snapshots import EXAMPLES, assert_snapshot, found, programs
+
+PROGRAMS = programs("annotate")
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine()
+
+
+def test_there_are_ten_programs() -> None:
+    assert len(PROGRAMS) >= 10
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.stem)
+def test_annotates_as_recorded(program: Path, engine: Engine) -> None:
+    assert_snapshot("annotate", program, annotate_text(str(program), program.read_text(), engine).text)
+
+
+@pytest.mark.parametrize("program", PROGRAMS + sorted(EXAMPLES.glob("*.py")), ids=lambda p: p.stem)
+def test_round_trip_checks_the_same_and_is_idempotent(program: Path, engine: Engine) -> None:
+    text = program.read_text()
+    annotated = annotate_text(str(program), text, engine).text
+    assert found(engine.analyze(str(program), annotated).diagnostics) == found(
+        engine.analyze(str(program), text).diagnostics)
+    assert annotate_text(str(program), annotated, engine).text == annotated
+
+
+def _annotated(source: str, engine: Engine) -> str:
+    return annotate_text("t.py", source, engine).text
+
+
+def test_named_axes_are_written_in_the_annotation_language(engine: Engine) -> None:
+    text = (PROGRAMS[0].parent / "a02_named_axes.py").read_text()
+    annotated = _annotated(text, engine)
+    assert "logits: f32[(), {'batch': 8, 'heads': 2, 'keys': 6}] = " in annotated
+    assert ") -> f32[(), {'batch': 8, 'heads': 2}]:" in annotated
+    assert "pooled: f32[(8, 2)] = xmap(" in annotated
+
+
+def test_nothing_unknown_is_written(engine: Engine) -> None:
+    text = (PROGRAMS[0].parent / "a06_unknown_left_alone.py").read_text()
+    annotated = _annotated(text, engine)
+    # Only the module-level result of a fully known call; never the generic body, data-sized
+    # values, unknown dtypes or `Array`-typed parameters' results.
+    assert [line for line in annotated.splitlines() if ": f32[" in line and "def " not in line] == [
+        "generic_out: f32[(4, 3)] = generic(jnp.ones((4, 3), dtype=jnp.float32))"]
+
+
+def test_a_name_bound_to_something_else_is_not_used_and_said(engine: Engine) -> None:
+    program = PROGRAMS[0].parent / "a08_shadowed_name.py"
+    rewrite = annotate_text(str(program), program.read_text(), engine)
+    assert "x = jnp.ones((2, 3), dtype=f32)" in rewrite.text
+    assert any("`f32`" in message for message in rewrite.messages)
+
+
+def test_parameters_only_from_calls_in_view(engine: Engine) -> None:
+    annotated = _annotated((PROGRAMS[0].parent / "a05_private_parameters.py").read_text(), engine)
+    assert "def _scale(x: f32[(3,)], factor: f32[(3,)]) -> f32[(3,)]:" in annotated
+    assert "def _pad(x):" in annotated  # two shapes, and passed around as a value
+    assert "def public(x):" in annotated  # other modules may call it
+
+
+def test_a_file_that_does_not_parse_is_refused(engine: Engine) -> None:
+    with pytest.raises(CannotRewrite):
+        from shapecheck.codemods.driver import rewrite_text
+
+        rewrite_text("t.py", "x = (\n", lambda path, text: annotate_text(path, text, engine))
+
+
+def test_annotation_text_only_for_fully_known_types() -> None:
+    assert annotation_for(ArrayType.of("f32", (5, 7), {"batch": 20})).text == "f32[(5, 7), {'batch': 20}]"  # type: ignore[union-attr]
+    assert annotation_for(ArrayType.of("i32", ())).text == "i32[()]"  # type: ignore[union-attr]
+    assert annotation_for(ArrayType.of(None, (5,))) is None
+    assert annotation_for(ArrayType.of("f32", (None,))) is None
+    assert annotation_for(ArrayType.of("f32", (Sym("n"),))) is None
+    assert annotation_for(ArrayType.of("f32", (5,), ellipsis=0)) is None
+    assert annotation_for(ArrayType.of("f32", (5,), named_open=True)) is None
+    assert jaxtyping_annotation_for(ArrayType.of("f32", (8, 10))).text == 'Float32[Array, "8 10"]'  # type: ignore[union-attr]
+    assert jaxtyping_annotation_for(ArrayType.of("f32", (), {"b": 2})) is None
