@@ -61,13 +61,33 @@ AXIS_SIZES = dedent("""\
     y = f(x)
 """)
 
+# vmap and pmap: keyword arguments are always mapped over axis 0, so weights passed by keyword
+# meet the batch; pass them positionally with in_axes None.
+VMAP_KEYWORD = dedent("""\
+    import jax
+    import jax.numpy as jnp
+
+
+    def predict(x, w):
+        return jnp.tanh(jnp.dot(x, w))
+
+
+    w = jnp.ones((3, 2))
+    xs = jnp.ones((16, 3))
+    fixed = jax.vmap(predict, in_axes=(0, None))(xs, w)
+    wrong = jax.vmap(predict, in_axes=(0,))(xs, w=w)
+    devices = jax.pmap(predict, in_axes=(0, 0))(jnp.ones((4, 5, 3)), jnp.ones((2, 3, 2)))
+""")
+
 RULE = Rule(
     code=Code.NAMED_SIZE_MISMATCH,
     name="named-size-mismatch",
     summary=(
         "Checks that one axis name has one size: across the arguments of an xmap (each "
         "argument's `in_axes` entry and dimension), against `axis_sizes`, in named "
-        "broadcasting, in `einsum` and `pdot`, and for `one_hot(x, n, axis=name)`."
+        "broadcasting, in `einsum` and `pdot`, and for `one_hot(x, n, axis=name)`; across the "
+        "mapped axes of a `jax.vmap` or `jax.pmap` call, positional and keyword arguments "
+        "alike (keyword arguments are always mapped over axis 0), and against `axis_size`."
     ),
     why=(
         "Inside an xmap a name is a single axis: `['i', ...]` on a (5,) array and on a (7,) array "
@@ -81,5 +101,6 @@ RULE = Rule(
     more=(
         Example(source=ONE_HOT, expected=((8, "SC102"),)),
         Example(source=AXIS_SIZES, expected=((14, "SC102"),)),
+        Example(source=VMAP_KEYWORD, expected=((12, "SC102"), (13, "SC102"))),
     ),
 )
