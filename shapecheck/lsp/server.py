@@ -13,6 +13,7 @@ import asyncio
 import functools
 import logging
 import os
+import traceback
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -133,7 +134,16 @@ class ShapecheckServer(LanguageServer):
                 if self.outdated(analysis) and uri not in self.pending:
                     self.pending.append(uri)
             except Exception:
-                log.exception("checking %s failed", uri)
+                self.report_failure(f"checking {uri}")
+
+    def report_failure(self, what: str) -> None:
+        """Log the exception being handled, on stderr and in the editor's log (window/logMessage)."""
+        log.exception("%s failed", what)
+        try:
+            self.window_log_message(types.LogMessageParams(
+                type=types.MessageType.Error, message=f"shapecheck: {what} failed:\n{traceback.format_exc()}"))
+        except Exception:
+            log.exception("cannot send the failure to the client")
 
     def outdated(self, analysis: Analysis) -> bool:
         """Whether an open buffer the analysis read has changed since (while it ran)."""
@@ -199,7 +209,11 @@ def answer(handler: Callable[P, R]) -> Callable[P, R | None]:
         try:
             return handler(*args, **kwargs)
         except Exception:
-            log.exception("%s failed", handler.__name__)
+            server = args[0] if args else None
+            if isinstance(server, ShapecheckServer):
+                server.report_failure(handler.__name__)
+            else:
+                log.exception("%s failed", handler.__name__)
             return None
 
     return safe

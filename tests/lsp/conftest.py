@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest_asyncio
+from lsprotocol import types
 
 from .support import Client, start
 
@@ -22,6 +23,10 @@ async def server() -> AsyncIterator[Client]:
 @pytest_asyncio.fixture(loop_scope="module")
 async def client(server: Client, tmp_path: Path) -> AsyncIterator[Client]:
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    logged = len(server.lsp.log_messages)
     yield server
     for uri in list(server.versions):
         server.close(uri)
+    # A handler that raised is answered empty, and logged here: a test must not cause one.
+    failures = [m.message for m in server.lsp.log_messages[logged:] if m.type == types.MessageType.Error]
+    assert not failures, failures[0]

@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from lsprotocol import types
 
 from shapecheck.config import load_config
+from shapecheck.diagnostic import Diagnostic
 from shapecheck.engine import Engine
 
-from .support import Client, expected
+from .support import Client, apply_edits, expected
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -92,4 +94,28 @@ async def test_published_diagnostics_equal_a_fresh_cli_run(client: Client, tmp_p
     # Results for versions the editor had moved past are dropped, never published late.
     versions = [version or 0 for published_uri, version in client.published.history if published_uri == uri]
     assert versions == sorted(versions) and versions[-1] == client.versions[uri]
+    await _requests_on(client, uri, text, report.diagnostics)
     client.close(uri)
+
+
+async def _requests_on(client: Client, uri: str, text: str, found: list[Diagnostic]) -> None:
+    """Hover and inlay hints anywhere answer (the fixture fails a test whose requests raised in
+    the server); every code action offered does what it says on the text."""
+    document = types.TextDocumentIdentifier(uri=uri)
+    for offset in range(0, len(text) + 1, 5):
+        await client.lsp.text_document_hover_async(
+            types.HoverParams(text_document=document, position=types.Position(*position(text, offset))))
+    whole = types.Range(start=types.Position(0, 0), end=types.Position(text.count("\n") + 1, 0))
+    await client.lsp.text_document_inlay_hint_async(types.InlayHintParams(text_document=document, range=whole))
+    answer = await client.lsp.text_document_code_action_async(types.CodeActionParams(
+        text_document=document, range=whole, context=types.CodeActionContext(diagnostics=[])))
+    engine = Engine(load_config(start=Path(uri.removeprefix("file://")).parent))
+    for action in answer or ():
+        assert isinstance(action, types.CodeAction)
+        fixed = engine.analyze("edited.py", apply_edits(text, action)).diagnostics
+        if action.title.startswith("Suppress"):
+            code = action.title.split()[1]
+            lines = {d.span.line for d in found if d.code == code}
+            assert not [d for d in fixed if d.code == code and d.span.line in lines], action.title
+        else:  # an annotation says what was inferred: nothing new to report
+            assert len(fixed) <= len(found), action.title
