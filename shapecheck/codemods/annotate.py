@@ -89,9 +89,14 @@ def _is_docstring(statement: cst.BaseStatement) -> bool:
 
 
 def _merge_import(module: cst.Module, source: str, names: list[str]) -> cst.Module | None:
-    """Add `names` to the module's one-line `from {source} import ...`, keeping the names sorted
-    where they were (what isort and ruff expect); None where there is no such line."""
-    for statement in module.body:
+    """Add `names` to a one-line `from {source} import ...` among the imports that open the module
+    (one further down binds them too late for the annotations above it), keeping the names
+    sorted where they were (what isort and ruff expect); None where there is no such line."""
+    for index, statement in enumerate(module.body):
+        if index == 0 and _is_docstring(statement):
+            continue
+        if not _is_import(statement):
+            return None
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
             continue
         found = statement.body[0]

@@ -89,12 +89,18 @@ class _Planner:
             # One span with two different types (a node and its only child): trust neither.
             self.types[key] = typed.type if self.types.get(key, typed.type) == typed.type else None
         self.certain_scopes: set[Scope] = set()
+        self.planning = False
         self.plan = Plan()
 
     def run(self) -> Plan:
         global_scope = self.scopes.get(self.module)
         if global_scope is not None:
             self.certain_scopes.add(global_scope)
+        # Which scopes are certain first, so a call from a closed function defined below the
+        # callee counts as a call in view.
+        self.planning = False
+        self._block(self.module.body, certain=True)
+        self.planning = True
         self._block(self.module.body, certain=True)
         return self.plan
 
@@ -106,7 +112,7 @@ class _Planner:
 
     def _statement(self, statement: cst.CSTNode, certain: bool) -> None:
         if isinstance(statement, cst.SimpleStatementLine):
-            if certain:
+            if certain and self.planning:
                 for small in statement.body:
                     if isinstance(small, cst.Assign):
                         self._assignment(small)
@@ -122,15 +128,17 @@ class _Planner:
     def _function(self, function: cst.FunctionDef, outer_certain: bool) -> None:
         if function.asynchronous is not None:
             return
-        if outer_certain:
-            self._parameters(function)
         closed = outer_certain and self._closed(function)
-        if closed:
+        if not self.planning:
             inner = self.scopes.get(function.body.body[0] if isinstance(function.body, cst.IndentedBlock)
                                     and function.body.body else function.body)
-            if inner is not None:
+            if closed and inner is not None:
                 self.certain_scopes.add(inner)
-            self._return(function)
+        else:
+            if outer_certain:
+                self._parameters(function)
+            if closed:
+                self._return(function)
         self._block(function.body.body, closed)
 
     # --- closed functions ---
@@ -268,10 +276,12 @@ class _Planner:
             annotation = annotation_for(value)
         if annotation is None:
             return None
-        if not self.names.usable(annotation):
-            line = self.positions[where].start.line if where in self.positions else 0
+        line = self.positions[where].start.line if where in self.positions else 0
+        if not self.names.usable(annotation, line):
+            meaning = ("to something else" if self.names.binding(annotation.name) is Binding.OTHER
+                       else "only further down")
             self.plan.messages.append(f"line {line}: not annotated with {annotation.text}: the module binds "
-                                      f"`{annotation.name}` to something else")
+                                      f"`{annotation.name}` {meaning}")
             return None
         if self.names.needs_import(annotation):
             self.plan.imports.add((annotation.module, annotation.name))

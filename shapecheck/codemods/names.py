@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from enum import Enum
 
 import libcst as cst
-from libcst.metadata import Assignment, GlobalScope, ParentNodeProvider, ScopeProvider
+from libcst.metadata import (
+    Assignment,
+    GlobalScope,
+    ParentNodeProvider,
+    PositionProvider,
+    ScopeProvider,
+)
 
 from shapecheck.codemods.annotations import JAXTYPING_MODULE, SHAPECHECK_MODULE, Annotation
 from shapecheck.dtypes import DTYPE_NAMES
@@ -39,22 +45,28 @@ class ModuleNames:
 
     bindings: Mapping[str, Binding]
     style: Style
+    bound_at: Mapping[str, int]  # the line where a name of ours is first bound
 
     def binding(self, name: str) -> Binding:
         return self.bindings.get(name, Binding.FREE)
 
-    def usable(self, annotation: Annotation) -> bool:
-        return self.binding(annotation.name) is not Binding.OTHER
+    def usable(self, annotation: Annotation, line: int) -> bool:
+        """The name means ours at `line` (module-level and signature annotations are evaluated
+        as the module runs: a name bound further down does not exist yet there)."""
+        binding = self.binding(annotation.name)
+        return binding is Binding.FREE or (binding is Binding.OURS and self.bound_at[annotation.name] < line)
 
     def needs_import(self, annotation: Annotation) -> bool:
         return self.binding(annotation.name) is Binding.FREE
 
 
 def module_names(wrapper: cst.MetadataWrapper) -> ModuleNames:
-    """Read the module's bindings (ScopeProvider and ParentNodeProvider on `wrapper`)."""
+    """Read the module's bindings (scopes, parents and positions of `wrapper`)."""
     scopes = wrapper.resolve(ScopeProvider)
     parents = wrapper.resolve(ParentNodeProvider)
+    positions = wrapper.resolve(PositionProvider)
     bindings: dict[str, Binding] = {}
+    bound_at: dict[str, int] = {}
     jaxtyping_imported = shapecheck_imported = False
     for scope in {s for s in scopes.values() if s is not None}:
         for assignment in scope.assignments:
@@ -72,8 +84,11 @@ def module_names(wrapper: cst.MetadataWrapper) -> ModuleNames:
             elif name in bindings and bindings[name] is not binding:
                 binding = Binding.OTHER
             bindings[name] = binding
+            if isinstance(assignment, Assignment) and assignment.node in positions:
+                line = positions[assignment.node].start.line
+                bound_at[name] = min(line, bound_at.get(name, line))
     jaxtyping = jaxtyping_imported and not shapecheck_imported and not _tutorial(bindings)
-    return ModuleNames(bindings, Style.JAXTYPING if jaxtyping else Style.SHAPECHECK)
+    return ModuleNames(bindings, Style.JAXTYPING if jaxtyping else Style.SHAPECHECK, bound_at)
 
 
 _JAXTYPING_NAMES = frozenset(("Array", "Bool", "Float16", "BFloat16", "Float32", "Float64", "Int8",
