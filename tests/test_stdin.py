@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -132,3 +133,13 @@ def test_stdin_without_a_filename_and_usage_errors(project: Path, monkeypatch: p
     assert code == 2 and "stdin is checked alone" in err
     code, _, err = check(monkeypatch, capsys, BROKEN, "-", "src/")
     assert code == 2 and "stdin is checked alone" in err
+
+
+def test_checking_stdin_loads_no_language_server(project: Path) -> None:
+    # pygls is the `lsp` extra: the check paths must work without it, and never pay for it.
+    child = ("import sys\nfrom shapecheck.cli import main\ncode = main(['check', '--stdin-filename', 'm.py', '-'])\n"
+             "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol', 'cattrs'))\n"
+             "print(code, loaded, 'shapecheck.lsp.server' in sys.modules)\n")
+    result = subprocess.run([sys.executable, "-c", child], input=BROKEN, capture_output=True, text=True,
+                            cwd=project, check=False)
+    assert result.stdout.splitlines()[-1] == "1 [] False", result.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -111,3 +113,11 @@ def test_assignments_imports_and_where_an_import_goes() -> None:
     assert import_line(tree) == 6
     script = parse("#!/usr/bin/env python\n\nx = 1\n")
     assert script is not None and import_line(script) == 3  # after the shebang, before the code
+
+
+def test_without_the_lsp_extra_the_command_says_what_to_install() -> None:
+    child = ("import sys\nsys.modules['pygls'] = None\nfrom shapecheck.cli import main\n"
+             "sys.exit(main(['lsp']))\n")
+    result = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=False)
+    assert result.returncode == 2
+    assert "needs pygls" in result.stderr and "pip install 'shapecheck[lsp]'" in result.stderr
