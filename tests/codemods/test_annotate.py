@@ -93,3 +93,20 @@ def test_annotation_text_only_for_fully_known_types() -> None:
     assert annotation_for(ArrayType.of("f32", (5,), named_open=True)) is None
     assert jaxtyping_annotation_for(ArrayType.of("f32", (8, 10))).text == 'Float32[Array, "8 10"]'  # type: ignore[union-attr]
     assert jaxtyping_annotation_for(ArrayType.of("f32", (), {"b": 2})) is None
+
+
+def test_a_caller_below_its_private_callee_counts(engine: Engine) -> None:
+    source = ("import jax.numpy as jnp\nfrom shapecheck import f32\n\n\ndef _helper(u):\n    return u * 2\n\n\n"
+              "def main(v: f32[(2,)]):\n    return _helper(v)\n")
+    annotated = _annotated(source, engine)
+    assert "def _helper(u: f32[(2,)]) -> f32[(2,)]:" in annotated
+    assert "def main(v: f32[(2,)]) -> f32[(2,)]:" in annotated
+
+
+def test_a_name_bound_further_down_is_not_used_above(engine: Engine) -> None:
+    source = ("import jax.numpy as jnp\n\nx = jnp.ones((2,), dtype=jnp.float32)\n"
+              "from shapecheck import f32\ny = jnp.ones((3,), dtype=jnp.float32)\n")
+    rewrite = annotate_text("t.py", source, engine)
+    assert "\nx = jnp.ones(" in rewrite.text  # f32 does not exist yet on that line
+    assert "\ny: f32[(3,)] = jnp.ones(" in rewrite.text
+    assert rewrite.messages == ["line 3: not annotated with f32[(2,)]: the module binds `f32` only further down"]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from shapecheck.codemods.migrate import migrate_text
+from shapecheck.codemods.named_usage import RUNTIME_OWN
 from shapecheck.engine import Engine
 from tests.codemods.snapshots import EXAMPLES, assert_snapshot, found, programs
 
@@ -96,3 +97,14 @@ def test_a_complete_migration_has_no_messages() -> None:
         if program.stem != "m10_unknown_constructs":
             rewrite = migrate_text(str(program), program.read_text())
             assert not rewrite.messages and not rewrite.incomplete, program.name
+
+
+@pytest.mark.parametrize("module", sorted(RUNTIME_OWN))
+def test_the_names_that_move_a_module_are_those_the_runtime_redefines(module: str) -> None:
+    pytest.importorskip("jax")
+    import importlib
+
+    runtime = importlib.import_module("shapecheck.runtime." + module.rpartition(".")[2])
+    own = {name for name, value in vars(runtime).items()
+           if callable(value) and getattr(value, "__module__", None) == runtime.__name__ and not name.startswith("_")}
+    assert own | set(runtime.__all__) == RUNTIME_OWN[module]
