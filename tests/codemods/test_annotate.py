@@ -9,7 +9,7 @@ import pytest
 
 from shapecheck.codemods.annotate import annotate_text
 from shapecheck.codemods.annotations import annotation_for, jaxtyping_annotation_for
-from shapecheck.codemods.driver import CannotRewrite
+from shapecheck.codemods.driver import CannotRewrite, rewrite_text
 from shapecheck.dims import Sym
 from shapecheck.engine import Engine
 from shapecheck.types import ArrayType
@@ -77,9 +77,7 @@ def test_parameters_only_from_calls_in_view(engine: Engine) -> None:
 
 
 def test_a_file_that_does_not_parse_is_refused(engine: Engine) -> None:
-    with pytest.raises(CannotRewrite):
-        from shapecheck.codemods.driver import rewrite_text
-
+    with pytest.raises(CannotRewrite, match="does not parse"):
         rewrite_text("t.py", "x = (\n", lambda path, text: annotate_text(path, text, engine))
 
 
@@ -110,3 +108,19 @@ def test_a_name_bound_further_down_is_not_used_above(engine: Engine) -> None:
     assert "\nx = jnp.ones(" in rewrite.text  # f32 does not exist yet on that line
     assert "\ny: f32[(3,)] = jnp.ones(" in rewrite.text
     assert rewrite.messages == ["line 3: not annotated with f32[(2,)]: the module binds `f32` only further down"]
+
+
+def test_an_annotation_that_would_add_a_diagnostic_is_refused(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shapecheck.codemods.annotate as annotate_module
+    from shapecheck.codemods.annotations import Annotation
+
+    real_plan = annotate_module.plan
+
+    def wrong_plan(*args: object, **kwargs: object) -> annotate_module.Plan:
+        planned = real_plan(*args, **kwargs)  # type: ignore[arg-type]
+        planned.assignments = {node: Annotation("f32[(9,)]", "shapecheck", "f32") for node in planned.assignments}
+        return planned
+
+    monkeypatch.setattr(annotate_module, "plan", wrong_plan)
+    with pytest.raises(CannotRewrite, match="would add 1 diagnostic"):
+        annotate_text("t.py", "import jax.numpy as jnp\nx = jnp.ones((2,), dtype=jnp.float32)\n", engine)
