@@ -29,6 +29,7 @@ from shapecheck.analyzer.values import (
     BoundMethod,
     Const,
     Function,
+    Jitted,
     Partial,
     Qual,
     Seq,
@@ -79,6 +80,10 @@ class Invocation(InterpreterState):
             from shapecheck.analyzer.library.maps import call_map
 
             return call_map(cast("Interpreter", self), func, call, ctx, scope)
+        if isinstance(func, Jitted):
+            from shapecheck.analyzer.library.sharding_api import call_jitted
+
+            return call_jitted(cast("Interpreter", self), func, call, ctx, scope)
         return None
 
     def call_function(self, function: Function, call: CallArgs, ctx: Context, *, alone: bool = False,

@@ -23,6 +23,13 @@ DEVICES: Final = "jax.devices"
 LOCAL_DEVICES: Final = "jax.local_devices"
 PARTIAL: Final = "functools.partial"
 NP_ARRAY: Final = "jax.numpy.array"
+PARTITION_SPEC: Final = "jax.sharding.PartitionSpec"
+NAMED_SHARDING: Final = "jax.sharding.NamedSharding"
+DEVICE_PUT: Final = "jax.device_put"
+WITH_SHARDING_CONSTRAINT: Final = "jax.lax.with_sharding_constraint"
+RESHARD: Final = "jax.sharding.reshard"
+JIT: Final = "jax.jit"
+PJIT: Final = "jax.experimental.pjit.pjit"
 
 # Longest prefix first: a name is rewritten by the first alias whose key prefixes it.
 _ALIASES: Final = (
@@ -41,6 +48,15 @@ _ALIASES: Final = (
     ("jax.lax.axis_index", "jax.lax.axis_index"),
     ("jax.interpreters.pxla.Mesh", MESH),
     ("jax.sharding.use_mesh", USE_MESH),
+    # Shardings under their current names (older JAX exported them from jax.experimental).
+    ("jax.P", PARTITION_SPEC),
+    ("jax.experimental.PartitionSpec", PARTITION_SPEC),
+    ("jax.experimental.pjit.PartitionSpec", PARTITION_SPEC),
+    ("jax.interpreters.pxla.PartitionSpec", PARTITION_SPEC),
+    ("jax.NamedSharding", NAMED_SHARDING),
+    ("jax.experimental.pjit.with_sharding_constraint", WITH_SHARDING_CONSTRAINT),
+    ("jax.reshard", RESHARD),
+    ("jax.experimental.shard.reshard", RESHARD),
     ("numpy", JNP),
 )
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import libcst as cst
 
 from shapecheck.algebra.axis_mapping import SpecTree
+from shapecheck.algebra.partition_spec import PartitionSpec
 from shapecheck.dims import Dim, Sym
 from shapecheck.literal import Lit
 from shapecheck.types import ArrayType
@@ -222,10 +223,42 @@ class SymSize:
     size: Sym
 
 
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """`PartitionSpec(...)` (`P(...)`): per positional dim, the mesh axes it is split over.
+
+    `spec.origin` is the `P(...)` call; it is a place to report only in `module`, the module
+    that wrote it (a spec imported from elsewhere is reported where it is used).
+    """
+
+    spec: PartitionSpec
+    module: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sharding:
+    """`NamedSharding(mesh, spec)`; `mesh` is None where the checker cannot read it."""
+
+    mesh: Mesh | None
+    spec: Spec
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Jitted:
+    """`jax.jit(fun, in_shardings=..., out_shardings=...)`: `fun`, with shardings its
+    arguments and result must fit (jit without shardings is `fun` itself)."""
+
+    fun: Value
+    in_shardings: Value  # None (unknown) where not given: nothing to check
+    out_shardings: Value
+    static: frozenset[int] | None  # positions of static arguments, outside in_shardings; None: unknown
+    node: cst.CSTNode
+
+
 Value: TypeAlias = (
     ArrayType | Const | Seq | Dict | Qual | BoundMethod | Function | Partial | Xmap | Vmap
     | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Class | Lazy | Module | SymSize
-    | None
+    | Spec | Sharding | Jitted | None
 )
 """None is the unknown value: nothing is certain about it, so nothing is reported."""
 

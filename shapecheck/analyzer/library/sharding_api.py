@@ -1,23 +1,282 @@
-"""Shardings and jit: `NamedSharding`, `PartitionSpec`, `device_put`, `with_sharding_constraint`, `jax.jit`."""
+"""Shardings and jit: `PartitionSpec`, `NamedSharding`, `device_put`, `with_sharding_constraint`,
+`reshard`, and `jax.jit`'s `in_shardings`/`out_shardings` (DESIGN.md section 3a).
+
+The rules are the algebra's (`partition_spec.spec_problems`); here arguments are bound, the
+mesh is found and the problems reported where JAX raises them: SC206 and SC201 at the spec
+(they hold whatever value it shards), SC106 and SC205 at the call that puts a value under it.
+A mesh, a sharding or jit binds no axis name: collectives under plain jit stay SC202.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
 
+import libcst as cst
+
+from shapecheck.algebra.partition_spec import spec_problems
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library.common import array, code_of, labels
+from shapecheck.analyzer.library.partition_specs import (
+    mesh_axes,
+    read_spec,
+    report_spec_faults,
+    resolved,
+    spec_node,
+)
 from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.qualnames import (
+    DEVICE_PUT,
+    JIT,
+    NAMED_SHARDING,
+    PARTITION_SPEC,
+    PJIT,
+    RESHARD,
+    WITH_SHARDING_CONSTRAINT,
+)
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Function, Partial, Value, Vmap, Xmap
+from shapecheck.analyzer.values import (
+    Const,
+    Dict,
+    Function,
+    Jitted,
+    Mesh,
+    Partial,
+    Qual,
+    Seq,
+    Sharding,
+    Spec,
+    Value,
+    Vmap,
+    Xmap,
+    as_int,
+    as_str,
+)
+from shapecheck.codes import Code
+from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
+_ANY_SHAPE: Final = ArrayType(None, (), ellipsis=0)
 
-@REGISTRY.handles("jax.jit", "jax.experimental.pjit.pjit")
+
+# ---------------------------------------------------------------- specs and shardings
+
+
+@REGISTRY.handles(PARTITION_SPEC)
+def partition_spec(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if call.opaque:
+        return None  # `P(*axes)` not expanded: not even its length is known
+    return read_spec(call.args, call.node, interp.module_name)
+
+
+@REGISTRY.handles(NAMED_SHARDING, signature="mesh, spec, *, memory_kind=None")
+def named_sharding(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    spec = resolved(interp, call.arg("spec"))
+    if not isinstance(spec, Spec):
+        return None
+    given = resolved(interp, call.arg("mesh"))
+    mesh = given if isinstance(given, Mesh) else None
+    # NamedSharding checks its spec against its mesh when it is built, whatever it will shard.
+    problems = spec_problems(spec.spec, _ANY_SHAPE, mesh_axes(mesh), "the NamedSharding")
+    report_spec_faults(interp, problems, spec, call.node)
+    return Sharding(mesh, spec)
+
+
+# ---------------------------------------------------------------- placing values
+
+
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """Which of a spec's rules JAX applies where a value meets it."""
+
+    rank: bool = True  # SC106: a spec longer than the value's rank
+    divisible: bool = True  # SC205: a dim its mesh axes cannot split evenly
+
+
+@REGISTRY.handles(DEVICE_PUT, signature="x, device=None, *, src=None, donate=False, may_alias=None")
+def device_put(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    x = call.arg("x")
+    _place(interp, resolved(interp, call.arg("device")), x, _label(call, "x"), call.node, ctx, _Rules())
+    return _arrays(x)
+
+
+def _arrays(tree: Value) -> Value:
+    """`tree` with its Python numbers made arrays: what device_put returns (lists stay lists)."""
+    if isinstance(tree, Seq):
+        return Seq(tuple(_arrays(item) for item in tree.items), tree.is_list)
+    if isinstance(tree, Dict):
+        return Dict(tuple((key, _arrays(item)) for key, item in tree.items))
+    return array(tree)
+
+
+@REGISTRY.handles(WITH_SHARDING_CONSTRAINT, signature="x, shardings")
+def with_sharding_constraint(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    x = call.arg("x")
+    # Under jit (and any traced function may be jitted) an uneven split is padded, not refused;
+    # only module-level code certainly runs eagerly, where JAX refuses it.
+    eager = all(frame.function is None for frame in interp.frames)
+    _place(interp, resolved(interp, call.arg("shardings")), x, _label(call, "x"), call.node, ctx, _Rules(divisible=eager))
+    return x
+
+
+@REGISTRY.handles(RESHARD, signature="xs, out_shardings")
+def reshard(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    xs = call.arg("xs")
+    # reshard accepts some specs longer than the value (trailing Nones through a NamedSharding).
+    _place(interp, resolved(interp, call.arg("out_shardings")), xs, _label(call, "xs"), call.node, ctx, _Rules(rank=False))
+    return xs
+
+
+def _label(call: CallArgs, parameter: str) -> str:
+    return f"`{code_of(call.arg_node(parameter))}`"
+
+
+def _place(interp: Interpreter, shardings: Value, tree: Value, what: str, node: cst.CSTNode, ctx: Context,
+           rules: _Rules) -> bool:
+    """Check each array leaf of `tree` against its sharding in `shardings` (a pytree prefix);
+    True when something was reported."""
+    found = False
+    for sharding, leaf, path in _pairs(shardings, tree, ""):
+        found |= _check(interp, sharding, leaf, f"{what}{path}", node, ctx, rules)
+    return found
+
+
+def _pairs(shardings: Value, tree: Value, path: str) -> Iterator[tuple[Spec | Sharding, ArrayType, str]]:
+    """(sharding, array, path) for each array leaf of `tree` a sharding of `shardings` covers.
+
+    A sharding covers the whole subtree it stands for; None covers nothing; a structure that
+    does not match (JAX refuses it, with its own message) or is unknown covers nothing here.
+    """
+    if isinstance(shardings, Spec | Sharding):
+        yield from ((shardings, leaf, path + sub) for leaf, sub in _leaves(tree, ""))
+    elif isinstance(shardings, Seq) and isinstance(tree, Seq) and len(shardings.items) == len(tree.items):
+        for index, (sub, item) in enumerate(zip(shardings.items, tree.items, strict=True)):
+            yield from _pairs(sub, item, f"{path}[{index}]")
+    elif isinstance(shardings, Dict) and isinstance(tree, Dict):
+        items = _keyed(tree)
+        for key, sub in _keyed(shardings).items():
+            if key in items:
+                yield from _pairs(sub, items[key], f"{path}[{key!r}]")
+
+
+def _leaves(tree: Value, path: str) -> Iterator[tuple[ArrayType, str]]:
+    if isinstance(tree, Seq):
+        for index, item in enumerate(tree.items):
+            yield from _leaves(item, f"{path}[{index}]")
+    elif isinstance(tree, Dict):
+        for key, item in _keyed(tree).items():
+            yield from _leaves(item, f"{path}[{key!r}]")
+    else:
+        leaf = array(tree)
+        if leaf is not None:
+            yield leaf, path
+
+
+def _keyed(tree: Dict) -> dict[str, Value]:
+    return {key: item for key, item in ((as_str(k), v) for k, v in tree.items) if key is not None}
+
+
+def _check(interp: Interpreter, sharding: Spec | Sharding, value: ArrayType, what: str, node: cst.CSTNode,
+           ctx: Context, rules: _Rules) -> bool:
+    if isinstance(sharding, Sharding):
+        spec, mesh = sharding.spec, mesh_axes(sharding.mesh)
+    else:
+        # A bare spec is read against the mesh JAX has in context where the value meets it.
+        spec, mesh = sharding, mesh_axes(ctx.mesh)
+    problems = spec_problems(spec.spec, value, mesh, what)
+    # A NamedSharding's own faults were reported where it was built; a bare spec's show here.
+    faults = report_spec_faults(interp, problems, spec, node) if isinstance(sharding, Spec) else False
+    written = spec_node(interp, spec)
+    notes = [("the PartitionSpec is written here", written)] if written is not None and written is not node else []
+    placed = [p for p in problems if p.code == Code.AXIS_OUT_OF_RANGE and rules.rank]
+    if not placed and rules.divisible:
+        # A spec longer than the value was written for another value: JAX stops at its length.
+        placed = [p for p in problems if p.code == Code.MESH_INDIVISIBLE]
+    for problem in placed:
+        interp.reporter.add(node, problem.code, problem.message, notes)
+    return faults or bool(placed)
+
+
+# ---------------------------------------------------------------- jit
+
+
+_JIT_OPTIONS: Final = ("in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None, "
+                       "donate_argnums=None, donate_argnames=None, keep_unused=False, device=None, "
+                       "backend=None, inline=False, compiler_options=None")
+
+
+@REGISTRY.handles(JIT, signature=f"fun, /, *, {_JIT_OPTIONS}")
+@REGISTRY.handles(PJIT, signature=f"fun, {_JIT_OPTIONS}")
 def jit(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    # jit changes how a function runs, never the shapes it computes.
-    fun = call.get(0, "fun")
-    return fun if isinstance(fun, Function | Partial | Xmap | Vmap) else None
+    fun = call.arg("fun")
+    if not isinstance(fun, Function | Partial | Xmap | Vmap | Jitted | Qual):
+        return None
+    in_shardings = resolved(interp, call.arg("in_shardings"))
+    out_shardings = resolved(interp, call.arg("out_shardings"))
+    if in_shardings is None and out_shardings is None:
+        return fun  # jit changes how a function runs, never the shapes it computes
+    return Jitted(fun, in_shardings, out_shardings, _static(fun, call), call.node)
+
+
+def _static(fun: Value, call: CallArgs) -> frozenset[int] | None:
+    """The positions of the static arguments (they take no in_shardings entry); None if unknown."""
+    positions: set[int] = set()
+    numbers = call.arg("static_argnums")
+    if call.given("static_argnums") and numbers != Const(None):
+        items = numbers.items if isinstance(numbers, Seq) else (numbers,)
+        read = [as_int(item) for item in items]
+        if any(n is None or n < 0 for n in read):
+            return None  # unread, or counted from the end of a call not yet seen
+        positions.update(n for n in read if n is not None)
+    names = call.arg("static_argnames")
+    if call.given("static_argnames") and names != Const(None):
+        items = names.items if isinstance(names, Seq) else (names,)
+        # jit finds a static name's position in the function's signature.
+        if not isinstance(fun, Function):
+            return None
+        parameters = [p.name.value for p in (*fun.node.params.posonly_params, *fun.node.params.params)]
+        for item in items:
+            name = as_str(item)
+            if name is None:
+                return None
+            if name in parameters:
+                positions.add(parameters.index(name))
+    return frozenset(positions)
+
+
+def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """A jitted function's call: the function's result, with its arguments and result checked
+    against in_shardings and out_shardings."""
+    result = interp.call(jitted.fun, call, ctx, scope)
+    if call.opaque:
+        return result
+    name = _name(jitted.fun)
+    refused = False
+    # jit refuses keyword arguments when in_shardings is given (its own error, not a shape's).
+    if jitted.in_shardings is not None and jitted.static is not None and not call.kwargs:
+        dynamic = [index for index in range(len(call.args)) if index not in jitted.static]
+        entries: list[Value]
+        if isinstance(jitted.in_shardings, Seq):
+            entries = list(jitted.in_shardings.items) if len(jitted.in_shardings.items) == len(dynamic) else []
+        else:
+            entries = [jitted.in_shardings] * len(dynamic)  # one sharding for every argument
+        arg_labels = labels(call)
+        for number, (index, entry) in enumerate(zip(dynamic, entries, strict=False)):
+            what = f"argument {arg_labels[index]} of {name} (in_shardings[{number}])"
+            refused |= _place(interp, entry, call.args[index], what, call.node_of(index), ctx, _Rules())
+    # JAX stops at the first argument it refuses: the result is never computed.
+    if jitted.out_shardings is not None and not refused:
+        _place(interp, jitted.out_shardings, result, f"the result of {name}", call.node, ctx, _Rules())
+    return result
+
+
+def _name(fun: Value) -> str:
+    if isinstance(fun, Function) and isinstance(fun.node, cst.FunctionDef):
+        return f"`{fun.name}`"
+    return "the jitted function"
