@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from shapecheck.codemods.driver import EXIT_ERROR, Mode, Rewrite, run
@@ -60,7 +61,9 @@ def annotate(args: argparse.Namespace) -> int:
         sys.stderr.write(f"shapecheck annotate: error: {error}\n")
         return EXIT_ERROR
     tune_gc()
-    engine = Engine(config)
+    # Every code counts when the annotated file is compared with the original: an ignored SC103
+    # must not hide an annotation that contradicts the program.
+    engine = Engine(replace(config, select=None, ignore=frozenset()))
     # Calls into the project's other modules are followed, as `shapecheck check` does.
     engine.use_modules(ProjectIndex.of(list(args.paths), [config.root]))
 
