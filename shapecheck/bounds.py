@@ -9,7 +9,6 @@ found so far.
 
 from __future__ import annotations
 
-import ctypes
 import sys
 import threading
 from collections.abc import Callable
@@ -93,6 +92,8 @@ def run_bounded(function: Callable[[], T], time_limit: float = TIME_LIMIT_S) -> 
 
 
 def _interrupt(thread: threading.Thread) -> None:
+    import ctypes  # only for a file past its time limit
+
     if thread.ident is not None:
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident),
                                                    ctypes.py_object(AnalysisTimeout))

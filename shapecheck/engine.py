@@ -15,45 +15,63 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from shapecheck.analysis import analyze_text
-from shapecheck.analyzer.library import handlers
-from shapecheck.analyzer.modules import ModuleLoader
 from shapecheck.bounds import TIME_LIMIT_S
 from shapecheck.config import Config
 from shapecheck.files import read_regular
 from shapecheck.parsing import SourceDecodeError, decode
-from shapecheck.pool import run_pool
-from shapecheck.project import ModuleSource, ProjectIndex
+from shapecheck.project import ModuleSource, ProjectIndex, content_hash
 from shapecheck.results import Dependency, FileResult, Report, TypedSpan
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.modules import ModuleLoader
+    from shapecheck.cache import ResultCache
 
 __all__ = ["Dependency", "Engine", "FileResult", "Report", "TypedSpan", "tune_gc"]
 
-# Below this many files a run is checked in this process: starting workers costs more.
+# Below this many files, or this much text, a run is checked in this process: starting
+# workers (each imports libcst and the analyzer) costs more than they save.
 _MIN_FILES_FOR_WORKERS = 8
+_MIN_BYTES_FOR_WORKERS = 1_500_000
 
 
 class Engine:
     """Analyses files under one configuration, with the project's modules from `modules`."""
 
     def __init__(self, config: Config | None = None, modules: ModuleSource | None = None, *,
-                 time_limit: float = TIME_LIMIT_S) -> None:
+                 time_limit: float = TIME_LIMIT_S, cache: ResultCache | None = None) -> None:
         self.config = config or Config()
         self.time_limit = time_limit
-        functions, methods = handlers()
-        self.loader = ModuleLoader(modules, functions, methods, self.config.annotation_names)
+        self.cache = cache
+        self._modules = modules
+        self._loader: ModuleLoader | None = None
+
+    @property
+    def loader(self) -> ModuleLoader:
+        # Built on first use: the analyzer (and libcst under it) is imported only by a run that
+        # analyses something; one whose files are all cached never pays for it.
+        if self._loader is None:
+            from shapecheck.analyzer.library import handlers
+            from shapecheck.analyzer.modules import ModuleLoader
+
+            functions, methods = handlers()
+            self._loader = ModuleLoader(self._modules, functions, methods, self.config.annotation_names)
+        return self._loader
 
     @property
     def modules(self) -> ModuleSource | None:
-        return self.loader.source
+        return self._modules
 
     def use_modules(self, modules: ModuleSource | None) -> None:
         """Find the project's modules here from now on (mypy's module graph of a new build).
 
         Summaries are kept: each is reused only while its module's text hashes the same.
         """
-        self.loader.source = modules
-        self.loader.refresh()
+        self._modules = modules
+        if self._loader is not None:
+            self._loader.source = modules
+            self._loader.refresh()
 
     def analyze(self, path: str, text: str, *, keep_types: bool = False) -> FileResult:
         """Analyse one file's text, reading the project's other modules as they are now.
@@ -66,12 +84,16 @@ class Engine:
 
     def _analyze(self, path: str, text: str, keep_types: bool = False) -> FileResult:
         # Within the current snapshot of module texts: a batch of files shares one.
-        self.loader.reset_reads()
-        result = analyze_text(path, text, self.config, self.loader, keep_types=keep_types,
+        from shapecheck.analysis import analyze_text
+
+        loader = self.loader
+        loader.reset_reads()
+        result = analyze_text(path, text, self.config, loader, keep_types=keep_types,
                               time_limit=self.time_limit)
         own = os.path.abspath(path)
-        dependencies = tuple(d for d in self.loader.dependencies() if os.path.abspath(d.path) != own)
-        return replace(result, dependencies=dependencies)
+        dependencies = tuple(d for d in loader.dependencies() if os.path.abspath(d.path) != own)
+        return replace(result, dependencies=dependencies, missing=loader.missing(),
+                       text_hash=content_hash(text))
 
     def check_file(self, path: str | Path) -> FileResult:
         """Read and analyse one file; an unreadable or undecodable file is an error for that file."""
@@ -106,27 +128,46 @@ class Engine:
         Python would, beside them and under the configured root. `progress` is called with each
         file's result as it arrives here (a worker's files arrive together, with its batch).
         """
-        jobs = jobs or self.config.jobs or os.cpu_count() or 1
+        chosen = jobs or self.config.jobs
         own = self.modules
         if own is None:
             self.use_modules(ProjectIndex.of(paths, [self.config.root]))
         try:
-            return self._check_files(paths, jobs, progress)
+            return self._check_files(paths, chosen, progress)
         finally:
             if own is None:
                 self.use_modules(None)
 
-    def _check_files(self, paths: Sequence[str], jobs: int,
+    def _check_files(self, paths: Sequence[str], chosen: int | None,
                      progress: Callable[[FileResult], None] | None = None) -> Report:
-        report = Report()
-        if jobs <= 1 or len(paths) < _MIN_FILES_FOR_WORKERS:
-            report.results = self.check_batch(paths, progress)
-            return report
-        batches = list(_batches(paths, jobs * 8))
-        report.results = run_pool(batches, _Batch(self.config, self.modules, self.time_limit), jobs,
-                                  tune_gc, _worker_died, progress)
-        report.results.sort(key=lambda result: result.path)
-        return report
+        """`chosen`: the workers asked for (None: as many as there are cores, if they pay)."""
+        cached: dict[str, FileResult] = {}
+        if self.cache is not None:
+            for path in paths:
+                hit = self.cache.lookup(path, self.modules)
+                if hit is not None:
+                    cached[path] = hit
+                    if progress is not None:
+                        progress(hit)
+        todo = [path for path in paths if path not in cached]
+        if not todo:
+            fresh: list[FileResult] = []
+        elif not (jobs := _workers(todo, chosen)):
+            fresh = self.check_batch(todo, progress)
+        else:
+            from shapecheck.pool import run_pool
+
+            batches = list(_batches(todo, jobs * 8))
+            fresh = run_pool(batches, _Batch(self.config, self.modules, self.time_limit), jobs,
+                             tune_gc, _worker_died, progress)
+            fresh.sort(key=lambda result: result.path)
+        if self.cache is not None:
+            for result in fresh:
+                self.cache.store(result)
+        if not cached:
+            return Report(fresh)
+        by_path = {result.path: result for result in fresh} | cached
+        return Report([by_path[path] for path in dict.fromkeys(paths)])
 
     def check_paths(self, paths: Sequence[str | Path], jobs: int | None = None) -> Report:
         """Discover the Python files under `paths` (excludes and .gitignore applied) and check them."""
@@ -167,6 +208,24 @@ _CRASH_MARKER_VARIABLE = "SHAPECHECK_TEST_KILL_WORKER_ON"
 def _worker_died(path: str) -> FileResult:
     return FileResult(path, (), (), "the worker process checking this file died (a crash in "
                                     "native code, or killed for memory); the other files were checked")
+
+
+def _workers(paths: Sequence[str], chosen: int | None) -> int:
+    """How many worker processes to check `paths` on; 0: none, check them here."""
+    jobs = chosen or os.cpu_count() or 1
+    if jobs <= 1 or len(paths) < _MIN_FILES_FOR_WORKERS:
+        return 0
+    if chosen is not None:
+        return jobs  # asked for (--jobs, or `jobs` in the configuration)
+    size = 0
+    for path in paths:
+        try:
+            size += os.stat(path).st_size
+        except OSError:
+            continue
+        if size >= _MIN_BYTES_FOR_WORKERS:
+            return jobs
+    return 0
 
 
 def _batches(paths: Sequence[str], count: int) -> Iterator[list[str]]:

@@ -17,13 +17,19 @@ import io
 import re
 import tokenize
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import count
-
-import libcst as cst
+from functools import cache
+from itertools import accumulate, count
+from typing import TYPE_CHECKING
 
 from shapecheck.codes import Code
 from shapecheck.diagnostic import Diagnostic, Span
+
+if TYPE_CHECKING:
+    # Imported where a tree is built: `decode` and `cpython_syntax` serve runs and output
+    # formats that never parse with libcst (a cached run), and `import libcst` costs ~0.2 s.
+    import libcst as cst
 
 PIECE_DEPTH = 100
 """Expression levels parsed in one libcst call (libcst takes ~0.01 s for 100 nested levels)."""
@@ -104,7 +110,10 @@ class _Offsets:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+        if "\r" in text:
+            self.starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+        else:  # the usual case, several times faster than the pattern
+            self.starts = [0, *accumulate(len(line) + 1 for line in text.split("\n")[:-1])]
 
     def __call__(self, line: int, byte_column: int) -> int:
         start = self.starts[line - 1]
@@ -129,6 +138,8 @@ def parse_module(text: str, tree: ast.Module) -> Parsed:
     An expression left out stands as a parenthesised unknown name with the same lines and
     last column, so every position outside it is the file's own.
     """
+    import libcst as cst
+
     offsets = _Offsets(text)
     root = _Piece(0, len(text), "")
     elided: list[Span] = []
@@ -137,7 +148,7 @@ def parse_module(text: str, tree: ast.Module) -> Parsed:
         return Parsed(cst.parse_module(text))
     names = count()
     module = cst.parse_module(_source(text, root, names))
-    module = module.visit(_Stitcher(_parsed_children(text, root, names)))
+    module = module.visit(_stitcher(_parsed_children(text, root, names)))
     # A piece lost or doubled would show here. Only the statements are compared, without their
     # whitespace: libcst itself does not print back some blank lines and comments at the end
     # of a file.
@@ -151,14 +162,17 @@ def parse_module(text: str, tree: ast.Module) -> Parsed:
 def _cut(tree: ast.Module, offsets: _Offsets, root: _Piece, text: str, elided: list[Span]) -> None:
     """Give every expression `PIECE_DEPTH` levels below the previous cut a piece of its own,
     and leave out what nests past MAX_DEPTH."""
-    # Iterative: the tree may be far deeper than Python's recursion limit.
-    stack: list[tuple[ast.AST, int, int, _Piece, bool, str]] = [(tree, 0, 0, root, False, "")]
+    # Iterative: the tree may be far deeper than Python's recursion limit. Each entry carries
+    # its statement's line, whose indentation a piece needs (looked up only for a piece).
+    stack: list[tuple[ast.AST, int, int, _Piece, bool, int]] = [(tree, 0, 0, root, False, 1)]
     while stack:
-        node, depth, total, piece, in_slice, indent = stack.pop()
+        node, depth, total, piece, in_slice, line = stack.pop()
         if isinstance(node, ast.stmt):
             depth = total = 0
-            indent = _indentation(text, offsets, node.lineno)
+            line = node.lineno
         elif isinstance(node, ast.expr):
+            if _shallow(node, offsets, depth, total):
+                continue
             # `a and b and c` is one node for CPython, two nested ones for libcst.
             levels = len(node.values) - 1 if isinstance(node, ast.BoolOp) else 0
             too_deep = total + levels >= MAX_DEPTH
@@ -169,11 +183,11 @@ def _cut(tree: ast.Module, offsets: _Offsets, root: _Piece, text: str, elided: l
                     piece.children.append(_Piece(start, end, "", elided=True))
                     elided.append(_span(text, offsets, start, end))
                     continue
-                child = _Piece(start, end, "", indent=indent)
+                child = _Piece(start, end, "", indent=_indentation(text, offsets, line))
                 piece.children.append(child)
                 piece, depth = child, 0
             if isinstance(node, ast.Constant | ast.JoinedStr):
-                _cut_strings(node, offsets, piece, text, elided, indent)
+                _cut_strings(node, offsets, piece, text, elided, line)
                 continue  # f-string internals have no reliable positions before Python 3.12
             depth += 1 + levels
             total += 1 + levels
@@ -182,7 +196,23 @@ def _cut(tree: ast.Module, offsets: _Offsets, root: _Piece, text: str, elided: l
             for child_node in children:
                 if isinstance(child_node, ast.AST):
                     slice_of = isinstance(node, ast.Subscript) and name == "slice"
-                    stack.append((child_node, depth, total, piece, slice_of, indent))
+                    stack.append((child_node, depth, total, piece, slice_of, line))
+
+
+def _shallow(node: ast.expr, offsets: _Offsets, depth: int, total: int) -> bool:
+    """Whether nothing in `node` can need a cut: it is too short to nest that deep.
+
+    Every level of nesting takes at least one character of its own (an operator, a bracket, a
+    dot), so an expression of n characters nests at most n levels; most expressions are short
+    and are skipped whole instead of walked node by node.
+    """
+    if node.end_col_offset is None or node.end_lineno is None:
+        return False
+    if node.end_lineno == node.lineno:
+        width = node.end_col_offset - node.col_offset  # UTF-8 bytes: at least the characters
+    else:
+        width = offsets(node.end_lineno, node.end_col_offset) - offsets(node.lineno, node.col_offset)
+    return depth + width < PIECE_DEPTH and total + width < MAX_DEPTH and width < 2 * STRING_PIECE
 
 
 def _indentation(text: str, offsets: _Offsets, line: int) -> str:
@@ -198,6 +228,8 @@ def _parse_piece(source: str, indent: str) -> cst.BaseExpression:
     and adds that indentation back when printing: parsed at another level, a piece would print
     (and be positioned) shifted.
     """
+    import libcst as cst
+
     if not indent:
         return cst.parse_expression(f"({source})")
     module = cst.parse_module(f"if 1:\n{indent}({source})\n")
@@ -251,7 +283,7 @@ def _cuttable(node: ast.expr, in_slice: bool) -> bool:
 
 
 def _cut_strings(node: ast.Constant | ast.JoinedStr, offsets: _Offsets, piece: _Piece, text: str,
-                 elided: list[Span], indent: str) -> None:
+                 elided: list[Span], line: int) -> None:
     if isinstance(node, ast.Constant) and not isinstance(node.value, str | bytes):
         return
     start = offsets(node.lineno, node.col_offset)
@@ -259,6 +291,7 @@ def _cut_strings(node: ast.Constant | ast.JoinedStr, offsets: _Offsets, piece: _
     if end - start < 2 * STRING_PIECE:  # each string is at least two characters long
         return
     strings = _string_starts(text[start:end])
+    indent = _indentation(text, offsets, line)
     for index in range(STRING_PIECE, min(len(strings), MAX_STRINGS), STRING_PIECE):
         child = _Piece(start + strings[index], end, "", string=True, indent=indent)
         piece.children.append(child)
@@ -311,6 +344,8 @@ def _bytes_prefix(text: str, piece: _Piece) -> str:
 
 def _parsed_children(text: str, piece: _Piece, names: count[int]) -> dict[str, cst.BaseExpression]:
     """Placeholder -> its piece's libcst tree (itself stitched), for every child of `piece`."""
+    import libcst as cst
+
     parsed: dict[str, cst.BaseExpression] = {}
     for child in piece.children:
         if child.elided:
@@ -319,7 +354,7 @@ def _parsed_children(text: str, piece: _Piece, names: count[int]) -> dict[str, c
         node = _parse_piece(source, child.indent)
         inner = _parsed_children(text, child, names)
         if inner:
-            stitched = node.visit(_Stitcher(inner))
+            stitched = node.visit(_stitcher(inner))
             assert isinstance(stitched, cst.BaseExpression)
             node = stitched
         # Drop the parentheses added above; the placeholder's own go back on in `_Stitcher`.
@@ -327,21 +362,30 @@ def _parsed_children(text: str, piece: _Piece, names: count[int]) -> dict[str, c
     return parsed
 
 
-class _Stitcher(cst.CSTTransformer):
-    """Put each piece's tree where its placeholder stands."""
+def _stitcher(pieces: dict[str, cst.BaseExpression]) -> cst.CSTTransformer:
+    """A transformer that puts each piece's tree where its placeholder stands."""
+    return _stitcher_class()(pieces)
 
-    def __init__(self, pieces: dict[str, cst.BaseExpression]) -> None:
-        super().__init__()
-        self.pieces = pieces
 
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
-        piece = self.pieces.get(updated_node.value)
-        if piece is None:
-            return updated_node
-        return piece.with_changes(lpar=[*updated_node.lpar, *piece.lpar],
-                                  rpar=[*piece.rpar, *updated_node.rpar])
+@cache
+def _stitcher_class() -> Callable[[dict[str, cst.BaseExpression]], cst.CSTTransformer]:
+    import libcst as cst
 
-    def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString,
-                           ) -> cst.BaseExpression:
-        piece = self.pieces.get(updated_node.value.lstrip("bB")[1:-1])
-        return updated_node if piece is None else piece
+    class Stitcher(cst.CSTTransformer):
+        def __init__(self, pieces: dict[str, cst.BaseExpression]) -> None:
+            super().__init__()
+            self.pieces = pieces
+
+        def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+            piece = self.pieces.get(updated_node.value)
+            if piece is None:
+                return updated_node
+            return piece.with_changes(lpar=[*updated_node.lpar, *piece.lpar],
+                                      rpar=[*piece.rpar, *updated_node.rpar])
+
+        def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString,
+                               ) -> cst.BaseExpression:
+            piece = self.pieces.get(updated_node.value.lstrip("bB")[1:-1])
+            return updated_node if piece is None else piece
+
+    return Stitcher

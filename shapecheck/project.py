@@ -6,6 +6,7 @@ module graph. Either way the analyzer only asks `find(module) -> (path, text)`.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,11 @@ from typing import Protocol
 class ModuleSource(Protocol):
     def find(self, module: str) -> tuple[str, str] | None:
         """The path and text of `module` (a dotted name), or None when it is not in the project."""
+
+
+def content_hash(text: str) -> str:
+    """The hash a module's text is known by (summaries, dependencies, the result cache)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def module_names(path: Path) -> list[str]:
@@ -42,6 +48,9 @@ class ProjectIndex:
 
     paths: dict[str, str] = field(default_factory=dict)
     roots: tuple[str, ...] = ()
+    # Modules searched for on disk and not found (`import os` is looked for under every root):
+    # an index lives for one run, during which the files do not change.
+    absent: set[str] = field(default_factory=set)
 
     @staticmethod
     def of(files: Iterable[str | Path], extra_roots: Iterable[str | Path] = ()) -> ProjectIndex:
@@ -73,12 +82,15 @@ class ProjectIndex:
             return None
 
     def _on_disk(self, module: str) -> str | None:
+        if module in self.absent:
+            return None
         relative = Path(*module.split("."))
         for root in self.roots:
             for candidate in (Path(root) / relative.with_suffix(".py"), Path(root) / relative / "__init__.py"):
                 if candidate.is_file():
                     self.paths[module] = str(candidate)
                     return str(candidate)
+        self.absent.add(module)
         return None
 
 

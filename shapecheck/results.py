@@ -34,8 +34,9 @@ class FileResult:
     """Everything the analyzer found in one file; picklable and self-contained, so cacheable.
 
     `dependencies` are the other modules of the project the analysis read (what the module
-    loader found for it, directly or through the modules those import), sorted by name: the
-    result stays valid while the file's own text and theirs are unchanged.
+    loader found for it, directly or through the modules those import), sorted by name, and
+    `missing` the modules it looked for and did not find: the result stays valid while the
+    file's own text (`text_hash`) and theirs are unchanged and none of the missing appears.
     """
 
     path: str
@@ -44,6 +45,8 @@ class FileResult:
     error: str | None = None  # an internal error: the file could not be checked
     lines: int = 0
     dependencies: tuple[Dependency, ...] = ()
+    missing: tuple[str, ...] = ()
+    text_hash: str = ""  # the content hash of the text analysed ("": not known)
 
 
 @dataclass(slots=True)

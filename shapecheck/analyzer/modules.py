@@ -8,15 +8,16 @@ value is needed, so a file importing half a package does not parse the whole pac
 from __future__ import annotations
 
 import ast
-import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from shapecheck.analyzer.qualnames import ARRAY_ROOTS
 from shapecheck.analyzer.scope import Scope
 from shapecheck.literal import Lit
-from shapecheck.project import ModuleSource
+from shapecheck.project import ModuleSource, content_hash
 from shapecheck.results import Dependency
+
+__all__ = ["ModuleLoader", "content_hash"]
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.calls import Handler
@@ -62,6 +63,10 @@ class ModuleLoader:
         """The project modules read since the last `refresh` or `reset_reads`, by name."""
         found = [(module, self.found.get(module)) for module in sorted(self.reads)]
         return tuple(Dependency(module, entry[0], entry[2]) for module, entry in found if entry is not None)
+
+    def missing(self) -> tuple[str, ...]:
+        """The modules looked for since the last `refresh` or `reset_reads` and not found."""
+        return tuple(sorted(module for module, digest in self.reads.items() if digest is None))
 
     def reset_reads(self) -> None:
         """Start recording what the next analysis reads (texts and summaries stay)."""
@@ -164,8 +169,3 @@ class ModuleLoader:
         if self.load(module) is None:
             return None
         return self.interpreters[module].literal_lookup(name)
-
-
-def content_hash(text: str) -> str:
-    """The hash a module's text is known by (summaries, dependencies)."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
