@@ -12,6 +12,11 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from shapecheck.cache import ResultCache
+    from shapecheck.config import Config
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -55,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="write the output to FILE instead of stdout")
     check.add_argument("--no-progress", action="store_true",
                        help="never show the progress bar (shown on a terminal for many files, text format only)")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
+    check.add_argument("--cache-dir", type=Path, metavar="DIR",
+                       help="where the result cache lives (default: .shapecheck_cache in the project root)")
 
     commands.add_parser("rules", help="list the diagnostic codes")
     explain = commands.add_parser("explain", help="print a rule's documentation")
@@ -185,11 +193,20 @@ def _check(args: argparse.Namespace) -> int:
                          f"{', '.join(args.paths or ['.'])}\n")
     show = not args.no_progress and wanted(len(files), args.format in HUMAN_FORMATS)
     with progress_bar(len(files)) if show else no_progress() as progress:
-        report = Engine(config).check_files([str(f) for f in files], args.jobs, progress)
+        report = Engine(config, cache=_cache(args, config)).check_files([str(f) for f in files], args.jobs,
+                                                                       progress)
     status = emit(report.diagnostics, len(files), len(report.errors), config.root, output)
     for failed in report.errors:
         sys.stderr.write(f"shapecheck: {failed.path}: {failed.error}\n")
     return status
+
+
+def _cache(args: argparse.Namespace, config: Config) -> ResultCache | None:
+    if args.no_cache:
+        return None
+    from shapecheck.cache import ResultCache
+
+    return ResultCache(args.cache_dir or ResultCache.default_folder(config), config)
 
 
 def _rules() -> int:
