@@ -41,6 +41,18 @@ SWAPAXES = dedent("""\
     y = jnp.swapaxes(x, 0, 2)
 """)
 
+# Shardings: a PartitionSpec has at most one entry per dim of the value it places.
+SHARDING = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = jax.make_mesh((4, 2), ("data", "model"))
+    x = jnp.ones((8, 16))
+    fixed = jax.device_put(x, NamedSharding(mesh, P("data", "model")))
+    wrong = jax.device_put(x, NamedSharding(mesh, P("data", None, "model")))
+""")
+
 RULE = Rule(
     code=Code.AXIS_OUT_OF_RANGE,
     name="axis-out-of-range",
@@ -60,5 +72,6 @@ RULE = Rule(
     more=(
         Example(source=OUT_AXES_POSITION, expected=((10, "SC106"),)),
         Example(source=SWAPAXES, expected=((4, "SC106"),)),
+        Example(source=SHARDING, expected=((8, "SC106"),)),
     ),
 )

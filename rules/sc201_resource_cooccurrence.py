@@ -75,6 +75,16 @@ DISTRIBUTED_MATMUL = dedent("""\
         )(x, x)
 """)
 
+# Shardings: NamedSharding refuses a spec that uses one mesh axis twice.
+SHARDING = dedent("""\
+    import jax
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = jax.make_mesh((4, 2), ("data", "model"))
+    fixed = NamedSharding(mesh, P("data", "model"))
+    wrong = NamedSharding(mesh, P("model", "model"))
+""")
+
 RULE = Rule(
     code=Code.RESOURCE_COOCCURRENCE,
     name="resource-cooccurrence",
@@ -93,5 +103,8 @@ RULE = Rule(
     ),
     wrong=Example(source=WRONG, expected=((9, "SC201"),)),
     fixed=Example(source=FIXED),
-    more=(Example(source=DISTRIBUTED_MATMUL, expected=((9, "SC201"),)),),
+    more=(
+        Example(source=DISTRIBUTED_MATMUL, expected=((9, "SC201"),)),
+        Example(source=SHARDING, expected=((6, "SC201"),)),
+    ),
 )

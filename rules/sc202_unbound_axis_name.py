@@ -56,6 +56,29 @@ XMAP_BODY = dedent("""\
     y = xmap(pool, in_axes=['batch', ...], out_axes=['batch', ...])(x)
 """)
 
+# jit and shardings bind no axis name, whatever mesh is around.
+SHARDING = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = jax.make_mesh((8,), ("data",))
+
+
+    @jax.jit
+    def mean(x):
+        return jax.lax.psum(x.sum(), "data") / x.size
+
+
+    def fixed_mean(x):
+        return jax.lax.psum(x.sum(), "data") / x.size
+
+
+    x = jax.device_put(jnp.ones((16, 4)), NamedSharding(mesh, P("data")))
+    wrong = mean(x)
+    fixed = jax.vmap(fixed_mean, axis_name="data")(x)
+""")
+
 RULE = Rule(
     code=Code.UNBOUND_AXIS_NAME,
     name="unbound-axis-name",
@@ -81,5 +104,6 @@ RULE = Rule(
     more=(
         Example(source=TOP_LEVEL, expected=((5, "SC202"),)),
         Example(source=XMAP_BODY, expected=((6, "SC202"),)),
+        Example(source=SHARDING, expected=((10, "SC202"),)),
     ),
 )

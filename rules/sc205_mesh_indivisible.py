@@ -71,6 +71,19 @@ TWO_MESH_AXES = dedent("""\
         )(w)
 """)
 
+# Shardings: device_put and jit's in_shardings split each dim over its mesh axes' devices.
+SHARDING = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = jax.make_mesh((4, 2), ("data", "model"))
+    batch = NamedSharding(mesh, P("data"))
+    step = jax.jit(lambda x: 2 * x, in_shardings=batch, out_shardings=batch)
+    fixed = step(jax.device_put(jnp.ones((32, 16)), batch))
+    wrong = step(jax.device_put(jnp.ones((30, 16)), batch))
+""")
+
 RULE = Rule(
     code=Code.MESH_INDIVISIBLE,
     name="mesh-indivisible",
@@ -88,5 +101,8 @@ RULE = Rule(
     ),
     wrong=Example(source=WRONG, expected=((17, "SC205"),)),
     fixed=Example(source=FIXED),
-    more=(Example(source=TWO_MESH_AXES, expected=((18, "SC205"),)),),
+    more=(
+        Example(source=TWO_MESH_AXES, expected=((18, "SC205"),)),
+        Example(source=SHARDING, expected=((9, "SC205"),)),
+    ),
 )

@@ -49,6 +49,19 @@ FIXED = dedent("""\
         )(x)
 """)
 
+# Shardings: a NamedSharding's spec, and a bare spec under jax.set_mesh, name the mesh's axes.
+SHARDING = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = jax.make_mesh((4, 2), ("data", "model"))
+    fixed = NamedSharding(mesh, P("data", "model"))
+    wrong = NamedSharding(mesh, P("batch", "model"))
+    with jax.set_mesh(mesh):
+        y = jax.jit(jnp.tanh, in_shardings=P("batch"))(jnp.ones((8, 16)))
+""")
+
 RULE = Rule(
     code=Code.UNKNOWN_RESOURCE,
     name="unknown-resource",
@@ -56,9 +69,10 @@ RULE = Rule(
         "Checks, under a statically known mesh (`with Mesh(devices, names):`, `with "
         "jax.make_mesh(shape, names):` or `with jax.set_mesh(mesh):` around the call), that "
         "every mesh axis named in an "
-        "`xmap`'s `axis_resources` is one of the mesh's axis names. The mesh axes of a "
-        "`PartitionSpec` (`shard_map`, `NamedSharding`, `with_sharding_constraint`) are not "
-        "checked yet."
+        "`xmap`'s `axis_resources` is one of the mesh's axis names; and each mesh axis a "
+        "`PartitionSpec` names, against the mesh of its `NamedSharding` or, for a bare spec "
+        "(`device_put`, `with_sharding_constraint`, jit's `in_shardings`/`out_shardings`), of "
+        "the enclosing `jax.set_mesh`."
     ),
     why=(
         "`axis_resources={'batch': 'data'}` under a mesh with axes ('x', 'y') refers to a "
@@ -68,4 +82,5 @@ RULE = Rule(
     ),
     wrong=Example(source=WRONG, expected=((17, "SC206"),)),
     fixed=Example(source=FIXED),
+    more=(Example(source=SHARDING, expected=((7, "SC206"), (9, "SC206"))),),
 )
