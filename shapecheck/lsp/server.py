@@ -1,10 +1,11 @@
 """The language server: LSP messages in, engine calls on a worker thread, LSP answers out.
 
 It holds no shape rule. Edits are debounced, analyses run one at a time on a worker thread so
-the event loop keeps answering hover and the next keystroke, and a result for a version the
-editor has already moved past is dropped. An edit of one buffer re-checks the open buffers
-whose last result read it. Every handler catches, logs and answers empty: no request ever
-brings the server down.
+the event loop keeps answering hover and the next keystroke, a queued version the editor has
+moved past is never started and the result of a running one is dropped (the engine offers no
+way to interrupt an analysis, so it runs to its end). An edit of one buffer re-checks the open
+buffers whose last result read it. Every handler catches, logs and answers empty: no request
+ever brings the server down.
 """
 
 from __future__ import annotations
@@ -122,8 +123,8 @@ class ShapecheckServer(LanguageServer):
         while self.pending:
             uri = self.pending.popleft()
             buffer = self.buffers.get(uri)
-            if buffer is None:
-                continue
+            if buffer is None or uri in self.timers:
+                continue  # closed, or typed into since: its debounce timer enqueues it again
             try:
                 analysis = await loop.run_in_executor(self.executor, self.projects.analyze, buffer,
                                                       self.buffers.snapshot())
