@@ -100,6 +100,19 @@ WRONG_ARGUMENT_COUNT = dedent("""\
     c = f(a, b)
 """)
 
+# shard_map: in_specs is a pytree prefix of the argument tuple, one entry per argument.
+SHARD_MAP = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ("data", "model"))
+    x, w = jnp.ones((8, 16)), jnp.ones((16, 32))
+    fixed = jax.shard_map(jnp.dot, mesh=mesh, in_specs=(P("data", None), P()), out_specs=P("data", None))(x, w)
+    wrong = jax.shard_map(jnp.dot, mesh=mesh, in_specs=(P("data", None),), out_specs=P("data", None))(x, w)
+""")
+
 RULE = Rule(
     code=Code.INVALID_AXIS_SPEC,
     name="invalid-axis-spec",
@@ -109,7 +122,9 @@ RULE = Rule(
         "skips a position, a final `...` leaves the rest positional); names may not repeat within "
         "one mapping; every `out_axes` name and every `axis_resources` key must be an axis the "
         "xmap defines (an `in_axes` name or an `axis_sizes` key); a list without `...` must have "
-        "exactly the argument's rank; the spec's structure must be a prefix of the arguments'."
+        "exactly the argument's rank; the spec's structure must be a prefix of the arguments'. "
+        "A `shard_map`'s in_specs is a pytree prefix of its argument tuple (one entry per "
+        "argument, or one spec for all), its out_specs of its result."
     ),
     why=(
         "The removed xmap raised these errors only when the program ran, often after minutes of "
@@ -125,5 +140,6 @@ RULE = Rule(
         Example(source=EXACT_RANK, expected=((12, "SC002"),)),
         Example(source=UNDEFINED_OUT_NAME, expected=((13, "SC002"),)),
         Example(source=WRONG_ARGUMENT_COUNT, expected=((13, "SC002"),)),
+        Example(source=SHARD_MAP, expected=((9, "SC002"),)),
     ),
 )

@@ -46,6 +46,26 @@ EINSUM_LETTER = dedent("""\
     z = jnp.einsum('bnk,km->bnm', x, y)
 """)
 
+# shard_map: inside, `x` is its (4, 4) block; an unsplit `w` keeps 16 rows. Splitting w's rows
+# over 'model' too, and psum-ing the partial products, is the tensor-parallel form.
+SHARD_MAP = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ("data", "model"))
+
+
+    def project(x, w):
+        return jax.lax.psum(jnp.dot(x, w), "model")
+
+
+    x, w = jnp.ones((8, 16)), jnp.ones((16, 32))
+    fixed = jax.shard_map(project, mesh=mesh, in_specs=(P("data", "model"), P("model", None)), out_specs=P("data"))(x, w)
+    wrong = jax.shard_map(project, mesh=mesh, in_specs=(P("data", "model"), P()), out_specs=P("data"))(x, w)
+""")
+
 RULE = Rule(
     code=Code.CONTRACTION_MISMATCH,
     name="contraction-mismatch",
@@ -66,5 +86,6 @@ RULE = Rule(
     more=(
         Example(source=MATMUL_OPERATOR, expected=((5, "SC104"),)),
         Example(source=EINSUM_LETTER, expected=((5, "SC104"),)),
+        Example(source=SHARD_MAP, expected=((10, "SC104"),)),
     ),
 )

@@ -41,6 +41,19 @@ SWAPAXES = dedent("""\
     y = jnp.swapaxes(x, 0, 2)
 """)
 
+# shard_map: a PartitionSpec has at most one entry per dim of the value it splits.
+SHARD_MAP = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ("data", "model"))
+    x = jnp.ones((8, 16))
+    fixed = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P("data", "model"), out_specs=P("data", "model"))(x)
+    wrong = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P("data", None, "model"), out_specs=P("data"))(x)
+""")
+
 # Shardings: a PartitionSpec has at most one entry per dim of the value it places.
 SHARDING = dedent("""\
     import jax
@@ -59,7 +72,8 @@ RULE = Rule(
     summary=(
         "Checks positional axis indices against the value's rank: `axis=` of reductions, "
         "`transpose`, `swapaxes`, `expand_dims`, `squeeze`, `concatenate` and `stack`, and the "
-        "positions where xmap's `in_axes` take dims and `out_axes` insert them."
+        "positions where xmap's `in_axes` take dims and `out_axes` insert them; a `shard_map` "
+        "PartitionSpec longer than the rank of the argument or result it splits."
     ),
     why=(
         "`jnp.sum(logits, axis=2)` on a (128, 10) array names an axis that does not exist; "
@@ -72,6 +86,7 @@ RULE = Rule(
     more=(
         Example(source=OUT_AXES_POSITION, expected=((10, "SC106"),)),
         Example(source=SWAPAXES, expected=((4, "SC106"),)),
+        Example(source=SHARD_MAP, expected=((9, "SC106"),)),
         Example(source=SHARDING, expected=((8, "SC106"),)),
     ),
 )

@@ -75,6 +75,19 @@ DISTRIBUTED_MATMUL = dedent("""\
         )(x, x)
 """)
 
+# shard_map: one mesh axis splits at most one dim of a value.
+SHARD_MAP = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ("data", "model"))
+    x = jnp.ones((16, 16))
+    fixed = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P("data", "model"), out_specs=P("data", "model"))(x)
+    wrong = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P("model", "model"), out_specs=P("model", "model"))(x)
+""")
+
 # Shardings: NamedSharding refuses a spec that uses one mesh axis twice.
 SHARDING = dedent("""\
     import jax
@@ -91,7 +104,8 @@ RULE = Rule(
     summary=(
         "Checks that two named axes that `axis_resources` maps to the same mesh axis never both "
         "appear in the named shape of one value inside the xmapped body; the diagnostic points "
-        "at the expression that first builds such a value, with notes at both mappings."
+        "at the expression that first builds such a value, with notes at both mappings. In a "
+        "`PartitionSpec` (`shard_map`), the same rule: one mesh axis splits at most one dim."
     ),
     why=(
         "Each mesh axis splits a value once. With `axis_resources={'a': 'x', 'b': 'x'}` and a "
@@ -105,6 +119,7 @@ RULE = Rule(
     fixed=Example(source=FIXED),
     more=(
         Example(source=DISTRIBUTED_MATMUL, expected=((9, "SC201"),)),
+        Example(source=SHARD_MAP, expected=((9, "SC201"),)),
         Example(source=SHARDING, expected=((6, "SC201"),)),
     ),
 )

@@ -56,6 +56,28 @@ XMAP_BODY = dedent("""\
     y = xmap(pool, in_axes=['batch', ...], out_axes=['batch', ...])(x)
 """)
 
+# shard_map binds its mesh's axis names, and only those, for the collectives inside.
+SHARD_MAP = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ("data", "model"))
+
+
+    def total(x):
+        return jax.lax.psum(x.sum(), "batch")
+
+
+    def fixed_total(x):
+        return jax.lax.psum(x.sum(), "data")
+
+
+    fixed = jax.shard_map(fixed_total, mesh=mesh, in_specs=P("data"), out_specs=P())(jnp.ones(8))
+    wrong = jax.shard_map(total, mesh=mesh, in_specs=P("data"), out_specs=P())(jnp.ones(8))
+""")
+
 # jit and shardings bind no axis name, whatever mesh is around.
 SHARDING = dedent("""\
     import jax
@@ -90,8 +112,8 @@ RULE = Rule(
         "module's top level (also through `jax.jit`, which binds no name) and the bodies of "
         "those maps. A function checked on its own may run under any map, and inside a map "
         "whose surroundings are unknown a name that some map, mesh or axis-name constant of the "
-        "module mentions may be bound further out. `shard_map` is not modelled yet: the "
-        "functions it maps are not checked for this."
+        "module mentions may be bound further out. A `shard_map` binds its mesh's axis names (only "
+        "those in `axis_names` when it lists some)."
     ),
     why=(
         "`lax.pmean(x, 'btach')` under `vmap(..., axis_name='batch')` raises `unbound axis name: "
@@ -104,6 +126,7 @@ RULE = Rule(
     more=(
         Example(source=TOP_LEVEL, expected=((5, "SC202"),)),
         Example(source=XMAP_BODY, expected=((6, "SC202"),)),
+        Example(source=SHARD_MAP, expected=((10, "SC202"),)),
         Example(source=SHARDING, expected=((10, "SC202"),)),
     ),
 )

@@ -71,6 +71,18 @@ TWO_MESH_AXES = dedent("""\
         )(w)
 """)
 
+# shard_map: a dim split over ('data', 'model') needs 2 x 4 = 8 even blocks.
+SHARD_MAP = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ("data", "model"))
+    fixed = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P(("data", "model")), out_specs=P(("data", "model")))(jnp.ones((16, 4)))
+    wrong = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P(("data", "model")), out_specs=P(("data", "model")))(jnp.ones((12, 4)))
+""")
+
 # Shardings: device_put and jit's in_shardings split each dim over its mesh axes' devices.
 SHARDING = dedent("""\
     import jax
@@ -90,7 +102,8 @@ RULE = Rule(
     summary=(
         "Checks, under a statically known mesh (`with Mesh(devices, names)` with a known device "
         "array shape, or `jax.make_mesh`), that each named axis size is divisible by the product "
-        "of the sizes of the mesh axes `axis_resources` maps it to."
+        "of the sizes of the mesh axes `axis_resources` maps it to; and each dim a `shard_map` "
+        "in_spec splits, by the product of the sizes of its mesh axes."
     ),
     why=(
         "A 10-long batch axis cannot be split evenly over the 4 devices of mesh axis 'x': the "
@@ -103,6 +116,7 @@ RULE = Rule(
     fixed=Example(source=FIXED),
     more=(
         Example(source=TWO_MESH_AXES, expected=((18, "SC205"),)),
+        Example(source=SHARD_MAP, expected=((8, "SC205"),)),
         Example(source=SHARDING, expected=((9, "SC205"),)),
     ),
 )

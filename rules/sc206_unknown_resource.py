@@ -49,6 +49,19 @@ FIXED = dedent("""\
         )(x)
 """)
 
+# shard_map: a PartitionSpec names the mesh's own axes.
+SHARD_MAP = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ("data", "model"))
+    x = jnp.ones((8, 16))
+    fixed = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P("data"), out_specs=P("data"))(x)
+    wrong = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P("batch"), out_specs=P("batch"))(x)
+""")
+
 # Shardings: a NamedSharding's spec, and a bare spec under jax.set_mesh, name the mesh's axes.
 SHARDING = dedent("""\
     import jax
@@ -69,10 +82,10 @@ RULE = Rule(
         "Checks, under a statically known mesh (`with Mesh(devices, names):`, `with "
         "jax.make_mesh(shape, names):` or `with jax.set_mesh(mesh):` around the call), that "
         "every mesh axis named in an "
-        "`xmap`'s `axis_resources` is one of the mesh's axis names; and each mesh axis a "
-        "`PartitionSpec` names, against the mesh of its `NamedSharding` or, for a bare spec "
-        "(`device_put`, `with_sharding_constraint`, jit's `in_shardings`/`out_shardings`), of "
-        "the enclosing `jax.set_mesh`."
+        "`xmap`'s `axis_resources` is one of the mesh's axis names; and likewise each mesh axis "
+        "a `PartitionSpec` of a `shard_map`'s in_specs or out_specs names, against its mesh, "
+        "and of a `NamedSharding` or a bare spec under `jax.set_mesh` (`device_put`, "
+        "`with_sharding_constraint`, jit's `in_shardings`/`out_shardings`)."
     ),
     why=(
         "`axis_resources={'batch': 'data'}` under a mesh with axes ('x', 'y') refers to a "
@@ -82,5 +95,8 @@ RULE = Rule(
     ),
     wrong=Example(source=WRONG, expected=((17, "SC206"),)),
     fixed=Example(source=FIXED),
-    more=(Example(source=SHARDING, expected=((7, "SC206"), (9, "SC206"))),),
+    more=(
+        Example(source=SHARD_MAP, expected=((9, "SC206"),)),
+        Example(source=SHARDING, expected=((7, "SC206"), (9, "SC206"))),
+    ),
 )

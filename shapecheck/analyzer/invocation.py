@@ -33,6 +33,7 @@ from shapecheck.analyzer.values import (
     Partial,
     Qual,
     Seq,
+    ShardMap,
     Value,
     Vmap,
     Xmap,
@@ -84,6 +85,10 @@ class Invocation(InterpreterState):
             from shapecheck.analyzer.library.sharding_api import call_jitted
 
             return call_jitted(cast("Interpreter", self), func, call, ctx, scope)
+        if isinstance(func, ShardMap):
+            from shapecheck.analyzer.library.shard_map_api import call_shard_map
+
+            return call_shard_map(cast("Interpreter", self), func, call, ctx, scope)
         return None
 
     def call_function(self, function: Function, call: CallArgs, ctx: Context, *, alone: bool = False,

@@ -255,10 +255,26 @@ class Jitted:
     node: cst.CSTNode
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class ShardMap:
+    """`jax.shard_map(f, mesh=, in_specs=, out_specs=, axis_names=, check_vma=)`, waiting to be called."""
+
+    fun: Value
+    mesh: Mesh | None  # None: unknown, or (not mesh_given) the mesh in context where it is called
+    mesh_given: bool
+    in_specs: Value
+    out_specs: Value
+    manual: frozenset[str] | None  # axis_names: the manual mesh axes (empty: all of them); None: unread
+    check_vma: bool | None  # None: unread
+    node: cst.CSTNode  # the shard_map(...) call, or the decorator that applied it
+    in_node: cst.CSTNode  # where in_specs and out_specs were written (the call when not apart)
+    out_node: cst.CSTNode
+
+
 Value: TypeAlias = (
     ArrayType | Const | Seq | Dict | Qual | BoundMethod | Function | Partial | Xmap | Vmap
     | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Class | Lazy | Module | SymSize
-    | Spec | Sharding | Jitted | None
+    | Spec | Sharding | Jitted | ShardMap | None
 )
 """None is the unknown value: nothing is certain about it, so nothing is reported."""
 

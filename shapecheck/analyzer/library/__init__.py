@@ -24,6 +24,7 @@ from shapecheck.analyzer.library import (
     operators,
     random_api,
     reductions,
+    shard_map_api,
     sharding_api,
 )
 from shapecheck.analyzer.library.registry import Registry
@@ -31,6 +32,7 @@ from shapecheck.analyzer.library.registry import Registry
 REGISTRIES: tuple[Registry, ...] = tuple(module.REGISTRY for module in (
     builtins_api, lax_api, maps, mesh_api, nn_api, numpy_constructors, random_api, elementwise,
     reductions, contractions, layout_api, array_attributes, operators, sharding_api,
+    shard_map_api,
 ))
 
 

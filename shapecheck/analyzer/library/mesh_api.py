@@ -9,6 +9,7 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import shape
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import (
+    ABSTRACT_MESH,
     DEVICES,
     LOCAL_DEVICES,
     MAKE_MESH,
@@ -54,9 +55,10 @@ def mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
                       for name, size in zip(names, grid.dims, strict=True)))
 
 
-@REGISTRY.handles(MAKE_MESH)
+@REGISTRY.handles(MAKE_MESH, ABSTRACT_MESH)
 def make_mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    sizes = shape(call.get(0, "axis_shapes"))
+    # `AbstractMesh(axis_sizes, axis_names)`: a mesh without devices, the same to shapes.
+    sizes = shape(call.get(0, "axis_sizes" if call.name == ABSTRACT_MESH else "axis_shapes"))
     names = _names(call.get(1, "axis_names"))
     if names is None:
         return None

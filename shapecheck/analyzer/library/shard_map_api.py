@@ -1,0 +1,341 @@
+"""`jax.shard_map` (and `jax.experimental.shard_map.shard_map`): PartitionSpecs over a mesh.
+
+DESIGN.md section 3a. The rules are the algebra's (`partition_spec`, `replication`); here the
+arguments are bound, in_specs and out_specs matched to the call's arguments and the body's
+results as pytree prefixes, and the problems reported where JAX raises them: SC206 and SC201
+at the `P(...)` (they hold whatever value it splits), SC106 and SC205 at the argument, SC002
+at in_specs/out_specs, SC207 at the out_spec. The body sees each argument's per-device block,
+with the mesh axes it varies over as hidden named axes (`replication`), and every manual mesh
+axis bound for collectives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Final
+
+import libcst as cst
+
+from shapecheck.algebra.outcome import Problem
+from shapecheck.algebra.partition_spec import (
+    MeshAxes,
+    assemble,
+    block,
+    out_spec_problems,
+    spec_problems,
+)
+from shapecheck.algebra.replication import settle, unreplicated, vary
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library.common import array, flag, labels
+from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.qualnames import EXPERIMENTAL_SHARD_MAP, SHARD_MAP
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import (
+    Const,
+    Dict,
+    Function,
+    Mesh,
+    Partial,
+    Qual,
+    Seq,
+    ShardMap,
+    Spec,
+    Value,
+    as_str,
+)
+from shapecheck.codes import Code
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+
+_ANY_SHAPE: Final = ArrayType(None, (), ellipsis=0)
+_UNKNOWN_MESH: Final = MeshAxes((), names_known=False)
+_SPEC_CODES: Final = frozenset({Code.UNKNOWN_RESOURCE, Code.RESOURCE_COOCCURRENCE})  # the spec's own faults
+_VALUE_CODES: Final = frozenset({Code.AXIS_OUT_OF_RANGE, Code.MESH_INDIVISIBLE})  # faults of a value under it
+
+
+# ---------------------------------------------------------------- building
+
+
+@REGISTRY.handles(SHARD_MAP, EXPERIMENTAL_SHARD_MAP)
+def shard_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if call.opaque:
+        return None
+    experimental = call.name == EXPERIMENTAL_SHARD_MAP
+    fun = call.get(0, "f")
+    if not call.args and "f" not in call.kwargs:
+        # `@jax.shard_map(mesh=..., in_specs=..., out_specs=...)`: the decorator it returns.
+        return None if experimental else Partial(Qual(SHARD_MAP), (), tuple(call.kwargs.items()))
+    # The experimental function takes its options by position too; jax.shard_map by keyword only.
+    def option(index: int, name: str) -> Value:
+        return call.get(index, name) if experimental else call.kwargs.get(name)
+
+    def option_node(index: int, name: str) -> cst.CSTNode:
+        return call.node_of(index, name) if experimental else call.kwarg_nodes.get(name, call.node)
+
+    mesh_given = call.has(1, "mesh") if experimental else "mesh" in call.kwargs
+    mesh = option(1, "mesh")
+    if experimental:
+        vma = flag(call.get(4, "check_rep"), True) if call.has(4, "check_rep") else True
+    else:
+        vma = flag(call.kwargs["check_vma"], True) if "check_vma" in call.kwargs else True
+    manual = _axis_names(call.kwargs.get("axis_names"), call.raw_kwargs.get("axis_names")) \
+        if "axis_names" in call.kwargs else frozenset()
+    built = ShardMap(
+        fun, mesh if isinstance(mesh, Mesh) else None, mesh_given, option(2, "in_specs"), option(3, "out_specs"),
+        manual, vma, call.node, option_node(2, "in_specs"), option_node(3, "out_specs"))
+    if mesh_given:
+        # The specs' own faults hold whatever is passed: reported once, at the spec, even
+        # when the function is never called here.
+        axes = _mesh_axes(built.mesh)
+        for spec in (*_specs(built.in_specs), *_specs(built.out_specs)):
+            _report_spec_faults(interp, spec_problems(spec.spec, _ANY_SHAPE, axes, "shard_map"), spec, built.node)
+    return built
+
+
+def _axis_names(value: Value, written: cst.BaseExpression | None) -> frozenset[str] | None:
+    """`axis_names={'x'}` (a set, tuple or list of names); None when it cannot be read."""
+    if isinstance(value, Seq) and all(as_str(item) is not None for item in value.items):
+        return frozenset(as_str(item) or "" for item in value.items)
+    if isinstance(written, cst.Set):
+        # The interpreter tracks no sets: a literal set of strings is read as written.
+        names = [element.value.evaluated_value for element in written.elements
+                 if isinstance(element, cst.Element) and isinstance(element.value, cst.SimpleString)]
+        if len(names) == len(written.elements) and all(isinstance(name, str) for name in names):
+            return frozenset(str(name) for name in names)
+    return None
+
+
+def _specs(tree: Value) -> Iterator[Spec]:
+    if isinstance(tree, Spec):
+        yield tree
+    elif isinstance(tree, Seq):
+        for item in tree.items:
+            yield from _specs(item)
+    elif isinstance(tree, Dict):
+        for _, item in tree.items:
+            yield from _specs(item)
+
+
+def _mesh_axes(mesh: Mesh | None) -> MeshAxes:
+    return MeshAxes(mesh.axes) if mesh is not None else _UNKNOWN_MESH
+
+
+def _spec_node(interp: Interpreter, spec: Spec) -> cst.CSTNode | None:
+    """The `P(...)` call, where it is a place in this file."""
+    origin = spec.spec.origin
+    return origin if spec.module == interp.module_name and isinstance(origin, cst.CSTNode) else None
+
+
+def _report_spec_faults(interp: Interpreter, problems: list[Problem], spec: Spec, fallback: cst.CSTNode) -> bool:
+    faults = [p for p in problems if p.code in _SPEC_CODES]
+    interp.reporter.problems(faults, _spec_node(interp, spec) or fallback)
+    return bool(faults)
+
+
+# ---------------------------------------------------------------- calling
+
+
+@dataclass(frozen=True, slots=True)
+class _Site:
+    """What one call of a shard_map checks against: its mesh, manual axes and names for messages."""
+
+    sm: ShardMap
+    mesh: MeshAxes
+    manual: dict[str, int | None]  # the manual mesh axes and their sizes: the body's bound names
+    name: str  # the mapped function, for messages
+
+
+def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The global value the shard_mapped function returns for this call's arguments."""
+    if call.opaque or call.kwargs:
+        return None  # a shard_mapped function takes positional arguments only (JAX refuses others)
+    mesh_value = sm.mesh if sm.mesh_given else ctx.mesh
+    mesh = _mesh_axes(mesh_value)
+    if sm.manual is None:
+        manual_names: tuple[str, ...] | None = None
+    else:
+        manual_names = tuple(n for n in mesh.names if not sm.manual or n in sm.manual)
+    site = _Site(sm, mesh, {n: mesh.size(n) for n in manual_names or ()}, _function_name(sm.fun))
+    body_args = _split_arguments(interp, site, call)
+    if body_args is None:
+        return None  # JAX refuses the arguments before it traces the body
+    bound = ", ".join(repr(n) for n in site.manual) or "no axis"
+    inner = ctx.enter_map(dict(site.manual), hidden=frozenset(site.manual),
+                          binder=(f"this shard_map binds its mesh's axes {bound}", sm.node))
+    if mesh_value is None or manual_names is None:
+        inner = replace(inner, any_name=True)  # the mesh's axes are not known: it may bind any name
+    before = len(interp.reporter.findings)
+    result = interp.call(sm.fun, CallArgs(call.node, body_args, list(call.arg_nodes)), inner, scope)
+    if len(interp.reporter.findings) > before:
+        # JAX stops in the body, before out_specs: what they would say of a result built past
+        # an error (a psum over a mistyped name leaves its axis varying) only echoes it.
+        return None
+    return _assemble(interp, site, sm.out_specs, result, "", top=True)
+
+
+def _function_name(fun: Value) -> str:
+    if isinstance(fun, Function) and isinstance(fun.node, cst.FunctionDef):
+        return f"`{fun.name}`"
+    if isinstance(fun, Qual):
+        return f"`{fun.name}`"
+    return "the shard_mapped function"
+
+
+def _split_arguments(interp: Interpreter, site: _Site, call: CallArgs) -> list[Value] | None:
+    """Each argument's per-device value; None when JAX refuses the arguments (reported)."""
+    specs = site.sm.in_specs
+    count = len(call.args)
+    entries: list[Value]
+    if isinstance(specs, Seq):
+        if specs.is_list or len(specs.items) != count:
+            interp.reporter.add(site.sm.in_node, Code.INVALID_AXIS_SPEC, _arity_message(specs, count, site.name))
+            return None
+        entries = list(specs.items)
+    else:
+        entries = [specs] * count  # one spec (or an unknown one) for every argument
+    arg_labels = labels(call)
+    refused = False
+    body_args: list[Value] = []
+    for index, (entry, arg) in enumerate(zip(entries, call.args, strict=True)):
+        what = f"argument {arg_labels[index]} of {site.name} (in_specs[{index}])" if isinstance(specs, Seq) \
+            else f"argument {arg_labels[index]} of {site.name}"
+        split, faulty = _split(interp, site, entry, arg, what, call.node_of(index))
+        refused |= faulty
+        body_args.append(split)
+    return None if refused else body_args
+
+
+def _arity_message(specs: Seq, count: int, name: str) -> str:
+    if specs.is_list:
+        return (f"in_specs is a list, but shard_map matches it against the tuple of arguments {name} is "
+                f"called with: write a tuple, one entry per argument")
+    entries = len(specs.items)
+    return (f"in_specs has {entries} entr{'y' if entries == 1 else 'ies'} but {name} is called with {count} "
+            f"argument{'' if count == 1 else 's'}: in_specs needs one entry per argument")
+
+
+def _split(interp: Interpreter, site: _Site, entry: Value, arg: Value, what: str,
+           node: cst.CSTNode) -> tuple[Value, bool]:
+    """`arg` as the body sees it under `entry` (a pytree prefix of it), and whether JAX refuses it."""
+    if entry == Const(None):
+        return arg, False  # None in in_specs: not split, the same on every device
+    if isinstance(entry, Spec):
+        leaf = array(arg)
+        if leaf is not None:
+            return _split_leaf(interp, site, entry, leaf, what, node)
+        if isinstance(arg, Seq):
+            parts = [_split(interp, site, entry, item, f"{what}[{i}]", node) for i, item in enumerate(arg.items)]
+            return Seq(tuple(p for p, _ in parts), arg.is_list), any(f for _, f in parts)
+        if isinstance(arg, Dict):
+            keyed = [(key, _split(interp, site, entry, item, f"{what}[{as_str(key)!r}]", node))
+                     for key, item in arg.items]
+            return Dict(tuple((key, part) for key, (part, _) in keyed)), any(f for _, (_, f) in keyed)
+        return None, False
+    if isinstance(entry, Seq) and isinstance(arg, Seq) and len(entry.items) == len(arg.items) \
+            and entry.is_list == arg.is_list:
+        parts = [_split(interp, site, sub, item, f"{what}[{i}]", node)
+                 for i, (sub, item) in enumerate(zip(entry.items, arg.items, strict=True))]
+        return Seq(tuple(p for p, _ in parts), arg.is_list), any(f for _, f in parts)
+    if isinstance(entry, Dict) and isinstance(arg, Dict) and _same_keys(entry, arg):
+        subs = dict(zip(_keys(entry) or (), (sub for _, sub in entry.items), strict=True))
+        keyed = [(key, _split(interp, site, subs[as_str(key) or ""], item, f"{what}[{as_str(key)!r}]", node))
+                 for key, item in arg.items]
+        return Dict(tuple((key, part) for key, (part, _) in keyed)), any(f for _, (_, f) in keyed)
+    return _unknown_split(arg), False
+
+
+def _keys(tree: Dict) -> tuple[str, ...] | None:
+    """A dict's string keys in order; None when one cannot be read."""
+    keys = tuple(as_str(key) for key, _ in tree.items)
+    return None if any(key is None for key in keys) else tuple(key or "" for key in keys)
+
+
+def _same_keys(a: Dict, b: Dict) -> bool:
+    """Two dicts JAX matches as one pytree node: the same keys, in any order."""
+    left, right = _keys(a), _keys(b)
+    return left is not None and right is not None and sorted(left) == sorted(right)
+
+
+def _split_leaf(interp: Interpreter, site: _Site, spec: Spec, value: ArrayType, what: str,
+                node: cst.CSTNode) -> tuple[Value, bool]:
+    problems = spec_problems(spec.spec, value, site.mesh, what)
+    faulty = _report_spec_faults(interp, problems, spec, site.sm.node)
+    written = _spec_node(interp, spec)
+    notes = [("the PartitionSpec is written here", written)] if written is not None else []
+    for problem in problems:
+        if problem.code in _VALUE_CODES:
+            interp.reporter.add(node, problem.code, problem.message, notes)
+            faulty = True
+    if faulty:
+        return None, True
+    return vary(block(spec.spec, value, site.mesh), spec.spec, site.manual), False
+
+
+def _unknown_split(arg: Value) -> Value:
+    """An argument under a spec the checker cannot read: its rank and dtype, nothing else."""
+    if isinstance(arg, ArrayType):
+        return arg.with_dims((None,) * len(arg.dims), arg.ellipsis)
+    if isinstance(arg, Seq):
+        return Seq(tuple(_unknown_split(item) for item in arg.items), arg.is_list)
+    return None
+
+
+def _assemble(interp: Interpreter, site: _Site, specs: Value, result: Value, path: str, *, top: bool) -> Value:
+    """The global value out_specs (a pytree prefix of the result) assemble from the body's result."""
+    if isinstance(specs, Spec):
+        leaf = array(result)
+        if leaf is not None:
+            return _assemble_leaf(interp, site, specs, leaf, path)
+        if isinstance(result, Seq):
+            return Seq(tuple(_assemble(interp, site, specs, item, f"{path}[{i}]", top=False)
+                             for i, item in enumerate(result.items)), result.is_list)
+        if isinstance(result, Dict):
+            return Dict(tuple((key, _assemble(interp, site, specs, item, f"{path}[{as_str(key)!r}]", top=False))
+                              for key, item in result.items))
+        return None
+    if isinstance(specs, Dict) and isinstance(result, Dict) and _same_keys(specs, result):
+        subs = dict(zip(_keys(specs) or (), (sub for _, sub in specs.items), strict=True))
+        return Dict(tuple((key, _assemble(interp, site, subs[as_str(key) or ""], item,
+                                          f"{path}[{as_str(key)!r}]", top=False))
+                          for key, item in result.items))
+    if isinstance(specs, Seq) and isinstance(result, Seq):
+        if len(specs.items) != len(result.items) or specs.is_list != result.is_list:
+            if top:
+                interp.reporter.add(site.sm.out_node, Code.INVALID_AXIS_SPEC, _out_structure_message(specs, result, site.name))
+            return None
+        return Seq(tuple(_assemble(interp, site, sub, item, f"{path}[{i}]", top=False)
+                         for i, (sub, item) in enumerate(zip(specs.items, result.items, strict=True))),
+                   result.is_list)
+    return None
+
+
+def _out_structure_message(specs: Seq, result: Seq, name: str) -> str:
+    def shown(seq: Seq) -> str:
+        return f"a {'list' if seq.is_list else 'tuple'} of {len(seq.items)}"
+
+    return (f"out_specs is {shown(specs)} but {name} returns {shown(result)}: out_specs needs one entry per "
+            f"result")
+
+
+def _assemble_leaf(interp: Interpreter, site: _Site, spec: Spec, value: ArrayType, path: str) -> Value:
+    local, varying = settle(value, site.manual)
+    what = f"the result{path} of {site.name}"
+    problems = out_spec_problems(spec.spec, local, site.mesh, what)
+    faulty = _report_spec_faults(interp, problems, spec, site.sm.node)
+    target = _spec_node(interp, spec) or site.sm.out_node
+    for problem in problems:
+        if problem.code == Code.AXIS_OUT_OF_RANGE:
+            interp.reporter.add(target, problem.code, problem.message)
+            faulty = True
+    if faulty:
+        return None
+    if site.sm.check_vma:
+        for problem in unreplicated(spec.spec, varying, what):
+            interp.reporter.add(target, problem.code, problem.message)
+    return assemble(spec.spec, local, site.mesh)
