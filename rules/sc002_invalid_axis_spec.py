@@ -113,6 +113,24 @@ SHARD_MAP = dedent("""\
     wrong = jax.shard_map(jnp.dot, mesh=mesh, in_specs=(P("data", None),), out_specs=P("data", None))(x, w)
 """)
 
+# vmap/pmap: in_axes has one entry per positional argument (JAX: ValueError, len(in_axes)=2,
+# len(args)=3); a dict of parameter names is not an in_axes (JAX: TypeError).
+VMAP = dedent("""\
+    import jax
+    import jax.numpy as jnp
+
+
+    def loss(w, x, y):
+        return jnp.mean((jnp.dot(x, w) - y) ** 2)
+
+
+    w, xs, ys = jnp.ones((3, 2)), jnp.ones((16, 3)), jnp.zeros((16, 2))
+    fixed = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(w, xs, ys)
+    wrong = jax.vmap(jax.grad(loss), in_axes=(None, 0))(w, xs, ys)
+    named = jax.vmap(loss, in_axes={'w': None, 'x': 0, 'y': 0})
+    listed = jax.pmap(loss, in_axes=[None, 0, 0])(w, jnp.ones((4, 5, 3)), jnp.ones((4, 5, 2)))
+""")
+
 RULE = Rule(
     code=Code.INVALID_AXIS_SPEC,
     name="invalid-axis-spec",
@@ -124,7 +142,11 @@ RULE = Rule(
         "xmap defines (an `in_axes` name or an `axis_sizes` key); a list without `...` must have "
         "exactly the argument's rank; the spec's structure must be a prefix of the arguments'. "
         "A `shard_map`'s in_specs is a pytree prefix of its argument tuple (one entry per "
-        "argument, or one spec for all), its out_specs of its result."
+        "argument, or one spec for all), its out_specs of its result. A `vmap`'s or `pmap`'s "
+        "in_axes is an int, None, or a tuple with one entry per positional argument (vmap also "
+        "takes a list), each a pytree prefix of its argument with int or None leaves; its "
+        "out_axes a pytree prefix of the result; at least one argument must be mapped (vmap "
+        "accepts `axis_size` instead)."
     ),
     why=(
         "The removed xmap raised these errors only when the program ran, often after minutes of "
@@ -141,5 +163,6 @@ RULE = Rule(
         Example(source=UNDEFINED_OUT_NAME, expected=((13, "SC002"),)),
         Example(source=WRONG_ARGUMENT_COUNT, expected=((13, "SC002"),)),
         Example(source=SHARD_MAP, expected=((9, "SC002"),)),
+        Example(source=VMAP, expected=((11, "SC002"), (12, "SC002"), (13, "SC002"))),
     ),
 )

@@ -66,6 +66,24 @@ SHARDING = dedent("""\
     wrong = jax.device_put(x, NamedSharding(mesh, P("data", None, "model")))
 """)
 
+# vmap/pmap: examples stacked on axis 0 but mapped over axis 2 of a rank-2 batch (JAX: its
+# rank should be at least 3, but is only 2); a learning rate in a mapped position has no axis.
+VMAP = dedent("""\
+    import jax
+    import jax.numpy as jnp
+
+
+    def sgd(w, g, lr):
+        return w - lr * g
+
+
+    ws, gs = jnp.ones((4, 3)), jnp.ones((4, 3))
+    fixed = jax.vmap(sgd, in_axes=(0, 0, None))(ws, gs, 0.1)
+    wrong = jax.vmap(sgd, in_axes=(0, 2, None))(ws, gs, 0.1)
+    scalar = jax.pmap(sgd)(ws, gs, 0.1)
+    placed = jax.vmap(sgd, in_axes=(0, 0, None), out_axes=2)(ws, gs, 0.1)
+""")
+
 RULE = Rule(
     code=Code.AXIS_OUT_OF_RANGE,
     name="axis-out-of-range",
@@ -73,7 +91,9 @@ RULE = Rule(
         "Checks positional axis indices against the value's rank: `axis=` of reductions, "
         "`transpose`, `swapaxes`, `expand_dims`, `squeeze`, `concatenate` and `stack`, and the "
         "positions where xmap's `in_axes` take dims and `out_axes` insert them; a `shard_map` "
-        "PartitionSpec longer than the rank of the argument or result it splits."
+        "PartitionSpec longer than the rank of the argument or result it splits; a `vmap` or "
+        "`pmap` in_axes beyond `-rank..rank-1` of its argument, a scalar (Python or 0-d) in a "
+        "mapped position, and an out_axes beyond `-(r+1)..r` of a result of rank r."
     ),
     why=(
         "`jnp.sum(logits, axis=2)` on a (128, 10) array names an axis that does not exist; "
@@ -88,5 +108,6 @@ RULE = Rule(
         Example(source=SWAPAXES, expected=((4, "SC106"),)),
         Example(source=SHARD_MAP, expected=((9, "SC106"),)),
         Example(source=SHARDING, expected=((8, "SC106"),)),
+        Example(source=VMAP, expected=((11, "SC106"), (12, "SC106"), (13, "SC106"))),
     ),
 )

@@ -101,6 +101,28 @@ SHARDING = dedent("""\
     fixed = jax.vmap(fixed_mean, axis_name="data")(x)
 """)
 
+# pmap: a training step that averages over 'batch' under a pmap without axis_name (JAX:
+# NameError, unbound axis name: batch); nested vmaps bind both their names.
+PMAP = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+
+    def step(w, g):
+        return w - 0.1 * lax.pmean(g, 'batch')
+
+
+    def block(x):
+        return x / lax.psum(x, ('rows', 'cols'))
+
+
+    w, g = jnp.ones((4, 3)), jnp.ones((4, 3))
+    fixed = jax.pmap(step, axis_name='batch')(w, g)
+    wrong = jax.pmap(step)(w, g)
+    grid = jax.vmap(jax.vmap(block, axis_name='cols'), axis_name='rows')(jnp.ones((4, 6)))
+""")
+
 RULE = Rule(
     code=Code.UNBOUND_AXIS_NAME,
     name="unbound-axis-name",
@@ -128,5 +150,6 @@ RULE = Rule(
         Example(source=XMAP_BODY, expected=((6, "SC202"),)),
         Example(source=SHARD_MAP, expected=((10, "SC202"),)),
         Example(source=SHARDING, expected=((10, "SC202"),)),
+        Example(source=PMAP, expected=((7, "SC202"),)),
     ),
 )
