@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 class Projects:
     def __init__(self) -> None:
         # pyproject.toml (None: none found) -> (its modification time, its engine)
-        self._engines: dict[Path | None, tuple[float, Engine]] = {}
+        self._engines: dict[Path | None, tuple[tuple[int, int], Engine]] = {}
         self.config_errors: dict[Path, str] = {}
 
     def engine(self, path: str) -> Engine:
@@ -32,7 +32,7 @@ class Projects:
         while not folder.is_dir() and folder != folder.parent:
             folder = folder.parent
         pyproject = find_pyproject(folder)
-        stamp = _mtime(pyproject)
+        stamp = _stamp(pyproject)
         cached = self._engines.get(pyproject)
         if cached is not None and cached[0] == stamp:
             return cached[1]
@@ -70,8 +70,10 @@ class Projects:
         return Analysis(buffer, result, config)
 
 
-def _mtime(path: Path | None) -> float:
+def _stamp(path: Path | None) -> tuple[int, int]:
+    """When and how a pyproject.toml last changed: its settings are re-read when this does."""
     try:
-        return path.stat().st_mtime if path is not None else 0.0
+        stat = path.stat() if path is not None else None
     except OSError:
-        return -1.0
+        return (-1, -1)
+    return (stat.st_mtime_ns, stat.st_size) if stat is not None else (0, 0)
