@@ -13,7 +13,8 @@ from shapecheck.codemods.driver import CannotRewrite, rewrite_text
 from shapecheck.dims import Sym
 from shapecheck.engine import Engine
 from shapecheck.types import ArrayType
-from tests.codemods.snapshots import EXAMPLES, assert_snapshot, found, programs
+
+from .snapshots import EXAMPLES, assert_snapshot, found, programs
 
 PROGRAMS = programs("annotate")
 

@@ -11,7 +11,8 @@ import pytest
 from shapecheck.codemods.migrate import migrate_text
 from shapecheck.codemods.named_usage import RUNTIME_OWN
 from shapecheck.engine import Engine
-from tests.codemods.snapshots import EXAMPLES, assert_snapshot, found, programs
+
+from .snapshots import EXAMPLES, assert_snapshot, found, programs
 
 PROGRAMS = programs("migrate")
 ALL = PROGRAMS + sorted(EXAMPLES.glob("*.py"))

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from shapecheck.codemods.migrate import migrate_text
-from tests.codemods.snapshots import EXAMPLES, programs
+
+from .snapshots import EXAMPLES, programs
 
 pytest.importorskip("jax")
 
