@@ -395,7 +395,7 @@ def _batch_map(interp: Interpreter, call: CallArgs, kind: MapKind) -> Value:
     out_axes = call.arg("out_axes") if call.given("out_axes") else Const(0)
     # What JAX refuses in the specs themselves, whatever the arguments (SC002).
     for what, value in (("in_axes", in_axes), ("out_axes", out_axes)):
-        problems = spec_problems(axis_spec(value), what, kind)
+        problems = spec_problems(axis_spec(value, interp), what, kind)
         interp.reporter.problems(problems, call.arg_node(what))
     given = call.arg("axis_name") if call.given("axis_name") else Const(None)
     name = as_str(given)
@@ -417,8 +417,10 @@ def _argnums(value: Value) -> tuple[int, ...] | None:
     return None
 
 
-def axis_spec(value: Value) -> AxisSpec:
-    """An in_axes/out_axes value as the algebra reads it."""
+def axis_spec(value: Value, interp: Interpreter) -> AxisSpec:
+    """An in_axes/out_axes value as the algebra reads it; a container's origin is where it was
+    written, when that is in the module analysed (a spec imported from elsewhere is reported at
+    the call)."""
     if isinstance(value, Const):
         if value.value is None:
             return None
@@ -430,20 +432,20 @@ def axis_spec(value: Value) -> AxisSpec:
     number = as_int(value)
     if number is not None:
         return number
+    if isinstance(value, Seq | Dict):
+        # Literals remember the interpreter (the module) that built them.
+        here = value.node if value.lookup == interp.literal_lookup else None
+        text = code_of(value.node) if value.node is not None else ""
     if isinstance(value, Seq):
-        return Entries(tuple(axis_spec(item) for item in value.items), "list" if value.is_list else "tuple",
-                       text=_spec_text(value.node), origin=value.node)
+        return Entries(tuple(axis_spec(item, interp) for item in value.items), "list" if value.is_list else "tuple",
+                       text=text, origin=here)
     if isinstance(value, Dict):
         keys = [as_str(key) for key, _ in value.items]
         if any(key is None for key in keys):
             return UNREAD
-        return Entries(tuple(axis_spec(item) for _, item in value.items), "dict",
-                       tuple(key for key in keys if key is not None), _spec_text(value.node), value.node)
+        return Entries(tuple(axis_spec(item, interp) for _, item in value.items), "dict",
+                       tuple(key for key in keys if key is not None), text, here)
     return UNREAD
-
-
-def _spec_text(node: cst.CSTNode | None) -> str:
-    return code_of(node) if node is not None else ""
 
 
 def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
@@ -453,7 +455,7 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
     if static is None or (static and (max(static) >= len(call.args) or min(static) < 0)):
         return None  # JAX refuses a static position beyond the arguments; unread ones know nothing
     dynamic = [index for index in range(len(call.args)) if index not in static]
-    in_axes = axis_spec(vm.in_axes)
+    in_axes = axis_spec(vm.in_axes, interp)
     if static and isinstance(in_axes, Entries) and in_axes.container == "tuple":
         # pmap reads a tuple in_axes by the original positions, skipping the static ones.
         if max(dynamic, default=-1) >= len(in_axes.items):
@@ -486,7 +488,7 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
         inner = replace(inner, any_name=True)  # it binds a name the checker cannot read
     body_call = CallArgs(call.node, body_args, list(call.arg_nodes), body_kwargs, dict(call.kwarg_nodes))
     result = interp.call(vm.fun, body_call, inner, scope)
-    placed, problems = place_out_axes(_value_tree(result), axis_spec(vm.out_axes), axis, mapped.size, kind)
+    placed, problems = place_out_axes(_value_tree(result), axis_spec(vm.out_axes, interp), axis, mapped.size, kind)
     for problem in problems:
         target = problem.origin if isinstance(problem.origin, cst.CSTNode) else call.node
         interp.reporter.add(target, problem.code, problem.message)
