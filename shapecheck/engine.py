@@ -34,6 +34,9 @@ __all__ = ["Dependency", "Engine", "FileResult", "Report", "TypedSpan", "tune_gc
 # workers (each imports libcst and the analyzer) costs more than they save.
 _MIN_FILES_FOR_WORKERS = 8
 _MIN_BYTES_FOR_WORKERS = 1_500_000
+# What every worker imports, imported once in the process the workers are forked from.
+_WORKER_MODULES = ("shapecheck.engine", "shapecheck.analysis", "shapecheck.analyzer.interpreter",
+                   "shapecheck.analyzer.library")
 
 
 class Engine:
@@ -159,7 +162,7 @@ class Engine:
 
             batches = list(_batches(todo, jobs * 8))
             fresh = run_pool(batches, _Batch(self.config, self.modules, self.time_limit), jobs,
-                             tune_gc, _worker_died, progress)
+                             tune_gc, _worker_died, progress, _WORKER_MODULES)
             fresh.sort(key=lambda result: result.path)
         if self.cache is not None:
             for result in fresh:

@@ -15,9 +15,11 @@ from __future__ import annotations
 import ast
 import io
 import re
+import threading
 import tokenize
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import accumulate, count
@@ -144,11 +146,12 @@ def parse_module(text: str, tree: ast.Module) -> Parsed:
     root = _Piece(0, len(text), "")
     elided: list[Span] = []
     _cut(tree, offsets, root, text, elided)
-    if not root.children:
-        return Parsed(cst.parse_module(text))
-    names = count()
-    module = cst.parse_module(_source(text, root, names))
-    module = module.visit(_stitcher(_parsed_children(text, root, names)))
+    with _unvalidated():
+        if not root.children:
+            return Parsed(cst.parse_module(text))
+        names = count()
+        module = cst.parse_module(_source(text, root, names))
+        module = module.visit(_stitcher(_parsed_children(text, root, names)))
     # A piece lost or doubled would show here. Only the statements are compared, without their
     # whitespace: libcst itself does not print back some blank lines and comments at the end
     # of a file.
@@ -157,6 +160,40 @@ def parse_module(text: str, tree: ast.Module) -> Parsed:
     if not elided and not "".join(module.code.split()).startswith("".join(statements.split())):
         raise ValueError("the pieces of the file do not print its text back")
     return Parsed(module, tuple(elided))
+
+
+_building = threading.local()
+
+
+@contextmanager
+def _unvalidated() -> Iterator[None]:
+    """Nodes built in this thread meanwhile skip libcst's validation.
+
+    libcst validates every node it constructs (about a quarter of its parse time); the nodes of
+    a text CPython has accepted are valid by construction (libcst's own comment on
+    `CSTNode.__post_init__` suggests not validating parsed trees). Other threads, such as a
+    codemod building nodes by hand, still validate theirs.
+    """
+    _skip_validation_when_building()
+    previous = getattr(_building, "parsed", False)
+    _building.parsed = True
+    try:
+        yield
+    finally:
+        _building.parsed = previous
+
+
+@cache
+def _skip_validation_when_building() -> None:
+    import libcst as cst
+
+    validate = cst.CSTNode.__post_init__
+
+    def __post_init__(self: cst.CSTNode) -> None:
+        if not getattr(_building, "parsed", False):
+            validate(self)
+
+    cst.CSTNode.__post_init__ = __post_init__  # type: ignore[method-assign]
 
 
 def _cut(tree: ast.Module, offsets: _Offsets, root: _Piece, text: str, elided: list[Span]) -> None:

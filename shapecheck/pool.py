@@ -20,11 +20,15 @@ Task = Callable[[list[str]], list[T]]
 
 
 def run_pool(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer: Callable[[], None],
-             died: Callable[[str], T], on_result: Callable[[T], None] | None = None) -> list[T]:
+             died: Callable[[str], T], on_result: Callable[[T], None] | None = None,
+             preload: Sequence[str] = ()) -> list[T]:
     """`task(batch)` for every batch on `jobs` processes; `died(path)` for a file whose worker died.
 
     `on_result` (a progress display) is called with each result as its batch comes back.
+    `preload` names modules imported once, in the process the workers are forked from, instead
+    of once in each worker.
     """
+    _context(preload)
     results, unfinished = _round(batches, task, jobs, initializer, on_result)
     while unfinished:
         # One file per task now, so a death costs only the files that were in flight.
@@ -42,11 +46,19 @@ def run_pool(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer
     return results
 
 
+def _context(preload: Sequence[str] = ()) -> multiprocessing.context.ForkServerContext:
+    # forkserver, not fork: the caller may have imported jax, whose threads make fork unsafe.
+    context = multiprocessing.get_context("forkserver")
+    if preload:  # effective until the fork server starts, once per process
+        context.set_forkserver_preload(["__main__", *preload])
+    return context
+
+
 def _one_by_one(paths: Sequence[str], task: Task[T], initializer: Callable[[], None],
                 ) -> tuple[list[T], list[str], str | None]:
     """Results until a file kills the worker: (results, the files after it, that file)."""
     results: list[T] = []
-    context = multiprocessing.get_context("forkserver")
+    context = _context()
     with ProcessPoolExecutor(max_workers=1, initializer=initializer, mp_context=context) as pool:
         for index, path in enumerate(paths):
             try:
@@ -60,8 +72,7 @@ def _round(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer: 
            on_result: Callable[[T], None] | None = None) -> tuple[list[T], list[str]]:
     results: list[T] = []
     unfinished: list[str] = []
-    # forkserver, not fork: the caller may have imported jax, whose threads make fork unsafe.
-    context = multiprocessing.get_context("forkserver")
+    context = _context()
     with ProcessPoolExecutor(max_workers=jobs, initializer=initializer, mp_context=context) as pool:
         futures: list[tuple[list[str], Future[list[T]]]] = [
             (batch, pool.submit(task, batch)) for batch in batches
