@@ -206,3 +206,14 @@ def test_an_imported_vmap_is_checked_at_the_call(tmp_path: Path) -> None:
     assert not report.errors
     assert [(Path(d.path).name, d.span.line, d.code) for d in report.diagnostics] == [
         ("main.py", 5, "SC002"), ("main.py", 7, "SC106")]
+
+
+def test_none_arguments_enter_the_body_as_none() -> None:
+    # None is a pytree without leaves: JAX maps it to None, so `b is None` decides the branch.
+    found, types = run("""\
+        def k(a, b=None):
+            return a if b is None else a @ jnp.ones((5, 5))
+        y = jax.vmap(k)(x, b=None)
+        z = jax.vmap(k)(x, None)
+        """)
+    assert found == [] and shape(types["y"]) == (8, 4) and shape(types["z"]) == (8, 4)

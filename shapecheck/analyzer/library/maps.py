@@ -478,10 +478,13 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
         interp.reporter.add(target, problem.code, problem.message, notes)
     if mapped.args is None:
         return None
+    # None is a pytree without leaves: mapped or not, the body gets None.
     body_args: list[Value] = list(call.args)
     for index, item in zip(dynamic, mapped.args, strict=True):
-        body_args[index] = call.args[index] if isinstance(item, Kept) else _to_value(item)
-    body_kwargs = {k: _to_value(item) for k, item in zip(kw_names, mapped.kwargs, strict=True)}
+        if not isinstance(item, Kept) and call.args[index] != Const(None):
+            body_args[index] = _to_value(item)
+    body_kwargs = {k: call.kwargs[k] if call.kwargs[k] == Const(None) else _to_value(item)
+                   for k, item in zip(kw_names, mapped.kwargs, strict=True)}
     binds = f"binds {vm.axis_name!r}" if vm.axis_name else "binds no name (it has no axis_name)"
     inner = ctx.enter_map({axis: mapped.size}, hidden=frozenset({axis}), binder=(f"this {kind} {binds}", vm.node))
     if vm.name_unknown:
