@@ -1,5 +1,6 @@
-"""One server for a test module (starting one costs seconds); each test gets its own folder
-(tmp_path) and closes what it opened, so no buffer of one test is a module of the next."""
+"""One server for the tests of this folder (starting one costs seconds); each test gets its
+own folder (tmp_path) and closes what it opened, so no buffer of one test is a module of the
+next."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from lsprotocol import types
 from .support import Client, start
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
+@pytest_asyncio.fixture(scope="package", loop_scope="package")
 async def server() -> AsyncIterator[Client]:
     lsp, session = await start(Path.cwd())
     yield session
@@ -20,7 +21,7 @@ async def server() -> AsyncIterator[Client]:
     await lsp.stop()  # type: ignore[no-untyped-call]
 
 
-@pytest_asyncio.fixture(loop_scope="module")
+@pytest_asyncio.fixture(loop_scope="package")
 async def client(server: Client, tmp_path: Path) -> AsyncIterator[Client]:
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     logged = len(server.lsp.log_messages)

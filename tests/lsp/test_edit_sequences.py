@@ -19,7 +19,7 @@ from shapecheck.engine import Engine
 
 from .support import Client, apply_edits, expected
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = pytest.mark.asyncio(loop_scope="package")
 
 BASE = textwrap.dedent("""\
     import jax.numpy as jnp

@@ -15,7 +15,7 @@ from shapecheck.formats.sarif import rule_page
 
 from .support import FIXTURES, Client, apply_edits, expected, position_of
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = pytest.mark.asyncio(loop_scope="package")
 
 # A fixture whose diagnostic has a note, one that does not parse, and one that is clean.
 FIXTURE_NAMES = ["cascade_xmap_argument_size.py", "syntax_error_missing_colon.py",
