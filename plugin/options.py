@@ -18,7 +18,7 @@ from shapecheck.config import Config, ConfigError, from_table
 
 # Bumped whenever the plugin's output for an unchanged file could change: it is part of
 # `report_config_data`, so mypy's cache never replays diagnostics of an older plugin.
-PLUGIN_VERSION: Final = "2"
+PLUGIN_VERSION: Final = "3"
 
 _LIST_KEYS: Final = frozenset({"select", "ignore", "exclude", "extend-exclude", "annotation-names",
                                "extend-annotation-names"})
@@ -71,4 +71,5 @@ def config_data(config: Config) -> dict[str, object]:
         "select": sorted(config.select) if config.select is not None else None,
         "ignore": sorted(config.ignore),
         "annotation_names": sorted(config.annotation_names),
+        "x64": config.x64,
     }

@@ -15,6 +15,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from shapecheck.algebra.promotion import as_shown
 from shapecheck.analyzer.modules import ModuleLoader
 from shapecheck.bounds import RECURSION_LIMIT, TIME_LIMIT_S, AnalysisTimeout, run_bounded
 from shapecheck.codes import Code
@@ -109,7 +110,7 @@ def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool, 
     types: dict[int, tuple[cst.CSTNode, ArrayType]] | None = {} if keep_types else None
     names = module_names(Path(path))
     interpreter = Interpreter(module, names[0] if names else Path(path).stem, reporter, loader.handlers,
-                              loader.methods, config.annotation_names, types, loader)
+                              loader.methods, config.annotation_names, types, loader, config.x64)
     stopped: Diagnostic | None = None
     try:
         interpreter.run()
@@ -138,7 +139,9 @@ def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool, 
     ]
     if stopped is not None:
         diagnostics.append(stopped)
-    typed = tuple(TypedSpan(span(node), value) for node, value in (types or {}).values() if node in positions)
+    # Types are inferred with 64-bit dtypes kept; shown as the program's x64 mode makes them.
+    typed = tuple(TypedSpan(span(node), as_shown(value, config.x64)) for node, value in (types or {}).values()
+                  if node in positions)
     return diagnostics, typed
 
 

@@ -132,10 +132,11 @@ def _dim(node: Lit, what: str) -> Dim:
     )
 
 
-# jaxtyping: `Float[Array, "batch seq"]` means positional dims with an empty named shape.
+# jaxtyping: `Float[Array, "batch seq"]` means positional dims with an empty named shape. A
+# category (`Float`, `Int`, ...) is its own dtype name: dtypes.CATEGORIES says what it admits.
 JAXTYPING_DTYPES: Final[dict[str, str | None]] = {
-    "Shaped": None, "Num": None, "Real": None, "Inexact": None, "Float": None, "Complex": None,
-    "Int": None, "Integer": None, "UInt": None, "Key": None, "Bool": "bool_",
+    "Shaped": None, "Key": None, "Bool": "bool_",
+    **{category: category for category in ("Num", "Real", "Inexact", "Float", "Complex", "Int", "Integer", "UInt")},
     "Float16": "f16", "BFloat16": "bf16", "Float32": "f32", "Float64": "f64",
     "Int8": "i8", "Int16": "i16", "Int32": "i32", "Int64": "i64",
     "UInt8": "u8", "UInt16": "u16", "UInt32": "u32", "UInt64": "u64",

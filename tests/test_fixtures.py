@@ -45,7 +45,7 @@ def test_there_are_enough_fixtures() -> None:
     assert len(FIXTURES) >= 60
     codes = {code for path in FIXTURES for (_, code) in expected(path)}
     for code in ("SC001", "SC002", "SC003", "SC004", "SC101", "SC102", "SC103", "SC104", "SC105",
-                 "SC106", "SC201", "SC202", "SC203", "SC204", "SC205", "SC206"):
+                 "SC106", "SC201", "SC202", "SC203", "SC204", "SC205", "SC206", "SC301"):
         assert code in codes, f"no fixture expects {code}"
 
 

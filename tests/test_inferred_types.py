@@ -31,15 +31,15 @@ def _span(line: int, text: str) -> tuple[int, int]:
 
 
 def test_types_have_spans() -> None:
-    assert (*_span(4, "jnp.ones((2, 3))"), str(f32[(2, 3)]).replace("f32", "Array")) in _types_at(4)
-    assert (*_span(5, "x.dot(jnp.ones((3, 5)))"), "Array[(2, 5)]") in _types_at(5)
+    assert (*_span(4, "jnp.ones((2, 3))"), str(f32[(2, 3)])) in _types_at(4)
+    assert (*_span(5, "x.dot(jnp.ones((3, 5)))"), "f32[(2, 5)]") in _types_at(5)
 
 
 def test_types_inside_an_xmapped_body_carry_named_axes() -> None:
     types = _types_at(6)
-    assert (*_span(6, "v.sum(0)"), "Array[(7,), {'b': 20}]") in types
+    assert (*_span(6, "v.sum(0)"), "f32[(7,), {'b': 20}]") in types
     call = SOURCE.splitlines()[5]
-    assert (call.index("xmap("), len(call), "Array[(20, 7)]") in types
+    assert (call.index("xmap("), len(call), "f32[(20, 7)]") in types
 
 
 def test_no_types_kept_unless_asked() -> None:
@@ -59,7 +59,7 @@ def test_a_conflicting_size_is_unknown_in_values_built_from_it() -> None:
         d = c * jnp.ones((3, 4))
         """
     # Not 3 (one side's size, which would report `d + jnp.ones((5, 4))` a second time).
-    assert "Array[(None, 4)]" in _types(source, 3)
+    assert "f32[(None, 4)]" in _types(source, 3)
 
 
 def test_shapes_built_from_a_symbolic_dim_keep_the_symbol() -> None:
@@ -69,7 +69,7 @@ def test_shapes_built_from_a_symbolic_dim_keep_the_symbol() -> None:
         def f(x: f32[('n', 'k')]):
             return jnp.zeros((x.shape[0], 3))
         """
-    assert "Array[('n', 3)]" in _types(source, 4)
+    assert "f32[('n', 3)]" in _types(source, 4)
 
 
 def test_a_node_analysed_for_several_calls_shows_the_join_of_its_analyses() -> None:
@@ -81,5 +81,5 @@ def test_a_node_analysed_for_several_calls_shows_the_join_of_its_analyses() -> N
         b = f(jnp.ones((4, 3)))
         """
     # Not (4, 3), the last analysis: the body's hover holds for both calls.
-    assert _types(source, 3) == ["Array[(None, 3)]", "Array[(None, 3)]"]
-    assert _types(source, 5)[-1] == "Array[(4, 3)]"
+    assert _types(source, 3) == ["f32[(None, 3)]", "f32[(None, 3)]"]
+    assert _types(source, 5)[-1] == "f32[(4, 3)]"

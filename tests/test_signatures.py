@@ -74,27 +74,27 @@ def _type_of(expression: str) -> str:
 
 @pytest.mark.parametrize(("expression", "expected"), [
     # keepdims by position: index 3 of max, index 4 of sum, 5 of std
-    ("jnp.max(x, 0, None, True)", "Array[(1, 4)]"),
-    ("jnp.sum(x, 0, None, None, True)", "Array[(1, 4)]"),
-    ("jnp.std(x, 1, None, None, 0, True)", "Array[(3, 1)]"),
-    ("x.max(0, None, True)", "Array[(1, 4)]"),
+    ("jnp.max(x, 0, None, True)", "f32[(1, 4)]"),
+    ("jnp.sum(x, 0, None, None, True)", "f32[(1, 4)]"),
+    ("jnp.std(x, 1, None, None, 0, True)", "f32[(3, 1)]"),
+    ("x.max(0, None, True)", "f32[(1, 4)]"),
     # the function form takes the shape whole, the method form spread
-    ("jnp.reshape(x, (2, 6))", "Array[(2, 6)]"),
-    ("jnp.reshape(x, shape=(6, 2))", "Array[(6, 2)]"),
-    ("x.reshape(12)", "Array[(12,)]"),
-    ("x.reshape(2, 2, 3)", "Array[(2, 2, 3)]"),
-    ("x.transpose(1, 0)", "Array[(4, 3)]"),
-    ("jnp.permute_dims(x, (1, 0))", "Array[(4, 3)]"),
+    ("jnp.reshape(x, (2, 6))", "f32[(2, 6)]"),
+    ("jnp.reshape(x, shape=(6, 2))", "f32[(6, 2)]"),
+    ("x.reshape(12)", "f32[(12,)]"),
+    ("x.reshape(2, 2, 3)", "f32[(2, 2, 3)]"),
+    ("x.transpose(1, 0)", "f32[(4, 3)]"),
+    ("jnp.permute_dims(x, (1, 0))", "f32[(4, 3)]"),
     # parameters with other names or places in APIs that share a handler
-    ("jnp.identity(5)", "Array[(5, 5)]"),
-    ("jnp.eye(N=2, M=3)", "Array[(2, 3)]"),
-    ("jnp.empty_like(prototype=x)", "Array[(3, 4)]"),
+    ("jnp.identity(5)", "f32[(5, 5)]"),
+    ("jnp.eye(N=2, M=3)", "f32[(2, 3)]"),
+    ("jnp.empty_like(prototype=x)", "f32[(3, 4)]"),
     ("jnp.full_like(x, 1.0, jnp.int32)", "i32[(3, 4)]"),
     ("jnp.zeros_like(x, jnp.int32)", "i32[(3, 4)]"),
     ("jax.random.bernoulli(key, 0.5, (2,))", "bool_[(2,)]"),
-    ("jax.random.randint(key, (2, 5), 0, 10)", "Array[(2, 5)]"),
+    ("jax.random.randint(key, (2, 5), 0, 10)", "i32[(2, 5)]"),
     ("jax.random.uniform(key, (2,), jnp.float32, 0.0, 1.0)", "f32[(2,)]"),
-    ("jnp.einsum('ij,jk->ik', x, jnp.ones((4, 2)))", "Array[(3, 2)]"),
+    ("jnp.einsum('ij,jk->ik', x, jnp.ones((4, 2)))", "f32[(3, 2)]"),
 ])
 def test_arguments_bind_by_each_apis_signature(expression: str, expected: str) -> None:
     assert _type_of(expression) == expected

@@ -1,10 +1,12 @@
-"""Does an inferred type fit a declared one (SC103)? Symbolic sizes bind along the way."""
+"""Does an inferred type fit a declared one (SC103 for shapes, SC301 for dtypes)? Symbolic sizes
+bind along the way."""
 
 from __future__ import annotations
 
 from collections.abc import MutableMapping, Sequence
 
 from shapecheck.algebra.outcome import Problem
+from shapecheck.algebra.promotion import Typed, admits, mismatch_message
 from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, Sym, certainly_differ, distinct_symbols, format_dim
 from shapecheck.types import ArrayType, named_shape
@@ -14,12 +16,27 @@ Bindings = MutableMapping[str, Dim]
 CONFLICT had conflicting sizes: reported once, and unknown from then on."""
 
 
-def conform(declared: ArrayType, actual: ArrayType, bindings: Bindings, what: str) -> list[Problem]:
-    """Problems that certainly hold for `actual` against `declared` (`what` names the value)."""
+def conform(declared: ArrayType, actual: ArrayType, bindings: Bindings, what: str, *,
+            source: str | None = None, x64: bool | None = None) -> list[Problem]:
+    """Problems that certainly hold for `actual` against `declared` (`what` names the value,
+    `source` the expression that computed it; `x64` is the jax_enable_x64 mode, None if unknown)."""
     problems: list[Problem] = []
     _positional(declared, actual, bindings, what, problems)
     _named(declared, actual, bindings, what, problems)
+    dtype = dtype_problem(declared, actual, what, source, x64)
+    if dtype is not None:
+        problems.append(dtype)
     return problems
+
+
+def dtype_problem(declared: ArrayType, actual: ArrayType, what: str, source: str | None = None,
+                  x64: bool | None = None) -> Problem | None:
+    """SC301: `actual`'s dtype contradicts `declared`'s in every reading that JAX's promotion,
+    weak types and the x64 mode leave open; None where it may fit or either side is unknown."""
+    inferred = Typed(actual.dtype, actual.weak)
+    if declared.dtype is None or admits(declared.dtype, inferred, x64):
+        return None
+    return Problem(Code.DTYPE_MISMATCH, mismatch_message(what, declared.dtype, inferred, source, x64))
 
 
 def _mismatch(message: str, *sizes: Dim, axes: tuple[str | int, ...] = ()) -> Problem:
@@ -135,6 +152,11 @@ def unknown_where(value: ArrayType, problems: Sequence[Problem]) -> ArrayType:
     """
     if not problems:
         return value
+    if any(p.code is Code.DTYPE_MISMATCH for p in problems):
+        value = value.with_dtype(None)
+        problems = [p for p in problems if p.code is not Code.DTYPE_MISMATCH]
+        if not problems:
+            return value
     dims = list(value.dims)
     named = value.named_dict
     open_named = value.named_open

@@ -183,9 +183,14 @@ _INEXACT_FUNCTIONS: Final = frozenset((
     "copysign", "nextafter", "heaviside", "ldexp", "erf", "erfc", "erfinv", "expit", "logit",
     "gammaln", "digamma", "ndtr", "ndtri", "log_ndtr", "xlogy", "xlog1py", "entr", "logistic",
     "sigmoid", "log_sigmoid", "softplus", "silu", "swish", "gelu", "elu", "celu", "selu", "glu",
-    "softmax", "log_softmax", "logsumexp", "standardize", "hard_tanh", "tanh_", "mish", "sparse_plus",
+    "softmax", "log_softmax", "logsumexp", "standardize", "normalize", "hard_tanh", "tanh_", "mish", "sparse_plus",
 ))
 _WEAK_FROM_INTS: Final = frozenset(("elu", "celu", "selu"))
+# jax.nn activations whose dtype for integer inputs follows their implementation, not a rule.
+_UNSURE_FOR_INTS: Final = frozenset((
+    "relu6", "soft_sign", "leaky_relu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "mish",
+    "squareplus", "sparse_plus", "standardize", "normalize",
+))
 _REAL_FUNCTIONS: Final = frozenset(("abs", "absolute", "real", "imag"))
 _NUMERIC_FUNCTIONS: Final = frozenset((  # bool in, int32 out (JAX's to_numeric_dtype)
     "square", "floor_divide", "power", "mod", "remainder", "fmod", "left_shift", "right_shift", "clip",
@@ -203,6 +208,8 @@ def function(name: str, operands: Iterable[Typed]) -> Typed:
         return BOOL
     promoted_ = result_type(*operands)
     integral = promoted_.dtype in KINDS and KINDS[str(promoted_.dtype)][0] in "biu"
+    if name in _UNSURE_FOR_INTS and integral:
+        return UNKNOWN
     if (name in _WEAK_FROM_INTS and integral) or (name == "softplus" and promoted_.dtype == "bool_"):
         return Typed(DEFAULT_FLOAT, True)  # jax.nn computes these against Python floats
     if name in ("rint", "angle") and integral:

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
 from shapecheck.analyzer.context import Context
+from shapecheck.dtypes import KINDS, admitted
 from shapecheck.types import ArrayType
+
+_MODULE = cst.Module(body=[])
+
+
+def source_of(node: cst.CSTNode) -> str:
+    """The expression that computed a checked value, as SC301's message names it."""
+    text = " ".join(_MODULE.code_for_node(node).split())
+    return f"`{text if len(text) <= 40 else text[:37] + '...'}`"
 
 
 def visible(value: ArrayType, ctx: Context) -> ArrayType:
@@ -15,11 +26,21 @@ def visible(value: ArrayType, ctx: Context) -> ArrayType:
 
 def prefer(declared: ArrayType, inferred: ArrayType) -> ArrayType:
     """The declared type, with what inference knows filling its unknown parts."""
+    dtype = _dtype(declared, inferred)
     if declared.is_anything:
-        return inferred if declared.dtype is None else inferred.with_dtype(declared.dtype)
+        return inferred if dtype == inferred.dtype else inferred.with_dtype(dtype)
     if declared.ellipsis is None and inferred.ellipsis is None and len(declared.dims) == len(inferred.dims):
         dims = tuple(d if isinstance(d, int) else (i if i is not None else d)
                      for d, i in zip(declared.dims, inferred.dims, strict=True))
-        return ArrayType(declared.dtype or inferred.dtype, dims, declared.named, None, declared.named_open)
-    return declared
+        return ArrayType(dtype, dims, declared.named, None, declared.named_open)
+    return declared if dtype == declared.dtype else declared.with_dtype(dtype)
+
+
+def _dtype(declared: ArrayType, inferred: ArrayType) -> str | None:
+    """The declared dtype, or the inferred one where the declaration is looser: none, or a
+    jaxtyping category (`Float`) that the inferred dtype belongs to."""
+    allowed = admitted(declared.dtype)
+    if allowed is None or (declared.dtype not in KINDS and inferred.dtype in allowed):
+        return inferred.dtype
+    return declared.dtype
 

@@ -21,7 +21,7 @@ from shapecheck.algebra.conformance import (
 )
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.declared import prefer, visible
+from shapecheck.analyzer.declared import prefer, source_of, visible
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.state import MAX_DEPTH, Frame, InterpreterState
@@ -214,7 +214,7 @@ class Invocation(InterpreterState):
             return value
         if isinstance(value, ArrayType) and not alone:
             what = f"argument `{name}` of {function.name}"
-            problems = conform(declared, visible(value, ctx), bindings, what)
+            problems = conform(declared, visible(value, ctx), bindings, what, source=source_of(node), x64=self.x64)
             # Two arguments with one wrong axis size (both from one xmap axis, say): one root.
             fresh = [p for p in problems if not any(a in axes_reported for a in p.axes if isinstance(a, str))]
             axes_reported.update(a for p in problems for a in p.axes if isinstance(a, str))

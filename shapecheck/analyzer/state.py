@@ -53,9 +53,10 @@ class InterpreterState:
         self, module: cst.Module, module_name: str, reporter: Reporter,
         handlers: dict[str, Handler], methods: dict[str, Handler],
         annotation_names: frozenset[str], types: dict[int, tuple[cst.CSTNode, ArrayType]] | None = None,
-        loader: ModuleLoader | None = None,
+        loader: ModuleLoader | None = None, x64: bool | None = None,
     ) -> None:
         self.loader = loader
+        self.x64 = x64  # jax_enable_x64 in the checked program (None: not known), for SC301
         self.module = module
         self.module_name = module_name
         self.reporter = reporter

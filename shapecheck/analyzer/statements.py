@@ -15,7 +15,7 @@ from shapecheck.algebra.conformance import conform, substitute, unknown_where
 from shapecheck.analyzer import raises
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.declared import prefer, visible
+from shapecheck.analyzer.declared import prefer, source_of, visible
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.state import InterpreterState
 from shapecheck.analyzer.values import (
@@ -118,7 +118,8 @@ class Statements(InterpreterState):
             bindings = dict(frame.bindings) if frame.function is not None else {}
             if isinstance(value, ArrayType):
                 what = f"`{_code(node.target)}`"
-                problems = conform(declared, visible(value, ctx), bindings, what)
+                problems = conform(declared, visible(value, ctx), bindings, what,
+                                   source=source_of(node.value), x64=self.x64)
                 self.reporter.problems(problems, node.value)
                 value = unknown_where(prefer(substitute(declared, bindings), value), problems)
             else:
@@ -139,7 +140,7 @@ class Statements(InterpreterState):
             name = frame.function.name if frame.function else "the function"
             self.reporter.problems(
                 conform(frame.declared_return, visible(value, ctx), frame.bindings,
-                        f"the value {name} returns"),
+                        f"the value {name} returns", source=source_of(node.value), x64=self.x64),
                 node.value)
         frame.returns.append(value)
 

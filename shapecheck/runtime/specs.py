@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -101,7 +101,9 @@ def array_type(value: Any, named: dict[str, int] | None = None) -> ArrayType:
     import jax
 
     aval = jax.typeof(value)
-    return ArrayType.of(dtype_name(aval.dtype), tuple(int(d) for d in aval.shape), named or {})
+    typed = ArrayType.of(dtype_name(aval.dtype), tuple(int(d) for d in aval.shape), named or {})
+    # A value from Python numbers is weakly typed: it adapts to the dtype it meets (SC301).
+    return replace(typed, weak=True) if getattr(aval, "weak_type", False) else typed
 
 
 def value_tree(value: Any) -> ValueTree:

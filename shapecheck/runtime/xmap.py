@@ -166,7 +166,7 @@ class _XMapped:
         for index, ((name, declared), actual) in enumerate(zip(params, named_args, strict=False)):
             if declared is not None and isinstance(actual, ArrayType):
                 what = f"argument {index + 1} ({name}) of {_name(self.fun)}"
-                problems += conform(declared, actual, bindings, what)
+                problems += conform(declared, actual, bindings, what, x64=_x64())
         raise_problems(problems)
 
     def _replay(self, closed: Any, out_leaves: list[_Leaf], sizes: Mapping[str, int],
@@ -196,7 +196,7 @@ class _XMapped:
                 if shared:
                     problems += cooccurrence(actual.named_dict, resources)
                 if returns is not None and len(out_leaves) == 1:
-                    problems += conform(returns, actual, {}, f"the result of {_name(self.fun)}")
+                    problems += conform(returns, actual, {}, f"the result of {_name(self.fun)}", x64=_x64())
             raise_problems(problems)
             return tuple(outs)
 
@@ -318,3 +318,8 @@ def _shares_mesh_axis(resources: Mapping[str, tuple[str, ...]]) -> bool:
 
 def _name(fun: Callable[..., Any]) -> str:
     return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+def _x64() -> bool:
+    """The mode the values' dtypes were made in: they are exact, never a mode away (SC301)."""
+    return bool(getattr(jax.config, "jax_enable_x64", False))

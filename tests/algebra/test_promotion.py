@@ -94,10 +94,13 @@ def assert_unknown_only_for_uint64_with_signed_ints(unknown: list[str]) -> None:
     # Where x64 on and off disagree beyond the width (u64 with i8..i64: a weak f64 with x64,
     # i32 without), the algebra claims nothing.
     signed = {"i8", "i16", "i32", "i64"}
-    for case in unknown:
+    # And jax.nn activations of ints whose dtype follows their implementation (relu6, leaky_relu...).
+    activations = [case for case in unknown if case.startswith("fn jax.nn ")]
+    assert all(case.split(" ")[3] in ("bool_", "i8", "u8", "i32", "i64", "weak:int") for case in activations)
+    for case in set(unknown) - set(activations):
         names = set(case.split(" ")[1:])
         assert "u64" in names and names & signed, case
-    assert len(unknown) == 3 * 2 * 4 + 2 * 4  # result_type, add, true_divide both ways; dot one way
+    assert len(unknown) - len(activations) == 3 * 2 * 4 + 2 * 4  # result_type, add, true_divide both ways; dot one way
 
 
 def test_the_oracle_covers_every_pair() -> None:

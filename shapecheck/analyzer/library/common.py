@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, overload
+from typing import TYPE_CHECKING, Final, Literal, overload
 
 import libcst as cst
 
 from shapecheck.algebra.outcome import Outcome
+from shapecheck.algebra.promotion import Typed, python_scalar
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.values import Const, DType, Qual, Seq, Value, as_dim, as_int, as_str
@@ -58,11 +59,12 @@ class _Labels(Sequence[str]):
 
 
 def array(value: Value) -> ArrayType | None:
-    """An array-valued argument, with Python numbers as weak scalars."""
+    """An array-valued argument, with Python numbers as weak scalars (a bool is a strong bool)."""
     if isinstance(value, ArrayType):
         return value
-    if isinstance(value, Const) and isinstance(value.value, int | float) and value.value is not None:
-        return scalar("bool_" if isinstance(value.value, bool) else None)
+    if isinstance(value, Const) and isinstance(value.value, int | float | complex) and value.value is not None:
+        typed = python_scalar(value.value)
+        return scalar(typed.dtype, weak=typed.weak)
     return None
 
 
@@ -117,6 +119,31 @@ def dtype_arg(value: Value) -> str | None:
     if isinstance(value, Const) and isinstance(value.value, str):
         return DTYPE_ALIASES.get(value.value)
     return None
+
+
+def requested_dtype(call: CallArgs, parameter: str = "dtype") -> str | Literal[False] | None:
+    """A `dtype=` argument: a dtype name, None where it cannot be read (a user's dtype object),
+    False when not given (or given as None)."""
+    signature = call.signature
+    if signature is None:
+        if parameter not in call.kwargs:  # a handler without a signature: by keyword only
+            return False
+        value = call.kwargs[parameter]
+    elif signature.accepts(parameter) and call.given(parameter):
+        value = call.arg(parameter)
+    else:
+        return False
+    if value == Const(None):
+        return False
+    return dtype_arg(value)  # None for a value the checker cannot read
+
+
+def dtype_or(call: CallArgs, default: Typed, parameter: str = "dtype") -> str | None:
+    """The dtype an API makes: as `dtype=` requests it, else `default` (JAX's; NumPy's differ)."""
+    requested = requested_dtype(call, parameter)
+    if requested is not False:
+        return requested if isinstance(requested, str) else None
+    return None if call.plain_numpy else default.dtype
 
 
 def flag(value: Value, default: bool = False) -> bool | None:

@@ -6,13 +6,16 @@ from typing import TYPE_CHECKING
 
 from shapecheck.algebra import einsum as algebra_einsum
 from shapecheck.algebra import linalg
+from shapecheck.algebra.promotion import Typed
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
     check_bound,
     code_of,
+    dtype_or,
     finish,
     labels,
+    requested_dtype,
     shape,
 )
 from shapecheck.analyzer.library.registry import Registry
@@ -49,8 +52,16 @@ def contraction(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
         return None  # np.matmul(a, b, axes=[...]) moves the contracted axes: not modelled
     a, b = call.arg("a"), call.arg("b")
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
-        return finish(interp, _CONTRACTIONS[call.name](a, b, labels(call, 2)), call)
+        return _preferred(call, finish(interp, _CONTRACTIONS[call.name](a, b, labels(call, 2)), call))
     return None
+
+
+def _preferred(call: CallArgs, result: ArrayType) -> ArrayType:
+    """The result's dtype: `preferred_element_type` when given, else the operands' promotion
+    (NumPy's own rules for plain NumPy calls: unknown)."""
+    if requested_dtype(call, "preferred_element_type") is False and not call.plain_numpy:
+        return result
+    return result.with_dtype(dtype_or(call, Typed(result.dtype, result.weak), "preferred_element_type"))
 
 
 @REGISTRY.handles(f"{JNP}.tensordot", signature="a, b, axes=2, *, precision=None, preferred_element_type=None")
@@ -61,13 +72,13 @@ def tensordot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     raw = call.arg("axes") if call.given("axes") else Const(2)
     count = as_int(raw)
     if count is not None:
-        return finish(interp, linalg.tensordot(a, b, count, labels(call, 2)), call)
+        return _preferred(call, finish(interp, linalg.tensordot(a, b, count, labels(call, 2)), call))
     if isinstance(raw, Seq) and len(raw.items) == 2:
         sides = [shape(item) for item in raw.items]
         if all(side is not None and all(isinstance(x, int) for x in side) for side in sides):
             left = [int(x) for x in sides[0] or () if isinstance(x, int)]
             right = [int(x) for x in sides[1] or () if isinstance(x, int)]
-            return finish(interp, linalg.tensordot(a, b, (left, right), labels(call, 2)), call)
+            return _preferred(call, finish(interp, linalg.tensordot(a, b, (left, right), labels(call, 2)), call))
     return None
 
 
@@ -96,4 +107,4 @@ def einsum(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     for problem in outcome.problems:
         target = spec_node if problem.code in (Code.INVALID_EINSUM_SPEC, Code.EINSUM_NAMED_AXIS_SKIPPED) else call.node
         interp.reporter.add(target, problem.code, problem.message)
-    return outcome.type
+    return _preferred(call, outcome.type)

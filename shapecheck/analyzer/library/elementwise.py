@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import broadcast as algebra_broadcast
+from shapecheck.algebra.promotion import UNKNOWN, Typed, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
@@ -54,21 +56,23 @@ LAX_ELEMENTWISE = ("exp", "log", "tanh", "logistic", "rsqrt", "sqrt", "neg", "ab
                    "reduce_precision", "clamp")
 
 
-def elementwise(interp: Interpreter, call: CallArgs, dtype: str | None = None, keep_dtype: bool = True) -> Value:
+def elementwise(interp: Interpreter, call: CallArgs) -> Value:
     arrays = [array(v) for v in call.args]
+    known = [a for a in arrays if a is not None]
+    # The dtype by the function's rule (`jnp.sqrt` of ints is a float, `jnp.greater` a bool).
+    dtype = function(call.short_name, [Typed(a.dtype, a.weak) for a in known])
+    if call.plain_numpy:
+        dtype = UNKNOWN  # NumPy's own rules (np.sqrt of int32 is float64)
     if not any(isinstance(v, ArrayType) for v in call.args):
         # jnp.sqrt(64): Python numbers in, a 0-d array out.
         if call.args and all(a is not None for a in arrays) and not call.kwargs:
-            return ArrayType(dtype, ())
+            return ArrayType(dtype.dtype, (), weak=dtype.weak)
         return None
     if any(a is None for a in arrays) or call.opaque:
-        known = next(v for v in call.args if isinstance(v, ArrayType))
-        return unknown_partner(known)
-    outcome = algebra_broadcast.broadcast([a for a in arrays if a is not None], labels(call))
-    result = finish(interp, outcome, call)
-    if dtype is not None:
-        return result.with_dtype(dtype)
-    return result if keep_dtype else result.with_dtype(None)
+        partner = next(v for v in call.args if isinstance(v, ArrayType))
+        return unknown_partner(partner)
+    outcome = algebra_broadcast.broadcast(known, labels(call))
+    return replace(finish(interp, outcome, call), dtype=dtype.dtype, weak=dtype.weak)
 
 
 @REGISTRY.handles(*each(JNP, *UNARY), *each(JNP, *BINARY), *each("jax.scipy.special", *SPECIAL),
@@ -94,4 +98,4 @@ def elementwise_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope
 
 @REGISTRY.handles(*each(JNP, *PREDICATES), *each(JNP, *COMPARISONS))
 def predicate(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return elementwise(interp, call, dtype="bool_")
+    return elementwise(interp, call)

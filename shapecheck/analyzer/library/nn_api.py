@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import reduction
 from shapecheck.algebra.one_hot import one_hot as one_hot_type
+from shapecheck.algebra.promotion import Typed, default, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import axes, axis_names, check_bound, dtype_arg, finish
+from shapecheck.analyzer.library.common import axes, axis_names, check_bound, dtype_or, finish
 from shapecheck.analyzer.library.elementwise import elementwise
 from shapecheck.analyzer.library.reductions import reduce_call
 from shapecheck.analyzer.library.registry import Registry, each
@@ -30,7 +32,10 @@ ACTIVATIONS = ("relu", "relu6", "sigmoid", "softplus", "soft_sign", "silu", "swi
 @REGISTRY.handles(*each(NN, *ACTIVATIONS), signature="x, *params")
 def activation(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.arg("x")
-    return value if isinstance(value, ArrayType) else elementwise(interp, call)
+    if not isinstance(value, ArrayType):
+        return elementwise(interp, call)
+    dtype = function(call.short_name, [Typed(value.dtype, value.weak)])  # sigmoid of ints is a float
+    return replace(value, dtype=dtype.dtype, weak=dtype.weak)
 
 
 @REGISTRY.handles(f"{NN}.logsumexp", signature="a, axis=None, b=None, keepdims=False, return_sign=False, where=None")
@@ -53,7 +58,8 @@ def softmax(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     if not isinstance(axis, bool | type(None)):
         # The reduction is only run for its checks: softmax keeps its argument's shape.
         finish(interp, reduction.reduce(value, axis, keepdims=True, what=f"jax.nn.{call.short_name}"), call)
-    return value
+    dtype = function(call.short_name, [Typed(value.dtype, value.weak)])  # a float, whatever goes in
+    return replace(value, dtype=dtype.dtype, weak=dtype.weak)
 
 
 @REGISTRY.handles(f"{NN}.one_hot", signature="x, num_classes, *, dtype=None, axis=-1")
@@ -61,7 +67,7 @@ def one_hot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     labels_value = call.arg("x")
     count_value = call.arg("num_classes")
     count = as_int(count_value)
-    dtype = dtype_arg(call.arg("dtype")) or "f32"
+    dtype = dtype_or(call, default("f"))
     axis_value = call.arg("axis") if call.given("axis") else Const(-1)
     axis = axes(axis_value)
     if not isinstance(labels_value, ArrayType):

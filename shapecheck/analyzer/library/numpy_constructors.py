@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
+from shapecheck.algebra import promotion
+from shapecheck.algebra.promotion import Typed
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import (
-    DTYPE_ALIASES,
-    dtype_arg,
-    shape,
-)
+from shapecheck.analyzer.library.common import DTYPE_ALIASES, dtype_or, requested_dtype, shape
+from shapecheck.analyzer.library.common import array as operand
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
@@ -36,7 +35,14 @@ def zeros(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
     dims = shape(call.arg("shape"))
     if dims is None:
         return None
-    return ArrayType(dtype_arg(call.arg("dtype")), dims)
+    if call.short_name == "full":
+        # The fill value's dtype, weak for a Python number (`jnp.full(3, 1)` is a weak int).
+        fill = operand(call.arg("fill_value"))
+        typed = Typed(fill.dtype, fill.weak) if fill is not None else promotion.UNKNOWN
+        if requested_dtype(call) is not False or call.plain_numpy:
+            typed = Typed(dtype_or(call, typed))
+        return ArrayType(typed.dtype, dims, weak=typed.weak)
+    return ArrayType(dtype_or(call, promotion.default("f")), dims)
 
 
 @REGISTRY.handles(*each(JNP, "zeros_like", "ones_like"), signature="a, dtype=None, shape=None, *, device=None")
@@ -46,16 +52,23 @@ def like(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     source = call.arg("prototype" if call.short_name == "empty_like" else "a")
     if not isinstance(source, ArrayType):
         return None
-    dtype = dtype_arg(call.arg("dtype"))
     dims = shape(call.arg("shape")) if call.given("shape") else None
     result = source.with_dims(dims) if dims is not None else source
-    return result.with_dtype(dtype) if dtype else result
+    requested = requested_dtype(call)
+    return result if requested is False else result.with_dtype(requested or None)
 
 
 @REGISTRY.handles(f"{JNP}.arange", signature="start, stop=None, step=None, dtype=None, *, device=None")
 def arange(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    dtype = dtype_arg(call.arg("dtype"))
     bounds = [name for name in ("start", "stop", "step") if call.given(name)]
+    # Python ints make the default int, a Python float the default float; other bounds decide
+    # in ways not followed here.
+    values = [call.arg(name) for name in bounds]
+    literals = [v.value for v in values if isinstance(v, Const) and isinstance(v.value, int | float)]
+    default = promotion.UNKNOWN
+    if values and len(literals) == len(values):
+        default = promotion.default("f" if any(isinstance(n, float) for n in literals) else "i")
+    dtype = dtype_or(call, default)
     if not bounds or any(name in call.kwargs for name in bounds):
         return ArrayType(dtype, (None,))  # `arange(stop=5)` and friends: not worth the cases
     numbers = [as_int(call.arg(name)) for name in bounds]
@@ -70,13 +83,13 @@ def eye(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
     rows = as_int(call.arg("N"))
     columns = call.arg("M")
     cols = rows if columns is None or (isinstance(columns, Const) and columns.value is None) else as_int(columns)
-    return ArrayType(dtype_arg(call.arg("dtype")), (rows, cols))
+    return ArrayType(dtype_or(call, promotion.default("f")), (rows, cols))
 
 
 @REGISTRY.handles(f"{JNP}.identity", signature="n, dtype=None")
 def identity(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     rows = as_int(call.arg("n"))
-    return ArrayType(dtype_arg(call.arg("dtype")), (rows, rows))
+    return ArrayType(dtype_or(call, promotion.default("f")), (rows, rows))
 
 
 @REGISTRY.handles(f"{JNP}.linspace", signature="start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0")
@@ -84,12 +97,12 @@ def identity(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
 @REGISTRY.handles(f"{JNP}.geomspace", signature="start, stop, num=50, endpoint=True, dtype=None, axis=0")
 def linspace(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     num = as_int(call.arg("num")) if call.given("num") else 50
-    return ArrayType(dtype_arg(call.arg("dtype")), (num,))
+    return ArrayType(dtype_or(call, promotion.default("f")), (num,))
 
 
 @REGISTRY.handles(f"{JNP}.array", signature="object, dtype=None, *, copy=True, order='K', ndmin=0, device=None")
 def array(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    result = _as_array(call.arg("object"), dtype_arg(call.arg("dtype")))
+    result = _as_array(call.arg("object"), requested_dtype(call), call.plain_numpy)
     if result is None or not call.given("ndmin"):
         return result
     ndmin = as_int(call.arg("ndmin"))
@@ -101,25 +114,48 @@ def array(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
 
 @REGISTRY.handles(f"{JNP}.asarray", signature="a, dtype=None, order=None, *, copy=None, device=None")
 def asarray(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return _as_array(call.arg("a"), dtype_arg(call.arg("dtype")))
+    return _as_array(call.arg("a"), requested_dtype(call), call.plain_numpy)
 
 
 @REGISTRY.handles(f"{JNP}.copy", signature="a, order=None")
 def copy(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return _as_array(call.arg("a"), None)
+    return _as_array(call.arg("a"), False, call.plain_numpy)
 
 
-def _as_array(source: Value, dtype: str | None) -> ArrayType | None:
+def _as_array(source: Value, requested: str | Literal[False] | None, plain_numpy: bool) -> ArrayType | None:
+    """`jnp.array(source, dtype=requested)` (`requested` as `requested_dtype` reads it)."""
     if isinstance(source, ArrayType):
-        return source.with_dtype(dtype) if dtype else source
+        return source if requested is False else source.with_dtype(requested or None)
     if isinstance(source, Devices):
         return ArrayType(None, (source.count,))
+    if requested is not False:
+        typed = promotion.requested(requested or None)
+    elif plain_numpy:
+        typed = promotion.UNKNOWN  # NumPy's defaults: int64 and float64
+    elif isinstance(source, Seq):
+        typed = promotion.array_literal(_leaves(source))  # a list is never weak
+    else:
+        typed = _leaf(source)  # `jnp.array(1.0)`: a weak 0-d array
     if isinstance(source, Seq):
         dims = nested_shape(source)
-        return ArrayType(dtype, dims) if dims is not None else None
+        return ArrayType(typed.dtype, dims) if dims is not None else None
     if isinstance(source, Const) and isinstance(source.value, int | float):
-        return ArrayType(dtype, ())
+        return ArrayType(typed.dtype, (), weak=typed.weak)
     return None
+
+
+def _leaf(value: Value) -> Typed:
+    if isinstance(value, ArrayType):
+        return Typed(value.dtype, value.weak)
+    if isinstance(value, Const):
+        return promotion.python_scalar(value.value)
+    return promotion.UNKNOWN
+
+
+def _leaves(value: Value) -> list[Typed]:
+    if isinstance(value, Seq):
+        return [leaf for item in value.items for leaf in _leaves(item)] or [promotion.default("f")]
+    return [_leaf(value)]
 
 
 def nested_shape(value: Value) -> tuple[Dim, ...] | None:

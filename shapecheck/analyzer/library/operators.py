@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from shapecheck.algebra import broadcast as algebra_broadcast
 from shapecheck.algebra import layout, linalg
+from shapecheck.algebra.promotion import Typed, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import array, finish, labels
@@ -38,7 +40,14 @@ def unknown_partner(known: ArrayType) -> ArrayType:
     return ArrayType(None, dims, known.named, 0, True)
 
 
-def arithmetic(interp: Interpreter, call: CallArgs, operator: str, dtype: str | None = None) -> Value:
+# The jax.numpy function each operator calls, for its dtype rule (`/` of ints is a float).
+_FUNCTIONS: dict[str, str] = {
+    "Divide": "true_divide", "FloorDivide": "floor_divide", "Modulo": "mod", "Power": "power",
+    "LeftShift": "left_shift", "RightShift": "right_shift", "Comparison": "equal",
+}
+
+
+def arithmetic(interp: Interpreter, call: CallArgs, operator: str) -> Value:
     left, right = call.args
     a, b = array(left), array(right)
     if isinstance(left, ArrayType) or isinstance(right, ArrayType):
@@ -47,7 +56,8 @@ def arithmetic(interp: Interpreter, call: CallArgs, operator: str, dtype: str | 
             assert known is not None
             return unknown_partner(known)
         result = finish(interp, algebra_broadcast.broadcast([a, b], labels(call)), call)
-        return result.with_dtype(dtype) if dtype else result
+        dtype = function(_FUNCTIONS.get(operator, "add"), [Typed(a.dtype, a.weak), Typed(b.dtype, b.weak)])
+        return replace(result, dtype=dtype.dtype, weak=dtype.weak)
     x, y = as_int(left), as_int(right)
     if x is not None and y is not None and operator in _INT_OPS:
         value = _INT_OPS[operator](x, y)
@@ -72,7 +82,7 @@ for _name in ("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Modulo", 
 
 @REGISTRY.handles("operator:Comparison")
 def comparison(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return arithmetic(interp, call, "Comparison", dtype="bool_")
+    return arithmetic(interp, call, "Comparison")
 
 
 @REGISTRY.handles("operator:MatrixMultiply")

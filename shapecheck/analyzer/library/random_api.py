@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import broadcast as algebra_broadcast
+from shapecheck.algebra import promotion
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import (
-    dtype_arg,
-    shape,
-)
+from shapecheck.analyzer.library.common import dtype_or, shape
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
@@ -34,7 +32,9 @@ REGISTRY = Registry()  # what this module handles; collected by `library.handler
 @REGISTRY.handles("jax.random.rademacher", signature="key, shape, dtype=None")
 def random(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     name = call.short_name
-    dtype = dtype_arg(call.arg("dtype")) if name != "bernoulli" else "bool_"
+    # Samplers of reals default to the default float; randint and rademacher to the default int.
+    default = promotion.default("i" if name in ("randint", "rademacher") else "f")
+    dtype = dtype_or(call, default) if name != "bernoulli" else "bool_"
     if not call.given("shape"):
         # The scalar default, where there is one; elsewhere the shape comes from the parameters.
         return ArrayType(dtype, ()) if call.signature and call.signature.positional[1] == "shape" else None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra import reduction
+from shapecheck.algebra import promotion, reduction
+from shapecheck.algebra.promotion import Typed
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
@@ -13,6 +14,7 @@ from shapecheck.analyzer.library.common import (
     check_bound,
     finish,
     flag,
+    requested_dtype,
 )
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import JNP
@@ -34,23 +36,41 @@ ARG_REDUCTIONS = ("argmax", "argmin", "nanargmax", "nanargmin")
 
 
 def reduce_call(interp: Interpreter, call: CallArgs, ctx: Context, value: Value, axis_value: Value,
-                axis_given: bool, keepdims: Value, what: str, *, dtype: str | None = None) -> Value:
+                axis_given: bool, keepdims: Value, what: str) -> Value:
     if not isinstance(value, ArrayType):
         return None
+    dtype = _result_dtype(call, value)
     axis = axes(axis_value) if axis_given else None
     if axis is False:
-        return ArrayType(dtype or value.dtype, (), value.named, 0, True)
+        return ArrayType(dtype, (), value.named, 0, True)
     keep = flag(keepdims) if keepdims is not None else False
     if keep is None:
-        return ArrayType(dtype or value.dtype, (), value.named, 0, value.named_open)
+        return ArrayType(dtype, (), value.named, 0, value.named_open)
     assert axis is not False and not isinstance(axis, bool)
     if call.plain_numpy and value.ellipsis is None and not value.dims and axis in (0, -1, (0,), (-1,)):
-        return value.with_dtype(dtype) if dtype else value  # NumPy reduces a 0-d array over axis 0
+        return value.with_dtype(dtype)  # NumPy reduces a 0-d array over axis 0
     names = axis_names(axis)
     if names:
         check_bound(interp, names, call, ctx, call.arg_node("axis"), what)
-    outcome = reduction.reduce(value, axis, keepdims=keep, what=f"the argument of {what}", dtype=dtype)
+    outcome = reduction.reduce(value, axis, keepdims=keep, what=f"the argument of {what}", dtype=dtype,
+                               keep_dtype=False)
     return finish(interp, outcome, call)
+
+
+def _result_dtype(call: CallArgs, value: ArrayType) -> str | None:
+    """The reduction's dtype by JAX's rule for it (`mean` of ints is a float, `sum` of bools an
+    int); unknown where a `dtype=` or `promote_integers=` the checker cannot read decides."""
+    if call.plain_numpy:
+        return None  # NumPy's own rules (a mean in float64, sums in the platform int)
+    requested = requested_dtype(call)
+    if requested is None:
+        return None
+    signature = call.signature
+    if signature is not None and signature.accepts("promote_integers") and call.given("promote_integers") \
+            and call.arg("promote_integers") != Const(True):
+        return None
+    name = "norm" if call.name.endswith("linalg.norm") else call.short_name
+    return promotion.reduction(name, Typed(value.dtype, value.weak), requested or None).dtype
 
 
 def _what(call: CallArgs) -> str:
@@ -80,10 +100,8 @@ _REDUCTION_METHODS: Final = frozenset({"sum", "prod", "max", "min", "mean", "any
 
 def reduce_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     # Methods arrive with the receiver as argument 0: the same positions as the functions.
-    name = call.short_name
-    dtype = "bool_" if name in ("any", "all") else ("i32" if name == "count_nonzero" else None)
     return reduce_call(interp, call, ctx, call.arg("a"), call.arg("axis"), call.given("axis"),
-                       call.arg("keepdims"), _what(call), dtype=dtype)
+                       call.arg("keepdims"), _what(call))
 
 
 for _names, _signature in _REDUCTION_SIGNATURES.items():
@@ -96,9 +114,9 @@ for _names, _signature in _REDUCTION_SIGNATURES.items():
 def arg_reduce_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.arg("a")
     if isinstance(value, ArrayType) and not call.given("axis"):
-        return ArrayType("i32", (), value.named, None, value.named_open)
+        return ArrayType(_result_dtype(call, value), (), value.named, None, value.named_open)
     return reduce_call(interp, call, ctx, value, call.arg("axis"), call.given("axis"),
-                       call.arg("keepdims"), _what(call), dtype="i32")
+                       call.arg("keepdims"), _what(call))
 
 
 @REGISTRY.handles(f"{JNP}.cumsum", f"{JNP}.cumprod", "method:cumsum", "method:cumprod",
@@ -107,6 +125,7 @@ def cumulative(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     value = call.arg("a")
     if not isinstance(value, ArrayType):
         return None
+    value = value.with_dtype(_result_dtype(call, value))
     if not call.given("axis") or call.arg("axis") == Const(None):
         return value.with_dims((product(value.dims) if value.ellipsis is None else None,))
     return value
