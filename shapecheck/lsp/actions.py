@@ -10,7 +10,7 @@ from lsprotocol import types
 
 from shapecheck.diagnostic import Diagnostic, Span
 from shapecheck.lsp.analysis import Analysis
-from shapecheck.lsp.assignments import import_line, top_level_names, value_type
+from shapecheck.lsp.assignments import import_line, top_level_names
 from shapecheck.lsp.positions import NEWLINE, Lines
 
 # The directive's syntax is defined once, where suppressions are read.
@@ -107,12 +107,11 @@ def _annotations(analysis: Analysis, lines: Lines, first: int, last: int) -> lis
         return []
     actions: list[types.CodeAction] = []
     bound: set[str] | None = None
-    for assignment in analysis.assignments:
-        if not assignment.single or not first <= assignment.target.line <= last:
+    for assignment, value in analysis.assignments:
+        if value is None or not assignment.single or not first <= assignment.target.line <= last:
             continue
-        value = value_type(assignment, analysis.result.types)
-        text = annotation(value, analysis.config.annotation_names) if value is not None else None
-        if value is None or text is None or value.dtype is None:
+        text = annotation(value, analysis.config.annotation_names)
+        if text is None or value.dtype is None:
             continue
         target = assignment.target
         edits = [(Span(target.end_line, target.end_column, target.end_line, target.end_column), f": {text}")]

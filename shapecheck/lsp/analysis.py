@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 
 from shapecheck.codes import Code
 from shapecheck.config import Config
-from shapecheck.lsp.assignments import Assignment, assignments, parse
+from shapecheck.lsp.assignments import Assignment, assignments, parse, value_types
 from shapecheck.lsp.buffers import Buffer
 from shapecheck.results import FileResult
+from shapecheck.types import ArrayType
 
 
 @dataclass(slots=True)
@@ -20,7 +21,7 @@ class Analysis:
     result: FileResult
     config: Config
     _tree: ast.Module | None = field(default=None, init=False)
-    _assignments: list[Assignment] | None = field(default=None, init=False)
+    _assignments: list[tuple[Assignment, ArrayType | None]] | None = field(default=None, init=False)
 
     @property
     def parses(self) -> bool:
@@ -34,8 +35,11 @@ class Analysis:
         return self._tree
 
     @property
-    def assignments(self) -> list[Assignment]:
+    def assignments(self) -> list[tuple[Assignment, ArrayType | None]]:
+        """Every unannotated `name = value`, with the inferred type of its value (None: not an
+        array, or unknown)."""
         if self._assignments is None:
             tree = self.tree
-            self._assignments = assignments(tree, self.buffer.text) if tree is not None else []
+            found = assignments(tree, self.buffer.text) if tree is not None else []
+            self._assignments = list(zip(found, value_types(found, self.result.types), strict=True))
         return self._assignments

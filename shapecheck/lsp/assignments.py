@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -66,21 +67,26 @@ def assignments(tree: ast.Module, text: str) -> list[Assignment]:
     return sorted(found, key=lambda a: a.target)
 
 
-def value_type(assignment: Assignment, types: Iterable[TypedSpan]) -> ArrayType | None:
-    """The type of the assigned value: the outermost typed expression after the targets.
+def value_types(found: list[Assignment], types: Iterable[TypedSpan]) -> list[ArrayType | None]:
+    """The type of each assignment's value: the outermost typed expression after its targets.
 
     Matched by containment rather than equality, since libcst's spans include the parentheses
-    around an expression and `ast`'s do not.
+    around an expression and `ast`'s do not. Typed spans are sorted once and searched by start.
     """
-    best: TypedSpan | None = None
-    after = (assignment.target.end_line, assignment.target.end_column)
-    end = (assignment.statement.end_line, assignment.statement.end_column)
-    for typed in types:
-        span = typed.span
-        if (span.line, span.column) >= after and (span.end_line, span.end_column) <= end and (
-                best is None or within(best.span, span)):
-            best = typed
-    return best.type if best is not None else None
+    typed = sorted(types, key=lambda t: (t.span.line, t.span.column))
+    starts = [(t.span.line, t.span.column) for t in typed]
+    values: list[ArrayType | None] = []
+    for assignment in found:
+        end = (assignment.statement.end_line, assignment.statement.end_column)
+        best: TypedSpan | None = None
+        index = bisect_left(starts, (assignment.target.end_line, assignment.target.end_column))
+        while index < len(typed) and starts[index] <= end:
+            span = typed[index].span
+            if (span.end_line, span.end_column) <= end and (best is None or within(best.span, span)):
+                best = typed[index]
+            index += 1
+        values.append(best.type if best is not None else None)
+    return values
 
 
 def within(inner: Span, outer: Span) -> bool:

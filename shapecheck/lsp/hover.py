@@ -6,7 +6,7 @@ from lsprotocol import types
 
 from shapecheck.diagnostic import Span
 from shapecheck.lsp.analysis import Analysis
-from shapecheck.lsp.assignments import contains, value_type, within
+from shapecheck.lsp.assignments import contains, within
 from shapecheck.lsp.positions import Lines
 from shapecheck.results import TypedSpan
 from shapecheck.types import ArrayType
@@ -24,11 +24,9 @@ def hover(analysis: Analysis, position: types.Position, encoding: str) -> types.
              or _innermost(analysis.result.types, line, column, inclusive=True))
     if found is not None:
         return _hover(found.type, lines, found.span)
-    for assignment in analysis.assignments:
-        if contains(assignment.target, line, column):
-            value = value_type(assignment, analysis.result.types)
-            if value is not None:
-                return _hover(value, lines, assignment.target)
+    for assignment, value in analysis.assignments:
+        if value is not None and contains(assignment.target, line, column):
+            return _hover(value, lines, assignment.target)
     return None
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from lsprotocol import types
 
 from shapecheck.lsp.analysis import Analysis
-from shapecheck.lsp.assignments import value_type
 from shapecheck.lsp.positions import Lines
 
 
@@ -15,11 +14,8 @@ def inlay_hints(analysis: Analysis, visible: types.Range, encoding: str) -> list
     first = lines.column(visible.start)
     last = lines.column(visible.end)
     hints: list[types.InlayHint] = []
-    for assignment in analysis.assignments:
-        if not first <= (assignment.target.end_line, assignment.target.end_column) <= last:
-            continue
-        value = value_type(assignment, analysis.result.types)
-        if value is None:
+    for assignment, value in analysis.assignments:
+        if value is None or not first <= (assignment.target.end_line, assignment.target.end_column) <= last:
             continue
         hints.append(types.InlayHint(
             position=lines.position(assignment.target.end_line, assignment.target.end_column),
