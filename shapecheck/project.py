@@ -7,6 +7,7 @@ module graph. Either way the analyzer only asks `find(module) -> (path, text)`.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,9 +49,10 @@ class ProjectIndex:
 
     paths: dict[str, str] = field(default_factory=dict)
     roots: tuple[str, ...] = ()
-    # Modules searched for on disk and not found (`import os` is looked for under every root):
-    # an index lives for one run, during which the files do not change.
+    # Modules searched for on disk and not found (`import os` is looked for under every root),
+    # and each root's entries: an index lives for one run, during which the files do not change.
     absent: set[str] = field(default_factory=set)
+    listings: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @staticmethod
     def of(files: Iterable[str | Path], extra_roots: Iterable[str | Path] = ()) -> ProjectIndex:
@@ -85,13 +87,28 @@ class ProjectIndex:
         if module in self.absent:
             return None
         relative = Path(*module.split("."))
+        first = module.split(".")[0]
         for root in self.roots:
+            entries = self._entries(root)
+            if first not in entries and f"{first}.py" not in entries:
+                continue  # most roots have nothing of that name: one set lookup, no stat
             for candidate in (Path(root) / relative.with_suffix(".py"), Path(root) / relative / "__init__.py"):
                 if candidate.is_file():
                     self.paths[module] = str(candidate)
                     return str(candidate)
         self.absent.add(module)
         return None
+
+
+    def _entries(self, root: str) -> frozenset[str]:
+        entries = self.listings.get(root)
+        if entries is None:
+            try:
+                entries = frozenset(os.listdir(root))
+            except OSError:
+                entries = frozenset()
+            self.listings[root] = entries
+        return entries
 
 
 def _import_root(path: Path) -> Path:
