@@ -316,6 +316,21 @@ def test_annotations_inside_see_the_block() -> None:
     assert found(snippet) == {(13, "SC103")}
 
 
+def test_hover_inside_shows_the_block_without_mesh_axes() -> None:
+    source = HEADER + textwrap.dedent("""\
+        def f(a):
+            b = a * 2.0
+            return b
+
+
+        y = jax.shard_map(f, mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', 'y'))(jnp.ones((8, 8)))
+        """)
+    result = analyze_source("t.py", source, keep_types=True)
+    line = FIRST + 1
+    shown = {str(t.type) for t in result.types if t.span.line == line}
+    assert shown and all("(4, 2)" in text and "{" not in text for text in shown), shown
+
+
 # ---------------------------------------------------------------- replication
 
 

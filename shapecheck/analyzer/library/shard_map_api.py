@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Final
 
 import libcst as cst
 
-from shapecheck.algebra.outcome import Problem
+from shapecheck.algebra.outcome import Problem, label
 from shapecheck.algebra.partition_spec import (
     MeshAxes,
     assemble,
@@ -203,8 +203,9 @@ def _split_arguments(interp: Interpreter, site: _Site, call: CallArgs) -> list[V
     refused = False
     body_args: list[Value] = []
     for index, (entry, arg) in enumerate(zip(entries, call.args, strict=True)):
-        what = f"argument {arg_labels[index]} of {site.name} (in_specs[{index}])" if isinstance(specs, Seq) \
-            else f"argument {arg_labels[index]} of {site.name}"
+        argument = label(arg_labels, index)  # a call built by a transform may lack some nodes
+        what = f"argument {argument} of {site.name} (in_specs[{index}])" if isinstance(specs, Seq) \
+            else f"argument {argument} of {site.name}"
         split, faulty = _split(interp, site, entry, arg, what, call.node_of(index))
         refused |= faulty
         body_args.append(split)
