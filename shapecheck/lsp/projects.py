@@ -67,7 +67,14 @@ class Projects:
         except Exception:
             log.exception("analysis of %s failed", buffer.path)
             result = FileResult(buffer.path, (), (), "internal error:\n" + traceback.format_exc())
-        return Analysis(buffer, result, config)
+        analysis = Analysis(buffer, result, config)
+        try:
+            # Read the buffer's assignments here, on the worker, not on the event loop at the
+            # first hover or inlay request.
+            analysis.assignments  # noqa: B018
+        except Exception:
+            log.exception("reading the assignments of %s failed", buffer.path)
+        return analysis
 
 
 def _stamp(path: Path | None) -> tuple[int, int]:
