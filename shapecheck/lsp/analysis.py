@@ -21,16 +21,23 @@ class Analysis:
     result: FileResult
     config: Config
     _tree: ast.Module | None = field(default=None, init=False)
+    _parsed: bool = field(default=False, init=False)
     _assignments: list[tuple[Assignment, ArrayType | None]] | None = field(default=None, init=False)
 
     @property
     def parses(self) -> bool:
-        return self.result.error is None and not any(
-            d.code == Code.SYNTAX_ERROR for d in self.result.diagnostics)
+        """Whether this analysis saw the whole buffer (hover falls back to the last one that did).
+
+        Not when CPython's parser refused the text (SC004, for the target version; no tree
+        where SC004 is ignored), nor after an internal error.
+        """
+        return (self.result.error is None and self.tree is not None
+                and not any(d.code == Code.SYNTAX_ERROR for d in self.result.diagnostics))
 
     @property
     def tree(self) -> ast.Module | None:
-        if self._tree is None and self.parses:
+        if not self._parsed:
+            self._parsed = True
             self._tree = parse(self.buffer.text)
         return self._tree
 

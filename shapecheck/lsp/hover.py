@@ -35,7 +35,8 @@ def _innermost(typed: tuple[TypedSpan, ...], line: int, column: int, *,
     best: TypedSpan | None = None
     for candidate in typed:
         span = candidate.span
-        if not contains(span, line, column) or (not inclusive and (line, column) == (span.end_line, span.end_column)):
+        at_end = (line, column) == (span.end_line, span.end_column)
+        if not contains(span, line, column) or (at_end and not inclusive):
             continue
         if best is None or within(span, best.span):
             best = candidate
