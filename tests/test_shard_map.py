@@ -107,6 +107,23 @@ def test_every_form_gives_the_global_shape(form: str) -> None:
     assert shape_of(snippet, "y") == (8, 3)
 
 
+def test_under_jit_and_checkpoint() -> None:
+    snippet = """\
+        @jax.jit
+        @partial(jax.shard_map, mesh=mesh, in_specs=P('x'), out_specs=P('x'))
+        def double(a):
+            return a * 2.0
+
+
+        f = jax.checkpoint(jax.shard_map(lambda a: a.sum(), mesh=mesh, in_specs=P('x'), out_specs=P()))
+        y = double(jnp.ones((8, 3)))
+        z = double(jnp.ones((7, 3)))
+        w = f(jnp.ones(8))
+        """
+    assert found(snippet) == {(9, "SC205"), (7, "SC207")}
+    assert shape_of(snippet, "y") == (8, 3)
+
+
 def test_decorator_through_partial() -> None:
     snippet = """\
         @partial(jax.shard_map, mesh=mesh, in_specs=(P('x', None), P(None, 'y')), out_specs=P('x', 'y'))

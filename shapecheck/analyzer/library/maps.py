@@ -44,6 +44,7 @@ from shapecheck.analyzer.values import (
     Partial,
     Qual,
     Seq,
+    ShardMap,
     Value,
     Vmap,
     Xmap,
@@ -73,7 +74,7 @@ def partial(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
 def same_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     # checkpointing and friends change how a function runs, never the shapes it computes.
     fun = call.get(0, "fun")
-    return fun if isinstance(fun, Function | Partial | Xmap | Vmap) else None
+    return fun if isinstance(fun, Function | Partial | Xmap | Vmap | ShardMap) else None
 
 
 # ---------------------------------------------------------------- grad

@@ -47,6 +47,7 @@ from shapecheck.analyzer.values import (
     Qual,
     Seq,
     Sharding,
+    ShardMap,
     Spec,
     Value,
     Vmap,
@@ -215,7 +216,7 @@ _JIT_OPTIONS: Final = ("in_shardings=None, out_shardings=None, static_argnums=No
 @REGISTRY.handles(PJIT, signature=f"fun, {_JIT_OPTIONS}")
 def jit(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     fun = call.arg("fun")
-    if not isinstance(fun, Function | Partial | Xmap | Vmap | Jitted | Qual):
+    if not isinstance(fun, Function | Partial | Xmap | Vmap | Jitted | Qual | ShardMap):
         return None
     in_shardings = resolved(interp, call.arg("in_shardings"))
     out_shardings = resolved(interp, call.arg("out_shardings"))
