@@ -8,10 +8,11 @@ runs (tests/runtime/test_current_jax.py runs the fixtures the same way).
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
-from shapecheck.api import analyze_source, check_source
+from shapecheck.api import analyze_source, check_files, check_source
 from shapecheck.dims import Dim
 
 HEADER = """\
@@ -398,3 +399,28 @@ def test_a_body_error_is_not_echoed_at_out_specs() -> None:
         y = jax.shard_map(lambda a: jax.lax.psum(a, 'z'), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))
         """
     assert found(snippet) == {(1, "SC202")}
+
+
+# ---------------------------------------------------------------- across modules
+
+
+def test_specs_and_meshes_from_another_module(tmp_path: Path) -> None:
+    (tmp_path / "layout.py").write_text(textwrap.dedent("""\
+        import jax
+        from jax.sharding import PartitionSpec as P
+
+        MESH = jax.make_mesh((2, 4), ('data', 'model'))
+        BATCH = P('data')
+        WRONG = P('batch')
+        """))
+    (tmp_path / "main.py").write_text(HEADER + textwrap.dedent("""\
+        from layout import BATCH, MESH, WRONG
+
+        y = jax.shard_map(lambda a: a, mesh=MESH, in_specs=BATCH, out_specs=BATCH)(jnp.ones((6, 3)))
+        z = jax.shard_map(lambda a: a, mesh=MESH, in_specs=BATCH, out_specs=BATCH)(jnp.ones((5, 3)))
+        w = jax.shard_map(lambda a: a, mesh=MESH, in_specs=WRONG, out_specs=BATCH)
+        """))
+    report = check_files([str(tmp_path / "layout.py"), str(tmp_path / "main.py")], jobs=1)
+    assert not report.errors
+    assert sorted((Path(d.path).name, d.span.line - FIRST + 1, d.code) for d in report.diagnostics) == [
+        ("main.py", 4, "SC205"), ("main.py", 5, "SC206")]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Final
 
 import libcst as cst
 
-from shapecheck.algebra.outcome import Problem, label
+from shapecheck.algebra.outcome import label
 from shapecheck.algebra.partition_spec import (
     MeshAxes,
     assemble,
@@ -29,6 +29,12 @@ from shapecheck.algebra.replication import settle, unreplicated, vary
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import array, flag, labels
+from shapecheck.analyzer.library.partition_specs import (
+    mesh_axes,
+    report_spec_faults,
+    resolved,
+    spec_node,
+)
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import EXPERIMENTAL_SHARD_MAP, SHARD_MAP
 from shapecheck.analyzer.scope import Scope
@@ -54,8 +60,6 @@ if TYPE_CHECKING:
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 _ANY_SHAPE: Final = ArrayType(None, (), ellipsis=0)
-_UNKNOWN_MESH: Final = MeshAxes((), names_known=False)
-_SPEC_CODES: Final = frozenset({Code.UNKNOWN_RESOURCE, Code.RESOURCE_COOCCURRENCE})  # the spec's own faults
 _VALUE_CODES: Final = frozenset({Code.AXIS_OUT_OF_RANGE, Code.MESH_INDIVISIBLE})  # faults of a value under it
 
 
@@ -79,7 +83,7 @@ def shard_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         return call.node_of(index, name) if experimental else call.kwarg_nodes.get(name, call.node)
 
     mesh_given = call.has(1, "mesh") if experimental else "mesh" in call.kwargs
-    mesh = option(1, "mesh")
+    mesh = resolved(interp, option(1, "mesh"))
     if experimental:
         vma = flag(call.get(4, "check_rep"), True) if call.has(4, "check_rep") else True
     else:
@@ -87,14 +91,15 @@ def shard_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     manual = _axis_names(call.kwargs.get("axis_names"), call.raw_kwargs.get("axis_names")) \
         if "axis_names" in call.kwargs else frozenset()
     built = ShardMap(
-        fun, mesh if isinstance(mesh, Mesh) else None, mesh_given, option(2, "in_specs"), option(3, "out_specs"),
+        fun, mesh if isinstance(mesh, Mesh) else None, mesh_given, resolved(interp, option(2, "in_specs")),
+        resolved(interp, option(3, "out_specs")),
         manual, vma, call.node, option_node(2, "in_specs"), option_node(3, "out_specs"))
     if mesh_given:
         # The specs' own faults hold whatever is passed: reported once, at the spec, even
         # when the function is never called here.
-        axes = _mesh_axes(built.mesh)
+        axes = mesh_axes(built.mesh)
         for spec in (*_specs(built.in_specs), *_specs(built.out_specs)):
-            _report_spec_faults(interp, spec_problems(spec.spec, _ANY_SHAPE, axes, "shard_map"), spec, built.node)
+            report_spec_faults(interp, spec_problems(spec.spec, _ANY_SHAPE, axes, "shard_map"), spec, built.node)
     return built
 
 
@@ -122,22 +127,6 @@ def _specs(tree: Value) -> Iterator[Spec]:
             yield from _specs(item)
 
 
-def _mesh_axes(mesh: Mesh | None) -> MeshAxes:
-    return MeshAxes(mesh.axes) if mesh is not None else _UNKNOWN_MESH
-
-
-def _spec_node(interp: Interpreter, spec: Spec) -> cst.CSTNode | None:
-    """The `P(...)` call, where it is a place in this file."""
-    origin = spec.spec.origin
-    return origin if spec.module == interp.module_name and isinstance(origin, cst.CSTNode) else None
-
-
-def _report_spec_faults(interp: Interpreter, problems: list[Problem], spec: Spec, fallback: cst.CSTNode) -> bool:
-    faults = [p for p in problems if p.code in _SPEC_CODES]
-    interp.reporter.problems(faults, _spec_node(interp, spec) or fallback)
-    return bool(faults)
-
-
 # ---------------------------------------------------------------- calling
 
 
@@ -156,7 +145,7 @@ def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Conte
     if call.opaque or call.kwargs:
         return None  # a shard_mapped function takes positional arguments only (JAX refuses others)
     mesh_value = sm.mesh if sm.mesh_given else ctx.mesh
-    mesh = _mesh_axes(mesh_value)
+    mesh = mesh_axes(mesh_value)
     if sm.manual is None:
         manual_names: tuple[str, ...] | None = None
     else:
@@ -266,8 +255,8 @@ def _same_keys(a: Dict, b: Dict) -> bool:
 def _split_leaf(interp: Interpreter, site: _Site, spec: Spec, value: ArrayType, what: str,
                 node: cst.CSTNode) -> tuple[Value, bool]:
     problems = spec_problems(spec.spec, value, site.mesh, what)
-    faulty = _report_spec_faults(interp, problems, spec, site.sm.node)
-    written = _spec_node(interp, spec)
+    faulty = report_spec_faults(interp, problems, spec, site.sm.node)
+    written = spec_node(interp, spec)
     notes = [("the PartitionSpec is written here", written)] if written is not None else []
     for problem in problems:
         if problem.code in _VALUE_CODES:
@@ -328,8 +317,8 @@ def _assemble_leaf(interp: Interpreter, site: _Site, spec: Spec, value: ArrayTyp
     local, varying = settle(value, site.manual)
     what = f"the result{path} of {site.name}"
     problems = out_spec_problems(spec.spec, local, site.mesh, what)
-    faulty = _report_spec_faults(interp, problems, spec, site.sm.node)
-    target = _spec_node(interp, spec) or site.sm.out_node
+    faulty = report_spec_faults(interp, problems, spec, site.sm.node)
+    target = spec_node(interp, spec) or site.sm.out_node
     for problem in problems:
         if problem.code == Code.AXIS_OUT_OF_RANGE:
             interp.reporter.add(target, problem.code, problem.message)
