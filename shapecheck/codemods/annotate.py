@@ -32,7 +32,7 @@ def annotate_text(path: str, text: str, engine: Engine) -> Rewrite:
     if before.error is not None:
         raise CannotRewrite(f"not annotated: the file could not be analysed ({before.error.splitlines()[0]})")
     current, result = text, before
-    messages: list[str] = []
+    messages: list[tuple[int, str]] = []
     for _ in range(MAX_ROUNDS):
         try:
             module = cst.parse_module(current)
@@ -53,7 +53,10 @@ def annotate_text(path: str, text: str, engine: Engine) -> Rewrite:
         first = added[0]
         raise CannotRewrite(f"not annotated: the annotations would add {len(added)} diagnostic(s), "
                             f"first {first.code} {first.message}")
-    return Rewrite(current, messages)
+    # The messages' lines are the annotated text's; the only lines it adds are imports above the
+    # code, so the file as it was has them that many lines higher.
+    added_lines = current.count("\n") - text.count("\n")
+    return Rewrite(current, [f"line {line - added_lines}: {message}" for line, message in messages])
 
 
 def _apply(wrapper: cst.MetadataWrapper, planned: Plan) -> str:

@@ -58,7 +58,7 @@ class Plan:
     returns: dict[cst.FunctionDef, Annotation] = field(default_factory=dict)
     params: dict[cst.Param, Annotation] = field(default_factory=dict)
     imports: set[tuple[str, str]] = field(default_factory=set)
-    messages: list[str] = field(default_factory=list)
+    messages: list[tuple[int, str]] = field(default_factory=list)  # (line, what was left alone)
 
     def __bool__(self) -> bool:
         return bool(self.assignments or self.returns or self.params)
@@ -280,8 +280,8 @@ class _Planner:
         if not self.names.usable(annotation, line):
             meaning = ("to something else" if self.names.binding(annotation.name) is Binding.OTHER
                        else "only further down")
-            self.plan.messages.append(f"line {line}: not annotated with {annotation.text}: the module binds "
-                                      f"`{annotation.name}` {meaning}")
+            self.plan.messages.append((line, f"not annotated with {annotation.text}: the module binds "
+                                             f"`{annotation.name}` {meaning}"))
             return None
         if self.names.needs_import(annotation):
             self.plan.imports.add((annotation.module, annotation.name))
