@@ -34,6 +34,7 @@ from shapecheck.lsp.buffers import Buffer, Buffers, same_path
 from shapecheck.lsp.diagnostics import to_lsp
 from shapecheck.lsp.positions import Lines, encoding_name
 from shapecheck.lsp.projects import Projects
+from shapecheck.project import module_names
 from shapecheck.results import Report
 
 log = logging.getLogger(__name__)
@@ -110,13 +111,16 @@ class ShapecheckServer(LanguageServer):
             self.worker = asyncio.get_running_loop().create_task(self.drain())
 
     def dependents(self, path: str, text: str | None) -> list[str]:
-        """Open documents whose last result read `path` with other text than `text` has now."""
+        """Open documents whose last result read `path` with other text than `text` has now,
+        or looked for one of its module names and found nothing (a module being written)."""
         key = same_path(path)
         digest = content_hash(text) if text is not None else None
+        names = set(module_names(Path(path)))
         return [uri for uri, document in self.documents.items()
                 if document.latest is not None and same_path(document.latest.buffer.path) != key
-                and any(same_path(d.path) == key and d.hash != digest
-                        for d in document.latest.result.dependencies)]
+                and (any(same_path(d.path) == key and d.hash != digest
+                         for d in document.latest.result.dependencies)
+                     or not names.isdisjoint(document.latest.result.missing))]
 
     async def drain(self) -> None:
         loop = asyncio.get_running_loop()

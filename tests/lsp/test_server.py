@@ -191,6 +191,16 @@ async def test_an_edit_of_one_module_rechecks_its_importers(client: Client, tmp_
     assert [d.code for d in found] == ["SC103"]
 
 
+async def test_a_module_written_in_an_unsaved_buffer_is_found(client: Client, tmp_path: Path) -> None:
+    (tmp_path / "main.py").write_text(MAIN)
+    main = client.open(tmp_path / "main.py")
+    assert await client.diagnostics(main) == []  # `layers` is nowhere: its values are unknown
+    seen = client.published.count
+    client.open(tmp_path / "layers.py", LAYERS)  # a new file, not saved yet
+    found = await client.next_publication(main, seen, lambda found: found != [])
+    assert [d.code for d in found] == ["SC103"]
+
+
 async def test_bad_requests_are_answered_empty(client: Client, tmp_path: Path) -> None:
     unknown = (tmp_path / "never_opened.py").as_uri()
     far = types.Position(10_000, 10_000)
