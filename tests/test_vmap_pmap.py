@@ -217,3 +217,9 @@ def test_none_arguments_enter_the_body_as_none() -> None:
         z = jax.vmap(k)(x, None)
         """)
     assert found == [] and shape(types["y"]) == (8, 4) and shape(types["z"]) == (8, 4)
+
+
+def test_a_scalar_keyword_argument_is_told_to_go_positional() -> None:
+    found, _ = run("y = jax.vmap(h)(x, b=2.0)\n")
+    assert [(line, code) for line, code, _ in found] == [(1, "SC106")]
+    assert "keyword argument `b`" in found[0][2] and "pass it positionally" in found[0][2]

@@ -139,7 +139,7 @@ def map_in_axes(
     if not matches:
         return MappedArgs(None, None, () if structure is None else (structure,))
     entries = in_axes.items if isinstance(in_axes, Entries) else (in_axes,) * len(args)
-    walk = _Walk(axis, kind)
+    walk = _Walk(axis, kind, len(args))
     body: list[ValueTree | Kept] = [
         KEPT if entry is None else walk.map(arg, entry, index, label_of(labels, index), "")
         for index, (arg, entry) in enumerate(zip(args, entries, strict=True))]
@@ -206,9 +206,10 @@ def _nothing_mapped(kind: Kind, sized: bool) -> Problem:
 class _Walk:
     """One pass over the arguments and their entries, collecting mapped sizes and problems."""
 
-    def __init__(self, axis: str, kind: Kind) -> None:
+    def __init__(self, axis: str, kind: Kind, positional: int) -> None:
         self.axis = axis
         self.kind = kind
+        self.positional = positional  # operands from here on are keyword arguments
         self.mapped: list[Mapped] = []
         self.problems: list[Problem] = []
         self.maybe_mapped = False  # some leaf may be mapped (an unknown value or entry)
@@ -263,7 +264,8 @@ class _Walk:
             return ArrayType(arg.dtype, (), (*arg.named, (self.axis, None)), 0, True)
         rank = len(arg.dims)
         if not -rank <= entry < rank:
-            self.problems.append(_axis_out_of_range(self.kind, where, entry, arg, operand))
+            self.problems.append(_axis_out_of_range(self.kind, where, entry, arg, operand,
+                                                    operand >= self.positional))
             return None
         if self.kind == "pmap" and entry < 0:
             # pmap shards a negative axis as axis 0 but removes the negative one: not vmap's meaning.
@@ -276,14 +278,17 @@ class _Walk:
                          arg.named_open)
 
 
-def _axis_out_of_range(kind: Kind, where: str, entry: int, arg: ArrayType, operand: int) -> Problem:
+def _axis_out_of_range(kind: Kind, where: str, entry: int, arg: ArrayType, operand: int, keyword: bool) -> Problem:
     rank = len(arg.dims)
+    maps = f"{kind} maps axis {entry} of {where} (keyword arguments are always mapped over axis 0)" if keyword \
+        else f"{kind}: in_axes maps axis {entry} of {where}"
     if rank == 0:
-        message = f"{kind}: in_axes maps axis {entry} of {where}, a scalar (shape ()), which has no axis to " \
-            f"map; give it the entry None to pass it unmapped to every instance"
+        fix = "pass it positionally with the in_axes entry None" if keyword else "give it the in_axes entry None"
+        message = f"{maps}, a scalar (shape ()), which has no axis to map; {fix} to pass it unmapped to every " \
+            "instance"
     else:
-        message = f"{kind}: in_axes maps axis {entry} of {where}, which has rank {rank} (shape " \
-            f"{arg.positional_text()}): the axis must be in {-rank}..{rank - 1}"
+        message = f"{maps}, which has rank {rank} (shape {arg.positional_text()}): the axis must be in " \
+            f"{-rank}..{rank - 1}"
     return Problem(Code.AXIS_OUT_OF_RANGE, message, axes=(entry,), operands=(operand,))
 
 
