@@ -223,3 +223,9 @@ def test_a_scalar_keyword_argument_is_told_to_go_positional() -> None:
     found, _ = run("y = jax.vmap(h)(x, b=2.0)\n")
     assert [(line, code) for line, code, _ in found] == [(1, "SC106")]
     assert "keyword argument `b`" in found[0][2] and "pass it positionally" in found[0][2]
+
+
+def test_pmap_static_arguments_must_be_passed_positionally() -> None:
+    # JAX: pmapped function has static_broadcasted_argnums=(1,) but was called with only 1 positional argument
+    assert codes("y = jax.pmap(h, static_broadcasted_argnums=(1,))(x, b=3)\n") == [(1, "SC002")]
+    assert codes("y = jax.pmap(h, static_broadcasted_argnums=1)(x, 3)\n") == []

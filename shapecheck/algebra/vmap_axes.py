@@ -165,6 +165,18 @@ def map_in_axes(
     return MappedArgs(tuple(body), size, tuple(problems), tuple(kw_body))
 
 
+def static_problem(static: Sequence[int], positional: int) -> Problem | None:
+    """pmap's static_broadcasted_argnums must name positional arguments of the call (SC002)."""
+    beyond = [n for n in static if n >= positional]
+    if not beyond:
+        return None
+    return Problem(
+        Code.INVALID_AXIS_SPEC,
+        f"pmap: static_broadcasted_argnums names argument {beyond[0]}, but the call passes {positional} "
+        f"positional argument{'' if positional == 1 else 's'}; static arguments must be passed positionally",
+        axes=(beyond[0],), sizes=(positional,))
+
+
 def label_of(labels: Sequence[str], index: int) -> str:
     return labels[index] if index < len(labels) else f"argument {index + 1}"
 

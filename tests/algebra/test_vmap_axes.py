@@ -11,6 +11,7 @@ from shapecheck.algebra.vmap_axes import (
     map_in_axes,
     place_out_axes,
     spec_problems,
+    static_problem,
 )
 from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT
@@ -166,3 +167,9 @@ def test_out_axes_none_never_keeps_the_axis() -> None:
     assert place_out_axes(inner, None, "b", 8, "pmap") == (ArrayType.of("f32", (4,)), [])
     unmapped = ArrayType.of("f32", (3,))
     assert place_out_axes(unmapped, None, "b", 8) == (unmapped, [])
+
+
+def test_pmap_static_argnums_name_positional_arguments() -> None:
+    problem = static_problem((1,), 1)
+    assert problem is not None and problem.code == Code.INVALID_AXIS_SPEC
+    assert static_problem((1, 2), 3) is None and static_problem((), 0) is None

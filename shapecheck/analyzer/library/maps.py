@@ -27,6 +27,7 @@ from shapecheck.algebra.vmap_axes import (
     map_in_axes,
     place_out_axes,
     spec_problems,
+    static_problem,
 )
 from shapecheck.algebra.vmap_axes import Kind as MapKind
 from shapecheck.algebra.xmap_options import read_axis_resources, read_axis_sizes, undefined_axes
@@ -453,8 +454,12 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
     kind: MapKind = "pmap" if vm.kind == "pmap" else "vmap"
     options = vm if isinstance(vm, BatchMap) else None
     static = options.static_argnums if options is not None else ()
-    if static is None or (static and (max(static) >= len(call.args) or min(static) < 0)):
-        return None  # JAX refuses a static position beyond the arguments; unread ones know nothing
+    if static is None or (static and min(static) < 0):
+        return None  # unread, or counted from the end: nothing is certain
+    beyond = static_problem(static, len(call.args))
+    if beyond is not None:
+        interp.reporter.add(call.node, beyond.code, beyond.message)
+        return None
     dynamic = [index for index in range(len(call.args)) if index not in static]
     in_axes = axis_spec(vm.in_axes, interp)
     if static and isinstance(in_axes, Entries) and in_axes.container == "tuple":
