@@ -288,7 +288,7 @@ class _Migrator(cst.CSTTransformer):
         scope = self.get_metadata(ScopeProvider, name, None)
         if scope is None:
             return None
-        assignments = list(scope.assignments[name.value])
+        assignments = list(scope[name.value])  # this scope's binding, or the enclosing one's
         if len(assignments) != 1 or not isinstance(assignments[0], Assignment):
             return None
         target = assignments[0].node

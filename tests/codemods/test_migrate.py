@@ -81,6 +81,8 @@ def test_legacy_mesh_contexts_enter_through_set_mesh() -> None:
     assert _migrated(source) == (
         "import jax\nfrom jax.sharding import Mesh\nmesh = Mesh(d, ('x',))\n"
         "with jax.set_mesh(mesh):  # note\n    f(mesh)\n")
+    enclosing = "import jax\nfrom jax.sharding import Mesh\nmesh = Mesh(d, ('x',))\ndef run():\n    with mesh:\n        f()\n"
+    assert "    with jax.set_mesh(mesh):\n" in _migrated(enclosing)
     unrelated = "import jax\nwith open(p) as f:\n    pass\n"
     assert _migrated(unrelated) == unrelated
 
