@@ -141,6 +141,17 @@ class ShapecheckServer(LanguageServer):
             except Exception:
                 self.report_failure(f"checking {uri}")
 
+    async def watch_files(self) -> None:
+        """Ask the client to tell about Python files and pyproject.toml changed on disk (a git
+        checkout, another editor): open files that read them are checked again."""
+        watchers = [types.FileSystemWatcher(glob_pattern=pattern) for pattern in ("**/*.py", "**/pyproject.toml")]
+        try:
+            await self.client_register_capability_async(types.RegistrationParams(registrations=[
+                types.Registration(id="shapecheck-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                   register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))]))
+        except Exception:
+            log.info("the client does not watch files for the server", exc_info=True)
+
     def report_failure(self, what: str) -> None:
         """Log the exception being handled, on stderr and in the editor's log (window/logMessage)."""
         log.exception("%s failed", what)
@@ -244,6 +255,26 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
     def did_save(ls: ShapecheckServer, params: types.DidSaveTextDocumentParams) -> None:
         ls.update(params.text_document.uri)
         ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.INITIALIZED)
+    @answer
+    def on_initialized(ls: ShapecheckServer, params: types.InitializedParams) -> None:
+        watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
+        if watched and watched.dynamic_registration:
+            asyncio.get_running_loop().create_task(ls.watch_files())
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @answer
+    def on_watched_files(ls: ShapecheckServer, params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = path_of(change.uri)
+            if Path(path).name == "pyproject.toml":
+                # Settings may have changed for any open file: check them all again.
+                for uri in list(ls.documents):
+                    ls.schedule(uri, 0)
+            elif ls.buffers.by_path(path) is None:  # an open buffer's text wins over the disk
+                for dependent in ls.dependents(path, None):
+                    ls.schedule(dependent, 0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @answer

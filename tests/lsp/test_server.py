@@ -191,6 +191,24 @@ async def test_an_edit_of_one_module_rechecks_its_importers(client: Client, tmp_
     assert [d.code for d in found] == ["SC103"]
 
 
+async def test_a_module_changed_on_disk_rechecks_its_open_importers(client: Client, tmp_path: Path) -> None:
+    (tmp_path / "layers.py").write_text(LAYERS)
+    (tmp_path / "main.py").write_text(MAIN)
+    main = client.open(tmp_path / "main.py")
+    assert [d.code for d in await client.diagnostics(main)] == ["SC103"]
+    (tmp_path / "layers.py").write_text(LAYERS.replace("(4, 3)", "(4, 5)"))  # a git checkout
+    seen = client.published.count
+    client.lsp.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=(tmp_path / "layers.py").as_uri(), type=types.FileChangeType.Changed)]))
+    assert await client.next_publication(main, seen, lambda found: found == []) == []
+    (tmp_path / "pyproject.toml").write_text("[tool.shapecheck]\nignore = ['SC103']\n")
+    (tmp_path / "layers.py").write_text(LAYERS)
+    seen = client.published.count
+    client.lsp.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=(tmp_path / "pyproject.toml").as_uri(), type=types.FileChangeType.Changed)]))
+    assert await client.next_publication(main, seen, lambda found: True) == []  # SC103 now ignored
+
+
 async def test_a_module_written_in_an_unsaved_buffer_is_found(client: Client, tmp_path: Path) -> None:
     (tmp_path / "main.py").write_text(MAIN)
     main = client.open(tmp_path / "main.py")
