@@ -210,6 +210,20 @@ def test_reshard_refuses_uneven_splits_but_not_trailing_entries() -> None:
         """) == [(1, "SC205")]
 
 
+def test_arrays_built_from_callbacks_and_abstract_values_with_a_sharding() -> None:
+    # make_array_from_callback splits the global shape (trailing entries pass); a
+    # ShapeDtypeStruct is never split (uneven passes) but its spec must fit its rank.
+    assert codes("""\
+        s = NamedSharding(mesh, P('data'))
+        a = jax.make_array_from_callback((8, 8), s, lambda index: None)
+        b = jax.make_array_from_callback((6, 8), s, lambda index: None)
+        c = jax.make_array_from_callback((8,), NamedSharding(mesh, P('data', None)), lambda index: None)
+        d = jax.ShapeDtypeStruct((6, 8), jnp.float32, sharding=s)
+        e = jax.ShapeDtypeStruct((8,), jnp.float32, sharding=NamedSharding(mesh, P('data', None)))
+        f = a + jnp.ones((3,))
+        """) == [(3, "SC205"), (6, "SC106"), (7, "SC101")]
+
+
 # ---------------------------------------------------------------- jit
 
 

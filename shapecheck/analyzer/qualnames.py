@@ -33,6 +33,8 @@ WITH_SHARDING_CONSTRAINT: Final = "jax.lax.with_sharding_constraint"
 RESHARD: Final = "jax.sharding.reshard"
 JIT: Final = "jax.jit"
 PJIT: Final = "jax.experimental.pjit.pjit"
+MAKE_ARRAY_FROM_CALLBACK: Final = "jax.make_array_from_callback"
+SHAPE_DTYPE_STRUCT: Final = "jax.ShapeDtypeStruct"
 
 # Longest prefix first: a name is rewritten by the first alias whose key prefixes it.
 _ALIASES: Final = (

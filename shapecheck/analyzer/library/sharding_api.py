@@ -1,5 +1,6 @@
 """Shardings and jit: `PartitionSpec`, `NamedSharding`, `device_put`, `with_sharding_constraint`,
-`reshard`, and `jax.jit`'s `in_shardings`/`out_shardings` (DESIGN.md section 3a).
+`reshard`, `make_array_from_callback`, `ShapeDtypeStruct`, and `jax.jit`'s
+`in_shardings`/`out_shardings` (DESIGN.md section 3a).
 
 The rules are the algebra's (`partition_spec.spec_problems`); here arguments are bound, the
 mesh is found and the problems reported where JAX raises them: SC206 and SC201 at the spec
@@ -18,7 +19,7 @@ import libcst as cst
 from shapecheck.algebra.partition_spec import spec_problems
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, code_of, labels
+from shapecheck.analyzer.library.common import array, code_of, dtype_arg, labels, shape
 from shapecheck.analyzer.library.partition_specs import (
     mesh_axes,
     read_spec,
@@ -30,10 +31,12 @@ from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import (
     DEVICE_PUT,
     JIT,
+    MAKE_ARRAY_FROM_CALLBACK,
     NAMED_SHARDING,
     PARTITION_SPEC,
     PJIT,
     RESHARD,
+    SHAPE_DTYPE_STRUCT,
     WITH_SHARDING_CONSTRAINT,
 )
 from shapecheck.analyzer.scope import Scope
@@ -56,6 +59,7 @@ from shapecheck.analyzer.values import (
     as_str,
 )
 from shapecheck.codes import Code
+from shapecheck.dims import Dim, format_dim
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -132,6 +136,33 @@ def reshard(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     # reshard accepts some specs longer than the value (trailing Nones through a NamedSharding).
     _place(interp, resolved(interp, call.arg("out_shardings")), xs, _label(call, "xs"), call.node, ctx, _Rules(rank=False))
     return xs
+
+
+@REGISTRY.handles(MAKE_ARRAY_FROM_CALLBACK, signature="shape, sharding, data_callback, dtype=None")
+def make_array_from_callback(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    dims = shape(call.arg("shape"))
+    if dims is None:
+        return None
+    value = ArrayType(dtype_arg(call.arg("dtype")), dims)
+    # It builds each device's block from the global shape: an uneven split is refused, a spec
+    # with trailing entries is not.
+    _place(interp, resolved(interp, call.arg("sharding")), value, f"the array of shape {_shown(dims)}",
+           call.node, ctx, _Rules(rank=False))
+    return value
+
+
+@REGISTRY.handles(SHAPE_DTYPE_STRUCT, signature="shape, dtype, *, sharding=None, weak_type=False")
+def shape_dtype_struct(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    dims = shape(call.arg("shape"))
+    if dims is not None:
+        # An abstract value is never split: only the spec's length is checked.
+        _place(interp, resolved(interp, call.arg("sharding")), ArrayType(None, dims),
+               f"the ShapeDtypeStruct of shape {_shown(dims)}", call.node, ctx, _Rules(divisible=False))
+    return None
+
+
+def _shown(dims: tuple[Dim, ...]) -> str:
+    return "(" + ", ".join(format_dim(dim) for dim in dims) + (",)" if len(dims) == 1 else ")")
 
 
 def _label(call: CallArgs, parameter: str) -> str:
