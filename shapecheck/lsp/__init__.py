@@ -18,7 +18,7 @@ def main() -> int:
         sys.stderr.write(f"shapecheck: error: the language server needs {' and '.join(missing)}; "
                          "install it with: pip install 'shapecheck[lsp]'\n")
         return 2
-    from shapecheck.lsp.server import serve
+    from shapecheck.lsp.features import serve
 
     serve()
     # The client said exit: leave now, without waiting for an analysis still running on the

@@ -1,0 +1,139 @@
+"""What the server answers: each LSP message it takes, routed to the server's state or to a
+provider (hover, inlay hints, code actions). Every handler runs inside `answer`, so an
+exception is logged and answered empty instead of reaching pygls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import ParamSpec, TypeVar
+
+from lsprotocol import types
+
+from shapecheck.lsp import actions, hover, inlay
+from shapecheck.lsp.server import DEBOUNCE_S, ShapecheckServer, path_of
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def answer(handler: Callable[P, R]) -> Callable[P, R | None]:
+    """Run a handler so that any exception is logged and answered with None (an empty answer
+    for every request the server takes)."""
+
+    @functools.wraps(handler)
+    def safe(*args: P.args, **kwargs: P.kwargs) -> R | None:
+        try:
+            return handler(*args, **kwargs)
+        except Exception:
+            server = args[0] if args else None
+            if isinstance(server, ShapecheckServer):
+                server.report_failure(handler.__name__)
+            else:
+                log.exception("%s failed", handler.__name__)
+            return None
+
+    return safe
+
+
+def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
+    server = ShapecheckServer(debounce)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @answer
+    def did_open(ls: ShapecheckServer, params: types.DidOpenTextDocumentParams) -> None:
+        if ls.update(params.text_document.uri) is not None:
+            ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    @answer
+    def did_change(ls: ShapecheckServer, params: types.DidChangeTextDocumentParams) -> None:
+        if ls.update(params.text_document.uri) is not None:
+            ls.schedule(params.text_document.uri, ls.debounce)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    @answer
+    def did_save(ls: ShapecheckServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.update(params.text_document.uri)
+        ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.INITIALIZED)
+    @answer
+    def on_initialized(ls: ShapecheckServer, params: types.InitializedParams) -> None:
+        watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
+        if watched and watched.dynamic_registration:
+            asyncio.get_running_loop().create_task(ls.watch_files())
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @answer
+    def on_watched_files(ls: ShapecheckServer, params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = path_of(change.uri)
+            if Path(path).name == "pyproject.toml":
+                # Settings may have changed for any open file: check them all again.
+                for uri in list(ls.documents):
+                    ls.schedule(uri, 0)
+            elif ls.buffers.by_path(path) is None:  # an open buffer's text wins over the disk
+                for dependent in ls.dependents(path, None):
+                    ls.schedule(dependent, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @answer
+    def did_close(ls: ShapecheckServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        buffer = ls.buffers.get(uri)
+        timer = ls.timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        ls.buffers.remove(uri)
+        ls.documents.pop(uri, None)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        if buffer is not None:
+            # Its importers now read the file on disk, which may differ from the closed buffer.
+            for dependent in ls.dependents(buffer.path, None):
+                ls.schedule(dependent, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @answer
+    def on_hover(ls: ShapecheckServer, params: types.HoverParams) -> types.Hover | None:
+        analysis = ls.analysis(params.text_document.uri, for_hover=True)
+        return hover.hover(analysis, params.position, ls.encoding()) if analysis else None
+
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+    @answer
+    def on_inlay_hint(ls: ShapecheckServer, params: types.InlayHintParams) -> list[types.InlayHint]:
+        analysis = ls.analysis(params.text_document.uri, for_hover=True)
+        return inlay.inlay_hints(analysis, params.range, ls.encoding()) if analysis else []
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+    @answer
+    def on_code_action(ls: ShapecheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        analysis = ls.analysis(params.text_document.uri)
+        current = ls.buffers.get(params.text_document.uri)
+        if analysis is None or current is None or current.version != analysis.buffer.version:
+            return []  # edits computed on an older text would land in the wrong places
+        return actions.code_actions(analysis, params.range, ls.encoding(), params.context.diagnostics)
+
+    @server.feature(types.SHUTDOWN)
+    @answer
+    def on_shutdown(ls: ShapecheckServer, params: None) -> None:
+        for timer in ls.timers.values():
+            timer.cancel()
+        ls.executor.shutdown(wait=False, cancel_futures=True)
+
+    return server
+
+
+def serve() -> None:
+    logging.basicConfig(level=os.environ.get("SHAPECHECK_LSP_LOG", "WARNING").upper(),
+                        format="shapecheck-lsp %(levelname)s %(name)s: %(message)s")
+    debounce = float(os.environ.get("SHAPECHECK_LSP_DEBOUNCE", DEBOUNCE_S))
+    build(debounce).start_io()
