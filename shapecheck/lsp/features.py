@@ -133,7 +133,17 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
 
 
 def serve() -> None:
-    logging.basicConfig(level=os.environ.get("SHAPECHECK_LSP_LOG", "WARNING").upper(),
+    """Serve on stdio. SHAPECHECK_LSP_LOG (a logging level name) sets what goes to stderr,
+    SHAPECHECK_LSP_DEBOUNCE the seconds of quiet before a changed buffer is checked."""
+    level = getattr(logging, os.environ.get("SHAPECHECK_LSP_LOG", "").upper(), None)
+    logging.basicConfig(level=level if isinstance(level, int) else logging.WARNING,
                         format="shapecheck-lsp %(levelname)s %(name)s: %(message)s")
-    debounce = float(os.environ.get("SHAPECHECK_LSP_DEBOUNCE", DEBOUNCE_S))
-    build(debounce).start_io()
+    build(_seconds(os.environ.get("SHAPECHECK_LSP_DEBOUNCE"), DEBOUNCE_S)).start_io()
+
+
+def _seconds(value: str | None, default: float) -> float:
+    try:
+        seconds = float(value) if value else default
+    except ValueError:
+        return default
+    return seconds if 0 <= seconds < 60 else default
