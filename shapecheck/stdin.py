@@ -30,6 +30,8 @@ def stdin_path(paths: list[str], filename: str | None) -> str | None:
     if any(path != STDIN for path in paths):
         raise ConfigError("stdin is checked alone: give `-` (or no path) with --stdin-filename, "
                           f"not {', '.join(repr(p) for p in paths if p != STDIN)}")
+    if filename is not None and Path(filename).is_dir():
+        raise ConfigError(f"--stdin-filename names a folder ({filename}); give the file the text is for")
     return filename or STDIN
 
 

@@ -133,6 +133,16 @@ def test_stdin_without_a_filename_and_usage_errors(project: Path, monkeypatch: p
     assert code == 2 and "stdin is checked alone" in err
     code, _, err = check(monkeypatch, capsys, BROKEN, "-", "src/")
     assert code == 2 and "stdin is checked alone" in err
+    code, _, err = check(monkeypatch, capsys, BROKEN, "--stdin-filename", "src", "-")
+    assert code == 2 and "names a folder" in err
+
+
+def test_output_options_apply(project: Path, monkeypatch: pytest.MonkeyPatch,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = check(monkeypatch, capsys, BROKEN, "--exit-zero", "--output-file", "out.json",
+                         "--format", "json", "--stdin-filename", "src/model.py", "-")
+    assert (code, out) == (0, "")
+    assert [d["code"] for d in json.loads((project / "out.json").read_text())] == ["SC101"]
 
 
 def test_checking_stdin_loads_no_language_server(project: Path) -> None:
