@@ -126,7 +126,8 @@ def with_sharding_constraint(interp: Interpreter, call: CallArgs, ctx: Context, 
     # Under jit (and any traced function may be jitted) an uneven split is padded, not refused;
     # only module-level code certainly runs eagerly, where JAX refuses it.
     eager = all(frame.function is None for frame in interp.frames)
-    _place(interp, resolved(interp, call.arg("shardings")), x, _label(call, "x"), call.node, ctx, _Rules(divisible=eager))
+    _place(interp, resolved(interp, call.arg("shardings")), x, _label(call, "x"), call.node, ctx,
+           _Rules(divisible=eager))
     return x
 
 
@@ -134,7 +135,8 @@ def with_sharding_constraint(interp: Interpreter, call: CallArgs, ctx: Context, 
 def reshard(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     xs = call.arg("xs")
     # reshard accepts some specs longer than the value (trailing Nones through a NamedSharding).
-    _place(interp, resolved(interp, call.arg("out_shardings")), xs, _label(call, "xs"), call.node, ctx, _Rules(rank=False))
+    _place(interp, resolved(interp, call.arg("out_shardings")), xs, _label(call, "xs"), call.node, ctx,
+           _Rules(rank=False))
     return xs
 
 
