@@ -165,8 +165,12 @@ def _environment(config: Config, time_limit: float) -> str:
     return hashlib.sha256(json.dumps(settings, default=str).encode()).hexdigest()[:32]
 
 
+# Front ends and the runtime: they never change what the engine finds.
+_NOT_THE_CHECKER: Final = frozenset({"__pycache__", "codemods", "formats", "lsp", "plugin", "runtime"})
+
+
 def _own_sources() -> list[tuple[str, int, int]]:
-    """Size and modification time of shapecheck's own source files: an edited checker (a
+    """Size and modification time of the checker's own source files: an edited checker (a
     development checkout) must not reuse what its previous code found."""
     import shapecheck
 
@@ -179,7 +183,7 @@ def _own_sources() -> list[tuple[str, int, int]]:
     stamps: list[tuple[str, int, int]] = []
     for root in sorted(roots):
         for folder, subfolders, files in os.walk(root):
-            subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+            subfolders[:] = sorted(name for name in subfolders if name not in _NOT_THE_CHECKER)
             for name in sorted(files):
                 if name.endswith(".py"):
                     try:
