@@ -1,64 +1,251 @@
-"""Lines per second for `shapecheck check` over the installed jax package (real JAX code).
+"""Whole-process timings of `shapecheck check` against mypy on the same files, in one run.
 
-Prints the median of several runs of the whole check (discovery, parsing, analysis, in
-parallel worker processes as the CLI runs it) and, side by side, a bare libcst parse of the
-same files in one process, which bounds what a libcst-based analyzer can do per core.
+The target (default: the installed jax package) is copied into a scratch folder, so files can
+be touched without touching the installation, and every measurement is a fresh process, from
+start to exit, as a pre-commit hook or a CI step would run it:
 
-    python benchmarks/lint.py [--runs 3] [--jobs N] [PATH]
+- cold, with 1 and with 2 workers (an empty result cache: analysing, and writing the cache);
+- warm, nothing changed since the last run;
+- one file touched (a comment appended), and one module that others import touched;
+- one small file alone, unchanged since the last run and changed;
+- mypy with its default settings (`--follow-imports=normal`, a fresh cache) on the same files.
+
+Each figure is the median of `--runs` runs; the cold configurations alternate run by run so
+the drift of a shared machine affects them alike. `--baseline PATH` also times the cold check
+of another shapecheck (installed with `pip install --no-deps -t PATH`), alternating with this
+one, without any cache.
+
+    python benchmarks/lint.py [--runs 3] [--quick] [--no-mypy] [--baseline PATH] [TARGET]
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib.util
+import json
+import os
+import re
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-
-import libcst as cst
-
-from shapecheck.config import Config
-from shapecheck.engine import Engine, tune_gc
-from shapecheck.files import discover
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("path", nargs="?", help="folder to check (default: the installed jax package)")
+    parser.add_argument("target", nargs="?", type=Path, help="folder to check (default: the installed jax package)")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--cold-runs", type=int, help="runs of the cold checks and mypy (default: --runs)")
+    parser.add_argument("--quick", action="store_true",
+                        help="one run each, jax/_src/numpy only by default, no mypy: for iterating")
+    parser.add_argument("--no-mypy", action="store_true", help="skip the mypy comparison")
+    parser.add_argument("--baseline", type=Path, metavar="PATH",
+                        help="PYTHONPATH of another shapecheck to time cold beside this one")
     args = parser.parse_args()
-    if args.path:
-        folder = Path(args.path)
-    else:
-        spec = importlib.util.find_spec("jax")
-        if spec is None or spec.origin is None:
-            print("jax is not installed; pass a folder", file=sys.stderr)
-            return 2
-        folder = Path(spec.origin).parent
-    tune_gc()
-    files = [str(f) for f in discover([folder], Config())]
-    lines = sum(Path(f).read_text(encoding="utf-8").count("\n") + 1 for f in files)
-    print(f"{len(files)} files, {lines} lines under {folder}")
-
-    check_times, parse_times = [], []
-    for _ in range(args.runs):
-        start = time.perf_counter()
-        report = Engine(Config()).check_files(files, args.jobs)
-        check_times.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        for path in files:
-            cst.parse_module(Path(path).read_text(encoding="utf-8"))
-        parse_times.append(time.perf_counter() - start)
-        gc.collect()
-    check, parse = statistics.median(check_times), statistics.median(parse_times)
-    print(f"shapecheck check: median {check:.2f} s = {lines / check:,.0f} lines/s "
-          f"({len(report.diagnostics)} diagnostics, {len(report.errors)} internal errors)")
-    print(f"libcst parse, 1 process: median {parse:.2f} s = {lines / parse:,.0f} lines/s")
-    print(f"ratio check/parse(1 core): {check / parse:.2f}")
+    target = args.target or _installed_jax(args.quick)
+    if target is None:
+        print("jax is not installed; pass a folder", file=sys.stderr)
+        return 2
+    runs = 1 if args.quick else args.runs
+    cold_runs = 1 if args.quick else args.cold_runs or runs
+    with tempfile.TemporaryDirectory(prefix="shapecheck-lint-bench-") as scratch:
+        bench = _Bench(target, Path(scratch))
+        print(f"target: {target}: {len(bench.files)} files, {bench.lines:,} lines; {runs} runs each; "
+              f"{os.cpu_count()} cores", flush=True)
+        bench.interpreter(runs)
+        bench.cold(cold_runs, args.baseline)
+        bench.incremental(runs)
+        bench.small_file(runs)
+        if not (args.quick or args.no_mypy):
+            bench.mypy(cold_runs)
+        bench.summary()
     return 0
+
+
+def _installed_jax(quick: bool) -> Path | None:
+    spec = importlib.util.find_spec("jax")
+    if spec is None or spec.origin is None:
+        return None
+    folder = Path(spec.origin).parent
+    return folder / "_src" / "numpy" if quick else folder
+
+
+class _Bench:
+    def __init__(self, target: Path, scratch: Path) -> None:
+        self.scratch = scratch
+        # Named as the original, so imports among the files resolve as they do there.
+        self.copy = scratch / "work" / target.name
+        shutil.copytree(target, self.copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.so"))
+        self.files = sorted(self.copy.rglob("*.py"))
+        self.lines = sum(_lines(path) for path in self.files)
+        self.medians: dict[str, float] = {}
+        self.notes: dict[str, str] = {}
+        self.caches = 0
+        self.filled: Path | None = None  # the cache of the last cold run with 2 workers
+
+    def _cache(self) -> Path:
+        self.caches += 1
+        return self.scratch / f"cache{self.caches}"
+
+    def _check(self, paths: Sequence[Path], cache: Path | None, jobs: int | None = None,
+               python_path: Path | None = None) -> tuple[float, int]:
+        command = [sys.executable, "-m", "shapecheck", "check", "--format", "json", "--no-progress"]
+        if python_path is not None:
+            command = [sys.executable, "-m", "shapecheck", "check", "--format", "json"]  # older flags
+        elif cache is None:
+            command.append("--no-cache")
+        else:
+            command += ["--cache-dir", str(cache)]
+        if jobs is not None:
+            command += ["--jobs", str(jobs)]
+        env = dict(os.environ)
+        if python_path is not None:
+            env["PYTHONPATH"] = str(python_path)
+        start = time.perf_counter()
+        done = subprocess.run([*command, *map(str, paths)], cwd=self.copy.parent, capture_output=True,
+                              text=True, env=env, check=False)
+        elapsed = time.perf_counter() - start
+        if done.returncode not in (0, 1, 2) or not done.stdout.strip().startswith("["):
+            raise SystemExit(f"shapecheck failed ({done.returncode}):\n{done.stderr[-3000:]}")
+        return elapsed, len(json.loads(done.stdout))
+
+    def _record(self, name: str, times: list[float], lines: int, note: str = "") -> None:
+        median = statistics.median(times)
+        self.medians[name] = median
+        self.notes[name] = note
+        rate = f"{lines / median:>12,.0f} lines/s" if lines else " " * 20
+        print(f"{name:<34} median {median:7.2f} s  {rate}  "
+              f"runs {' '.join(f'{t:.2f}' for t in times)}  {note}", flush=True)
+
+    def interpreter(self, runs: int) -> None:
+        """Python's own start and exit, for reference: no process can be faster."""
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+            times.append(time.perf_counter() - start)
+        self._record("python -c pass", times, 0)
+
+    def _cold_filling(self) -> tuple[float, int]:
+        self.filled = self._cache()
+        return self._check([self.copy], self.filled, 2)
+
+    def cold(self, runs: int, baseline: Path | None) -> None:
+        configurations: dict[str, Callable[[], tuple[float, int]]] = {
+            "cold, 1 worker": lambda: self._check([self.copy], self._cache(), 1),
+            "cold, 2 workers": self._cold_filling,
+        }
+        if baseline is not None:
+            configurations["cold, 2 workers, no cache"] = lambda: self._check([self.copy], None, 2)
+            configurations["baseline cold, 2 workers"] = lambda: self._check([self.copy], None, 2, baseline)
+        times: dict[str, list[float]] = {name: [] for name in configurations}
+        found: dict[str, int] = {}
+        for index in range(runs):
+            names = list(configurations)
+            for name in names if index % 2 == 0 else reversed(names):
+                elapsed, found[name] = configurations[name]()
+                times[name].append(elapsed)
+        for name in configurations:
+            self._record(name, times[name], self.lines, f"({found[name]} diagnostics)")
+
+    def incremental(self, runs: int) -> None:
+        cache = self.filled or self._cache()
+        if self.filled is None:
+            self._check([self.copy], cache, 2)
+        warm = [self._check([self.copy], cache)[0] for _ in range(runs)]
+        self._record("warm, nothing changed", warm, self.lines)
+        leaf, imported = self._leaf_and_imported()
+        for name, path in (("one file touched", leaf), ("imported module touched", imported)):
+            times = []
+            for index in range(runs):
+                with path.open("a", encoding="utf-8") as file:
+                    file.write(f"# touched {index}\n")
+                before = time.time()
+                times.append(self._check([self.copy], cache)[0])
+            # Entries written by the last run: the files it analysed again.
+            again = sum(entry.stat().st_mtime >= before for entry in (cache / "results").iterdir())
+            self._record(name, times, self.lines,
+                         f"({path.relative_to(self.copy.parent)}; {again} file(s) analysed again)")
+
+    def _leaf_and_imported(self) -> tuple[Path, Path]:
+        """A mid-sized file, and the module that the most files import."""
+        by_size = sorted(self.files, key=lambda path: path.stat().st_size)
+        leaf = by_size[len(by_size) // 2]
+        modules = {".".join(path.relative_to(self.copy.parent).with_suffix("").parts).removesuffix(".__init__"): path
+                   for path in self.files}
+        counts = dict.fromkeys(modules, 0)
+        for path in self.files:
+            imported: set[str] = set()
+            for match in _IMPORT.finditer(path.read_text(encoding="utf-8", errors="replace")):
+                if match["module"]:
+                    imported.update(part.strip().split(" ")[0] for part in match["module"].split(","))
+                else:
+                    imported.add(match["package"])
+                    imported.update(f"{match['package']}.{name.strip().split(' ')[0]}"
+                                    for name in match["names"].strip("()").split(","))
+            for name in imported & counts.keys():
+                counts[name] += 1
+        return leaf, modules[max(counts, key=lambda name: counts[name])]
+
+    def small_file(self, runs: int) -> None:
+        candidates = [path for path in self.files if 150 <= _lines(path) <= 250] or self.files
+        source = candidates[0]
+        folder = self.scratch / "small"
+        folder.mkdir()
+        path = folder / source.name
+        shutil.copy(source, path)
+        cache = self._cache()
+        self._check([path], cache)
+        unchanged = [self._check([path], cache)[0] for _ in range(runs)]
+        self._record("one small file, unchanged", unchanged, _lines(path), f"({_lines(path)} lines)")
+        changed = []
+        for index in range(runs):
+            with path.open("a", encoding="utf-8") as file:
+                file.write(f"# changed {index}\n")
+            changed.append(self._check([path], cache)[0])
+        self._record("one small file, changed", changed, _lines(path), f"({_lines(path)} lines)")
+
+    def mypy(self, runs: int) -> None:
+        times = []
+        for index in range(runs):
+            cache = self.scratch / f"mypy-cache{index}"
+            command = [sys.executable, "-m", "mypy", "--follow-imports=normal", "--cache-dir", str(cache),
+                       "--no-error-summary", self.copy.name]
+            start = time.perf_counter()
+            done = subprocess.run(command, cwd=self.copy.parent, capture_output=True, text=True, check=False)
+            times.append(time.perf_counter() - start)
+            if done.returncode not in (0, 1):
+                raise SystemExit(f"mypy failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+            shutil.rmtree(cache, ignore_errors=True)
+        self._record("mypy (default settings)", times, self.lines, "(--follow-imports=normal, fresh cache)")
+
+    def summary(self) -> None:
+        m = self.medians
+        print("ratios:")
+        if "mypy (default settings)" in m:
+            mypy = m["mypy (default settings)"]
+            for name in ("cold, 1 worker", "cold, 2 workers", "warm, nothing changed"):
+                print(f"  {name} vs mypy: {mypy / m[name]:.2f}x mypy's lines/s")
+        print(f"  cold 2 workers / cold 1 worker: {m['cold, 2 workers'] / m['cold, 1 worker']:.2f}")
+        print(f"  warm / cold 2 workers: {m['warm, nothing changed'] / m['cold, 2 workers']:.3f}")
+        start = m["python -c pass"]
+        print(f"  one small file over python's own start and exit: unchanged "
+              f"{m['one small file, unchanged'] - start:.3f} s, changed {m['one small file, changed'] - start:.3f} s")
+        if "baseline cold, 2 workers" in m:
+            print(f"  this / baseline, cold 2 workers, no cache: "
+                  f"{m['cold, 2 workers, no cache'] / m['baseline cold, 2 workers']:.2f}")
+
+
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(?P<package>[\w.]+)[ \t]+import[ \t]+(?P<names>\(?[\w, \t]+)"
+                     r"|import[ \t]+(?P<module>[\w., \t]+))", re.MULTILINE)
+
+
+def _lines(path: Path) -> int:
+    return path.read_text(encoding="utf-8", errors="replace").count("\n") + 1
 
 
 if __name__ == "__main__":
