@@ -98,32 +98,37 @@ class _Migrator(cst.CSTTransformer):
                                   updated_node: cst.SimpleStatementLine,
                                   ) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.SimpleStatementLine]:
         if len(updated_node.body) != 1:
-            if any(isinstance(small, cst.Import | cst.ImportFrom) and self._touches(small)
-                   for small in updated_node.body):
-                self.messages.append(f"line {self._line(original_node)}: an import among other statements "
-                                     "on one line is left as written; put it on its own line and run again")
-            return updated_node
-        small = updated_node.body[0]
-        if isinstance(small, cst.ImportFrom):
-            replaced = self._import_from(small, original_node)
-        elif isinstance(small, cst.Import):
-            replaced = self._import(small, original_node.body[0])
-        else:
-            return updated_node
+            return self._imports_among_others(original_node, updated_node)
+        replaced = self._replace_import(updated_node.body[0], original_node.body[0], original_node)
         if replaced is None:
             return updated_node
         lines = [updated_node.with_changes(body=[statement]) if index == 0 else
                  cst.SimpleStatementLine(body=[statement]) for index, statement in enumerate(replaced)]
         return cst.FlattenSentinel(lines)
 
-    def _touches(self, small: cst.BaseSmallStatement) -> bool:
-        names: list[str] = []
-        if isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
-            names.append(get_full_name_for_node(small.module) or "")
+    def _replace_import(self, small: cst.BaseSmallStatement, original: cst.BaseSmallStatement,
+                        line: cst.SimpleStatementLine) -> list[cst.BaseSmallStatement] | None:
+        if isinstance(small, cst.ImportFrom):
+            return self._import_from(small, line)
         if isinstance(small, cst.Import):
-            names.extend(get_full_name_for_node(alias.name) or "" for alias in small.names)
-        return any(name == old or name.startswith(old + ".") or (name == "jax.experimental")
-                   for name in names for old in self.moved)
+            return self._import(small, original)
+        return None
+
+    def _imports_among_others(self, original: cst.SimpleStatementLine,
+                              updated: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+        """`import jax.numpy as jnp; ...`: an import that stays one statement is rewritten in place;
+        one that becomes several is left, with a message."""
+        body = list(updated.body)
+        for index, (before, small) in enumerate(zip(original.body, updated.body, strict=True)):
+            replaced = self._replace_import(small, before, original)
+            if replaced is None:
+                continue
+            if len(replaced) == 1:
+                body[index] = replaced[0].with_changes(semicolon=small.semicolon)
+            else:
+                self.messages.append(f"line {self._line(original)}: an import among other statements on "
+                                     "one line is left as written; put it on its own line and run again")
+        return updated.with_changes(body=body)
 
     def _import(self, node: cst.Import, original: cst.CSTNode) -> list[cst.BaseSmallStatement] | None:
         """`import jax.numpy as jnp` -> `import shapecheck.runtime.numpy as jnp`; an import without

@@ -107,3 +107,10 @@ def test_the_names_that_move_a_module_are_those_the_runtime_redefines(module: st
     own = {name for name, value in vars(runtime).items()
            if callable(value) and getattr(value, "__module__", None) == runtime.__name__ and not name.startswith("_")}
     assert own | set(runtime.__all__) == RUNTIME_OWN[module]
+
+
+def test_an_import_among_other_statements_on_a_line() -> None:
+    assert _migrated("from jax.experimental import maps; x = 1\n") == "from shapecheck import runtime as maps; x = 1\n"
+    rewrite = migrate_text("t.py", "from jax.experimental.maps import xmap, Mesh; x = 1\n")
+    assert rewrite.text == "from jax.experimental.maps import xmap, Mesh; x = 1\n"  # two homes: two lines
+    assert rewrite.incomplete and "line 1: an import among other statements" in rewrite.messages[0]
