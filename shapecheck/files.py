@@ -11,27 +11,46 @@ import errno
 import os
 import stat
 from collections.abc import Iterator, Sequence
+from functools import cache
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from shapecheck.config import Config
 
+if TYPE_CHECKING:
+    # Imported where patterns are matched: a run over named files without excludes (an
+    # editor's, a pre-commit hook's) never needs it, and reading a file (formats) never does.
+    import pathspec
+
 # Folder names never worth descending into (matched on the entry's own name).
-_SKIPPED_NAMES = pathspec.GitIgnoreSpec.from_lines([
+_SKIPPED = [
     ".git/", ".hg/", ".svn/", ".venv/", "venv/", "__pycache__/", ".mypy_cache/", ".ruff_cache/",
     ".pytest_cache/", ".tox/", ".nox/", "node_modules/", "build/", "dist/", ".eggs/", "*.egg-info/",
-])
+]
+
+
+@cache
+def _skipped_names() -> pathspec.GitIgnoreSpec:
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(_SKIPPED)
 
 
 class _Matcher:
     def __init__(self, config: Config) -> None:
         self.root = config.root.resolve()
-        self.user_excludes = pathspec.GitIgnoreSpec.from_lines([*config.exclude, *config.extend_exclude])
+        patterns = [*config.exclude, *config.extend_exclude]
+        self.user_excludes: pathspec.GitIgnoreSpec | None = None
+        if patterns:
+            import pathspec
+
+            self.user_excludes = pathspec.GitIgnoreSpec.from_lines(patterns)
         self.respect_gitignore = config.respect_gitignore
         self.gitignores: dict[Path, pathspec.GitIgnoreSpec | None] = {}
 
     def excluded_by_user(self, path: Path, is_dir: bool) -> bool:
+        if self.user_excludes is None:
+            return False
         try:
             relative = path.resolve().relative_to(self.root).as_posix()
         except ValueError:
@@ -43,6 +62,8 @@ class _Matcher:
             spec = None
             file = folder / ".gitignore"
             if file.is_file():
+                import pathspec
+
                 try:
                     spec = pathspec.GitIgnoreSpec.from_lines(file.read_text().splitlines())
                 except (OSError, UnicodeDecodeError):
@@ -69,7 +90,7 @@ class _Matcher:
 
     def skip_entry(self, entry: Path, is_dir: bool, floor: Path | None) -> bool:
         name = entry.name + ("/" if is_dir else "")
-        if is_dir and _SKIPPED_NAMES.match_file(name):
+        if is_dir and _skipped_names().match_file(name):
             return True
         return self.excluded_by_user(entry, is_dir) or self.git_ignored(entry, is_dir, floor)
 
