@@ -15,7 +15,9 @@ import jax
 import jax.numpy as _jnp
 from jax import lax as _lax
 
-from shapecheck.runtime.axes import gather, split
+# Private names: a public `gather` here would shadow jax.lax.gather (reached through `__getattr__`).
+from shapecheck.runtime.axes import gather as _gather
+from shapecheck.runtime.axes import split as _split
 
 __all__ = ["pdot", "pmax", "pmean", "pmin", "psum"]
 
@@ -26,7 +28,7 @@ def __getattr__(name: str) -> Any:
 
 def _collective(named: Callable[..., Any], positional: Callable[..., Any]) -> Callable[..., Any]:
     def reduce(x: Any, axis_name: Any, **kwargs: Any) -> Any:
-        positions, names = split(axis_name)
+        positions, names = _split(axis_name)
         if positions:
             x = jax.tree_util.tree_map(lambda leaf: positional(leaf, axis=positions), x)
         return named(x, names, **kwargs) if names else x
@@ -43,7 +45,7 @@ def _gathered(reduction: Callable[..., Any]) -> Callable[..., Any]:
         names = tuple(axis_name) if isinstance(axis_name, tuple | list) else (axis_name,)
         count = len(names)
         return jax.tree_util.tree_map(
-            lambda leaf: reduction(gather(leaf, names), axis=tuple(range(count))), x)
+            lambda leaf: reduction(_gather(leaf, names), axis=tuple(range(count))), x)
 
     return reduce
 
@@ -68,4 +70,4 @@ def pdot(x: Any, y: Any, axis_name: Any, *, pos_contract: tuple[Any, Any] = ((),
     contract = (tuple(range(count)) + moved(pos_contract[0], x.ndim),
                 tuple(range(count)) + moved(pos_contract[1], y.ndim))
     batch = (moved(pos_batch[0], x.ndim), moved(pos_batch[1], y.ndim))
-    return _lax.dot_general(gather(x, names), gather(y, names), (contract, batch), precision=precision)
+    return _lax.dot_general(_gather(x, names), _gather(y, names), (contract, batch), precision=precision)

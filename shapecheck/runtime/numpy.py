@@ -11,7 +11,10 @@ from typing import Any
 
 import jax.numpy as _jnp
 
-from shapecheck.runtime.axes import gather, split
+# Private names: a public `split` or `gather` here would shadow jax.numpy's own
+# (`numpy.split(x, 2)` is jnp.split, reached through `__getattr__`).
+from shapecheck.runtime.axes import gather as _gather
+from shapecheck.runtime.axes import split as _split
 from shapecheck.runtime.einsum import einsum
 
 __all__ = ["einsum"]
@@ -25,12 +28,12 @@ def _named_reduction(positional: Callable[..., Any]) -> Callable[..., Any]:
     """A jnp reduction that also reduces named axes: gather them, reduce them with the rest."""
 
     def reduce(a: Any, axis: Any = None, *args: Any, keepdims: bool = False, **kwargs: Any) -> Any:
-        positions, names = split(axis)
+        positions, names = _split(axis)
         if not names:
             return positional(a, axis, *args, keepdims=keepdims, **kwargs)
         a = _jnp.asarray(a)
         ndim = a.ndim
-        gathered = gather(a, names)
+        gathered = _gather(a, names)
         count = len(names)
         axes = tuple(range(count)) + tuple((p % ndim) + count for p in positions or ())
         out = positional(gathered, axes, *args, keepdims=keepdims, **kwargs)
@@ -46,12 +49,12 @@ def _named_arg_reduction(positional: Callable[..., Any]) -> Callable[..., Any]:
     """argmax/argmin over one axis, which may be a name."""
 
     def reduce(a: Any, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
-        positions, names = split(axis)
+        positions, names = _split(axis)
         if not names:
             return positional(a, axis, *args, **kwargs)
         if positions or len(names) > 1:
             raise ValueError(f"{positional.__name__} reduces one axis; got {axis!r}")
-        return positional(gather(a, names), 0, *args, **kwargs)
+        return positional(_gather(a, names), 0, *args, **kwargs)
 
     reduce.__name__ = positional.__name__
     return reduce

@@ -112,3 +112,23 @@ def test_everything_else_passes_through() -> None:
     assert named_jnp.dot is jnp.dot
     assert nn.relu is jax.nn.relu
     assert lax.dot_general is jax.lax.dot_general
+
+
+def test_names_the_runtime_does_not_redefine_are_jaxs_own() -> None:
+    # A stand-in module that imported a public helper called `split` or `gather` shadowed
+    # jnp.split / lax.gather for every program run under `shapecheck run` or migrated to it.
+    # What a stand-in redefines on purpose is defined in it or exported in its __all__.
+    import jax.scipy.special
+
+    import shapecheck.runtime.special as named_special
+
+    for stand_in, original in ((named_jnp, jnp), (lax, jax.lax), (nn, jax.nn), (named_special, jax.scipy.special)):
+        exported = set(getattr(stand_in, "__all__", ()))
+        for name, value in vars(stand_in).items():
+            if name.startswith("_") or not hasattr(original, name) or name in exported:
+                continue
+            if getattr(value, "__module__", None) == stand_in.__name__:
+                continue  # a named-axis version written there
+            assert value is getattr(original, name), f"{stand_in.__name__}.{name} shadows {original.__name__}.{name}"
+    close(named_jnp.split(jnp.arange(4.0), 2)[1], jnp.array([2.0, 3.0]))
+    assert lax.gather is jax.lax.gather
