@@ -41,6 +41,9 @@ _ALIASES: Final = (
     ("shapecheck.runtime.numpy", JNP),
     ("shapecheck.runtime.lax", LAX),
     ("shapecheck.runtime.nn", NN),
+    # The runtime's special module is jax.scipy.special with a named-axis logsumexp (jax.nn's).
+    ("shapecheck.runtime.special.logsumexp", "jax.nn.logsumexp"),
+    ("shapecheck.runtime.special", "jax.scipy.special"),
     ("shapecheck.runtime.xmap", XMAP),
     ("shapecheck.runtime.maps.xmap", XMAP),
     ("jax.experimental.maps.Mesh", MESH),
