@@ -13,7 +13,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from shapecheck.algebra.promotion import as_shown
 from shapecheck.analyzer.modules import ModuleLoader
@@ -22,6 +21,8 @@ from shapecheck.codes import Code
 from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic, Note, Span
 from shapecheck.parsing import MAX_DEPTH, cpython_syntax, parse_module
+from shapecheck.positions import positions as node_positions
+from shapecheck.positions import span_of
 from shapecheck.project import module_names
 from shapecheck.results import FileResult, TypedSpan
 from shapecheck.rules import severity_of
@@ -124,13 +125,10 @@ def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool, 
     if not reporter.findings and not types:
         return ([stopped] if stopped else []), ()
     # Positions cost a full pass over the tree: computed only for files with something to show.
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = node_positions(module)
 
     def span(node: cst.CSTNode) -> Span:
-        found = positions.get(node)
-        if found is None:
-            return Span(1, 0, 1, 0)
-        return Span(found.start.line, found.start.column, found.end.line, found.end.column)
+        return span_of(positions, node) or Span(1, 0, 1, 0)
 
     diagnostics = [
         Diagnostic(path, span(f.node), f.code, f.message,
@@ -141,7 +139,7 @@ def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool, 
         diagnostics.append(stopped)
     # Types are inferred with 64-bit dtypes kept; shown as the program's x64 mode makes them.
     typed = tuple(TypedSpan(span(node), as_shown(value, config.x64)) for node, value in (types or {}).values()
-                  if node in positions)
+                  if id(node) in positions)
     return diagnostics, typed
 
 
