@@ -47,6 +47,8 @@ class _Matcher:
             self.user_excludes = pathspec.GitIgnoreSpec.from_lines(patterns)
         self.respect_gitignore = config.respect_gitignore
         self.gitignores: dict[Path, pathspec.GitIgnoreSpec | None] = {}
+        self.resolved: dict[Path, Path] = {}
+        self.specs_above: dict[tuple[Path, Path | None], list[tuple[str, pathspec.GitIgnoreSpec]]] = {}
 
     def excluded_by_user(self, path: Path, is_dir: bool) -> bool:
         if self.user_excludes is None:
@@ -75,18 +77,37 @@ class _Matcher:
         """Ignored by a .gitignore in the path's folders (only those at or below `floor`, if set)."""
         if not self.respect_gitignore:
             return False
-        resolved = path.resolve()
-        for folder in resolved.parents:
-            if floor is not None and not folder.is_relative_to(floor):
-                break
-            spec = self._gitignore(folder)
-            if spec is not None:
-                inner = resolved.relative_to(folder).as_posix() + ("/" if is_dir else "")
-                if spec.match_file(inner):
-                    return True
-            if (folder / ".git").exists():
-                break
+        resolved = path.resolve() if path.is_symlink() else self._resolved(path.parent) / path.name
+        text = str(resolved)
+        for folder, spec in self._specs_above(resolved.parent, floor):
+            inner = Path(text[len(folder):].lstrip("/")).as_posix() + ("/" if is_dir else "")
+            if spec.match_file(inner):
+                return True
         return False
+
+    def _resolved(self, folder: Path) -> Path:
+        found = self.resolved.get(folder)
+        if found is None:
+            found = self.resolved[folder] = folder.resolve()
+        return found
+
+    def _specs_above(self, folder: Path, floor: Path | None) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
+        """The .gitignore files that apply in `folder` (resolved): its own and its ancestors', up
+        to the repository's root (or `floor`); the same for every entry of the folder."""
+        key = (folder, floor)
+        specs = self.specs_above.get(key)
+        if specs is None:
+            specs = []
+            for ancestor in (folder, *folder.parents):
+                if floor is not None and not ancestor.is_relative_to(floor):
+                    break
+                spec = self._gitignore(ancestor)
+                if spec is not None:
+                    specs.append((str(ancestor), spec))
+                if (ancestor / ".git").exists():
+                    break
+            self.specs_above[key] = specs
+        return specs
 
     def skip_entry(self, entry: Path, is_dir: bool, floor: Path | None) -> bool:
         name = entry.name + ("/" if is_dir else "")
