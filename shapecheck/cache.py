@@ -54,6 +54,7 @@ class ResultCache:
         self.environment = _environment(config, time_limit)
         # What the modules of this run look like, found once per run: module -> (path, hash).
         self._modules: dict[str, tuple[str, str] | None] = {}
+        self._packages: dict[Path, str] = {}  # folder -> the package it is ("": none)
         self._prepared = False
 
     @staticmethod
@@ -74,7 +75,7 @@ class ResultCache:
             result = _decode(entry, path, self.environment, text_hash)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None  # corrupt or foreign: checked again and overwritten
-        if result is None or entry["module"] != _module_name(path):
+        if result is None or entry["module"] != self._module_name(path):
             return None
         if not self._unchanged(result.dependencies, result.missing, source):
             return None
@@ -84,12 +85,26 @@ class ResultCache:
         """Keep `result` for the next run; a result that must be computed again is not kept."""
         if not _cacheable(result):
             return
-        entry = _encode(result, self.environment, _module_name(result.path))
+        entry = _encode(result, self.environment, self._module_name(result.path))
         try:
             self._prepare()
             _write_atomically(self._entry(result.path), json.dumps(entry, separators=(",", ":")))
         except OSError:
             pass  # a read-only or full disk: the run still has its results, only slower next time
+
+    def _module_name(self, path: str) -> str:
+        """`module_names(path)[0]`, the package part found once per folder."""
+        file = Path(path)
+        if file.is_symlink():
+            file = file.resolve()
+        folder = file.parent
+        package = self._packages.get(folder)
+        if package is None:
+            names = module_names(folder.resolve() / "__init__.py") if (folder / "__init__.py").is_file() else []
+            package = self._packages[folder] = names[0] if names else ""
+        if file.stem == "__init__" and package:
+            return package
+        return f"{package}.{file.stem}" if package else file.stem
 
     def _entry(self, path: str) -> Path:
         key = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogatepass")).hexdigest()[:32]
@@ -134,11 +149,6 @@ def _file_hash(path: str) -> str | None:
         return content_hash(decode(read_regular(path)))
     except SourceDecodeError:
         return None
-
-
-def _module_name(path: str) -> str:
-    names = module_names(Path(path))
-    return names[0] if names else Path(path).stem
 
 
 def _write_atomically(target: Path, text: str) -> None:
