@@ -9,9 +9,9 @@ import asyncio
 import functools
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from lsprotocol import types
 
@@ -32,6 +32,24 @@ def answer(handler: Callable[P, R]) -> Callable[P, R | None]:
     def safe(*args: P.args, **kwargs: P.kwargs) -> R | None:
         try:
             return handler(*args, **kwargs)
+        except Exception:
+            server = args[0] if args else None
+            if isinstance(server, ShapecheckServer):
+                server.report_failure(handler.__name__)
+            else:
+                log.exception("%s failed", handler.__name__)
+            return None
+
+    return safe
+
+
+def answer_later(handler: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[Any, Any, R | None]]:
+    """`answer` for a handler that awaits (the types it needs)."""
+
+    @functools.wraps(handler)
+    async def safe(*args: P.args, **kwargs: P.kwargs) -> R | None:
+        try:
+            return await handler(*args, **kwargs)
         except Exception:
             server = args[0] if args else None
             if isinstance(server, ShapecheckServer):
@@ -93,7 +111,7 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
         if timer is not None:
             timer.cancel()
         ls.buffers.remove(uri)
-        ls.documents.pop(uri, None)
+        ls.documents.pop(uri, None)  # types still wanted for it are dropped, answered empty
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         if buffer is not None:
             # Its importers now read the file on disk, which may differ from the closed buffer.
@@ -101,22 +119,22 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
                 ls.schedule(dependent, 0)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    @answer
-    def on_hover(ls: ShapecheckServer, params: types.HoverParams) -> types.Hover | None:
-        analysis = ls.analysis(params.text_document.uri, for_hover=True)
+    @answer_later
+    async def on_hover(ls: ShapecheckServer, params: types.HoverParams) -> types.Hover | None:
+        analysis = await ls.typed_analysis(params.text_document.uri, for_hover=True)
         return hover.hover(analysis, params.position, ls.encoding()) if analysis else None
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
-    @answer
-    def on_inlay_hint(ls: ShapecheckServer, params: types.InlayHintParams) -> list[types.InlayHint]:
-        analysis = ls.analysis(params.text_document.uri, for_hover=True)
+    @answer_later
+    async def on_inlay_hint(ls: ShapecheckServer, params: types.InlayHintParams) -> list[types.InlayHint]:
+        analysis = await ls.typed_analysis(params.text_document.uri, for_hover=True)
         return inlay.inlay_hints(analysis, params.range, ls.encoding()) if analysis else []
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
-    @answer
-    def on_code_action(ls: ShapecheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        analysis = ls.analysis(params.text_document.uri)
+    @answer_later
+    async def on_code_action(ls: ShapecheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        analysis = await ls.typed_analysis(params.text_document.uri)
         current = ls.buffers.get(params.text_document.uri)
         if analysis is None or current is None or current.version != analysis.buffer.version:
             return []  # edits computed on an older text would land in the wrong places
@@ -134,7 +152,11 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
 
 def serve() -> None:
     """Serve on stdio. SHAPECHECK_LSP_LOG (a logging level name) sets what goes to stderr,
-    SHAPECHECK_LSP_DEBOUNCE the seconds of quiet before a changed buffer is checked."""
+    SHAPECHECK_LSP_DEBOUNCE the seconds of quiet before a changed buffer is checked (default
+    none: edits made during an analysis are coalesced into the next)."""
+    from shapecheck.engine import tune_gc
+
+    tune_gc()  # as the CLI does: the analyses allocate like a CLI run, every keystroke
     level = getattr(logging, os.environ.get("SHAPECHECK_LSP_LOG", "").upper(), None)
     logging.basicConfig(level=level if isinstance(level, int) else logging.WARNING,
                         format="shapecheck-lsp %(levelname)s %(name)s: %(message)s")

@@ -1,10 +1,14 @@
 """The language server's state: open buffers, their analyses, and when to analyse which.
 
-It holds no shape rule (features.py routes the LSP messages here). Edits are debounced, analyses run one at a time on a worker thread so
-the event loop keeps answering hover and the next keystroke, a queued version the editor has
-moved past is never started and the result of a running one is dropped (the engine offers no
-way to interrupt an analysis, so it runs to its end). An edit of one buffer re-checks the open
-buffers whose last result read it.
+It holds no shape rule (features.py routes the LSP messages here). Analyses run one at a time
+on a worker thread so the event loop keeps answering hover and the next keystroke. An edit is
+checked at once when the worker is idle; edits that arrive while it runs are coalesced into one
+check of the latest text when it finishes, and the result of a version the editor has moved
+past is dropped (the engine offers no way to interrupt an analysis, so it runs to its end).
+Diagnostics come from an analysis without types; the types (for hover, inlay hints and code
+actions) are computed on the first request that needs them for the published version, after
+the checks waiting, and dropped when that version is superseded. An edit of one buffer
+re-checks the open buffers whose last result read it.
 """
 
 from __future__ import annotations
@@ -34,14 +38,23 @@ from shapecheck.results import Report
 
 log = logging.getLogger(__name__)
 
-DEBOUNCE_S = 0.3
-"""Quiet time after a keystroke before its buffer is analysed (open and save: none)."""
+DEBOUNCE_S = 0.0
+"""Quiet time after a keystroke before its buffer is analysed (open and save: none). None by
+default: keystrokes that arrive during an analysis are coalesced into the next one anyway."""
 
 
 @dataclass(slots=True)
 class _Document:
     latest: Analysis | None = None  # what was last published
     good: Analysis | None = None  # the last analysis of text that parsed, for hover
+
+
+@dataclass(slots=True)
+class _TypesWanted:
+    """Requests waiting for the types of one analysis."""
+
+    analysis: Analysis
+    waiting: list[asyncio.Future[Analysis | None]]
 
 
 def path_of(uri: str) -> str:
@@ -62,6 +75,7 @@ class ShapecheckServer(LanguageServer):
         self.documents: dict[str, _Document] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self.pending: deque[str] = deque()
+        self.types_wanted: dict[str, _TypesWanted] = {}
         self.worker: asyncio.Task[None] | None = None
         self.warned: set[tuple[Path, str]] = set()
         # One analysis at a time: engines and their module summaries are not thread-safe.
@@ -99,8 +113,7 @@ class ShapecheckServer(LanguageServer):
         for dependent in [uri, *self.dependents(buffer.path, buffer.text)]:
             if dependent not in self.pending:
                 self.pending.append(dependent)
-        if self.worker is None or self.worker.done():
-            self.worker = asyncio.get_running_loop().create_task(self.drain())
+        self.start_worker()
 
     def dependents(self, path: str, text: str | None) -> list[str]:
         """Open documents whose last result read `path` with other text than `text` has now,
@@ -114,24 +127,76 @@ class ShapecheckServer(LanguageServer):
                          for d in document.latest.result.dependencies)
                      or not names.isdisjoint(document.latest.result.missing))]
 
+    def start_worker(self) -> None:
+        if self.worker is None or self.worker.done():
+            self.worker = asyncio.get_running_loop().create_task(self.drain())
+
     async def drain(self) -> None:
-        loop = asyncio.get_running_loop()
-        while self.pending:
-            uri = self.pending.popleft()
-            buffer = self.buffers.get(uri)
-            if buffer is None or uri in self.timers:
-                continue  # closed, or typed into since: its debounce timer enqueues it again
-            try:
-                analysis = await loop.run_in_executor(self.executor, self.projects.analyze, buffer,
-                                                      self.buffers.snapshot())
-                current = self.buffers.get(uri)
-                if current is None or current.version != buffer.version:
-                    continue  # the editor moved on; that version is debouncing or queued
-                self.publish(uri, analysis)
-                if self.outdated(analysis) and uri not in self.pending:
-                    self.pending.append(uri)
-            except Exception:
-                self.report_failure(f"checking {uri}")
+        # Checks first: diagnostics of the latest text matter more than types of an older one.
+        while self.pending or self.types_wanted:
+            if self.pending:
+                await self.check_next()
+            else:
+                uri = next(iter(self.types_wanted))
+                await self.add_types(uri, self.types_wanted.pop(uri))
+
+    async def check_next(self) -> None:
+        uri = self.pending.popleft()
+        buffer = self.buffers.get(uri)
+        if buffer is None or uri in self.timers:
+            return  # closed, or typed into since: its timer enqueues it again
+        try:
+            analysis = await asyncio.get_running_loop().run_in_executor(
+                self.executor, self.projects.analyze, buffer, self.buffers.snapshot())
+            current = self.buffers.get(uri)
+            if current is None or current.version != buffer.version:
+                return  # the editor moved on; that version is waiting or queued
+            self.publish(uri, analysis)
+            if self.outdated(analysis) and uri not in self.pending:
+                self.pending.append(uri)
+        except Exception:
+            self.report_failure(f"checking {uri}")
+
+    # --- types, on demand ---------------------------------------------------------------
+
+    async def typed_analysis(self, uri: str, *, for_hover: bool = False) -> Analysis | None:
+        """`analysis(uri, for_hover=...)` with its types, computed now if they are not yet.
+
+        Where a newer version is published meanwhile, its types are asked for in turn (a few
+        times at most, while the editor keeps changing the buffer: then the last types had).
+        """
+        typed: Analysis | None = None
+        for _ in range(3):
+            analysis = self.analysis(uri, for_hover=for_hover)
+            if analysis is None or analysis.typed:
+                return analysis
+            future: asyncio.Future[Analysis | None] = asyncio.get_running_loop().create_future()
+            wanted = self.types_wanted.get(uri)
+            if wanted is None or wanted.analysis is not analysis:
+                if wanted is not None:
+                    _resolve(wanted.waiting, None)  # superseded: they ask again
+                wanted = self.types_wanted[uri] = _TypesWanted(analysis, [])
+            wanted.waiting.append(future)
+            self.start_worker()
+            typed = await future or typed
+        return typed
+
+    async def add_types(self, uri: str, wanted: _TypesWanted) -> None:
+        """Compute the types `wanted` asks for, unless its analysis was superseded meanwhile."""
+        typed: Analysis | None = None
+        try:
+            document = self.documents.get(uri)
+            if document is not None and (wanted.analysis is document.latest or wanted.analysis is document.good):
+                typed = await asyncio.get_running_loop().run_in_executor(
+                    self.executor, self.projects.add_types, wanted.analysis, self.buffers.snapshot())
+                if document.latest is wanted.analysis:
+                    document.latest = typed
+                if document.good is wanted.analysis:
+                    document.good = typed
+        except Exception:
+            self.report_failure(f"inferring the types of {uri}")
+        finally:
+            _resolve(wanted.waiting, typed)
 
     async def watch_files(self) -> None:
         """Ask the client to tell about Python files and pyproject.toml changed on disk (a git
@@ -206,3 +271,9 @@ class ShapecheckServer(LanguageServer):
         if for_hover and document.latest is not None and not document.latest.parses:
             return document.good
         return document.latest
+
+
+def _resolve(waiting: list[asyncio.Future[Analysis | None]], analysis: Analysis | None) -> None:
+    for future in waiting:
+        if not future.done():
+            future.set_result(analysis)
