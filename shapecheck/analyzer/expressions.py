@@ -15,6 +15,7 @@ from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.declared import visible
 from shapecheck.analyzer.folding import compare, truth
+from shapecheck.analyzer.library import takes_functions
 from shapecheck.analyzer.literals import string_value
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.raises import expects_error_call
@@ -42,11 +43,6 @@ _MUTATORS = frozenset({
     "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
     "setdefault", "popitem", "__setitem__", "__delitem__",
 })
-
-_TAKES_FUNCTIONS = frozenset({
-    "jax.experimental.maps.xmap", "jax.vmap", "jax.pmap", "functools.partial", "jax.jit",
-})
-
 
 class Expressions(InterpreterState):
     """Evaluates expressions: the part of `Interpreter` that computes values."""
@@ -269,8 +265,8 @@ class Expressions(InterpreterState):
             func = self.imports.resolve(func) if self.imports.worth_loading(func, call) else None
         if func is None:
             return None
-        if isinstance(func, Qual) and canonical(func.name) in _TAKES_FUNCTIONS:
-            # xmap/vmap/partial need the function and specs they are given, even imported ones.
+        if isinstance(func, Qual) and canonical(func.name) in takes_functions():
+            # Maps and partial need the function and specs they are given, even imported ones.
             call.args = [self.imports.resolve(arg) for arg in call.args]
             call.kwargs = {key: self.imports.resolve(arg) for key, arg in call.kwargs.items()}
         result = self.call(func, call, ctx, scope)

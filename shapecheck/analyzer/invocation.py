@@ -29,14 +29,10 @@ from shapecheck.analyzer.values import (
     BoundMethod,
     Const,
     Function,
-    Jitted,
     Partial,
     Qual,
     Seq,
-    ShardMap,
     Value,
-    Vmap,
-    Xmap,
     join,
 )
 from shapecheck.dims import Conflict
@@ -77,18 +73,15 @@ class Invocation(InterpreterState):
                               {**{k: call.node for k, _ in func.kwargs}, **call.kwarg_nodes},
                               [], dict(call.raw_kwargs), call.opaque)
             return self.call(func.func, merged, ctx, scope)
-        if isinstance(func, Xmap | Vmap):
-            from shapecheck.analyzer.library.maps import call_map
+        # Maps, jitted and shard_mapped functions: the library module that made the value says
+        # how it is called (imported here: the library needs the interpreter only as a type).
+        from shapecheck.analyzer.library import callers
 
-            return call_map(cast("Interpreter", self), func, call, ctx, scope)
-        if isinstance(func, Jitted):
-            from shapecheck.analyzer.library.sharding_api import call_jitted
-
-            return call_jitted(cast("Interpreter", self), func, call, ctx, scope)
-        if isinstance(func, ShardMap):
-            from shapecheck.analyzer.library.shard_map_api import call_shard_map
-
-            return call_shard_map(cast("Interpreter", self), func, call, ctx, scope)
+        table = callers()
+        for kind in type(func).__mro__:  # a subclass (a vmap with more options) is called as its base
+            caller = table.get(kind)
+            if caller is not None:
+                return caller(cast("Interpreter", self), func, call, ctx, scope)
         return None
 
     def call_function(self, function: Function, call: CallArgs, ctx: Context, *, alone: bool = False,

@@ -27,13 +27,25 @@ from shapecheck.analyzer.library import (
     shard_map_api,
     sharding_api,
 )
-from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.library.registry import Caller, Registry
 
 REGISTRIES: tuple[Registry, ...] = tuple(module.REGISTRY for module in (
     builtins_api, lax_api, maps, mesh_api, nn_api, numpy_constructors, random_api, elementwise,
     reductions, contractions, layout_api, array_attributes, operators, sharding_api,
     shard_map_api,
 ))
+
+
+@cache
+def callers() -> dict[type, Caller]:
+    """How each kind of value the library defines is called."""
+    return {kind: caller for registry in REGISTRIES for kind, caller in registry.callers.items()}
+
+
+@cache
+def takes_functions() -> frozenset[str]:
+    """The APIs whose imported arguments are loaded before the call (`Registry.handles`)."""
+    return frozenset(name for registry in REGISTRIES for name in registry.takes_functions)
 
 
 @cache

@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 
-@REGISTRY.handles(PARTIAL)
+@REGISTRY.handles(PARTIAL, takes_functions=True)
 def partial(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if not call.args or call.opaque:
         return None
@@ -85,7 +85,7 @@ def same_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
 _GRAD_CALL = "jax.grad()"
 
 
-@REGISTRY.handles("jax.grad", "jax.value_and_grad")
+@REGISTRY.handles("jax.grad", "jax.value_and_grad", takes_functions=True)
 def grad(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if call.opaque:
         return None
@@ -146,7 +146,7 @@ def _gradient(tree: ValueTree, named: tuple[tuple[str, Dim], ...] | None) -> Val
 # ---------------------------------------------------------------- xmap
 
 
-@REGISTRY.handles(XMAP)
+@REGISTRY.handles(XMAP, takes_functions=True)
 def xmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if call.opaque:
         return None
@@ -268,6 +268,7 @@ def _to_value(tree: ValueTree) -> Value:
     return None
 
 
+@REGISTRY.calls(Xmap, Vmap)
 def call_map(interp: Interpreter, fn: Xmap | Vmap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if call.opaque:
         return None
@@ -380,12 +381,12 @@ _PMAP_SIGNATURE = ("fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadc
                    "backend=None, axis_size=None, donate_argnums=()")
 
 
-@REGISTRY.handles(VMAP, signature=_VMAP_SIGNATURE)
+@REGISTRY.handles(VMAP, signature=_VMAP_SIGNATURE, takes_functions=True)
 def vmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return _batch_map(interp, call, "vmap")
 
 
-@REGISTRY.handles(PMAP, signature=_PMAP_SIGNATURE)
+@REGISTRY.handles(PMAP, signature=_PMAP_SIGNATURE, takes_functions=True)
 def pmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return _batch_map(interp, call, "pmap")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from shapecheck.analyzer.calls import CallArgs, Handler, Signature
 
@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from shapecheck.analyzer.scope import Scope
     from shapecheck.analyzer.values import Value
 
+Caller: TypeAlias = "Callable[[Interpreter, Any, CallArgs, Context, Scope], Value]"
+"""How a kind of value is called: `vmap(f)` is a Vmap value, and `vmap(f)(x)` calls it."""
+
 
 class Registry:
     """The handlers one library module defines, filled by its `@REGISTRY.handles(...)` lines.
@@ -21,17 +24,23 @@ class Registry:
     registered into a global by importing a module.
     """
 
-    __slots__ = ("functions", "methods")
+    __slots__ = ("callers", "functions", "methods", "takes_functions")
 
     def __init__(self) -> None:
         self.functions: dict[str, Handler] = {}
         self.methods: dict[str, Handler] = {}
+        self.callers: dict[type, Caller] = {}
+        self.takes_functions: set[str] = set()
 
-    def handles(self, *names: str, signature: str | None = None) -> Callable[[Handler], Handler]:
+    def handles(self, *names: str, signature: str | None = None,
+                takes_functions: bool = False) -> Callable[[Handler], Handler]:
         """Register a handler for qualified names (`jax.numpy.sum`) or keys like `method:sum`.
 
         With `signature` (the APIs' parameters as their docs write them; a method's receiver is
         its first parameter) the handler reads arguments by parameter name: `call.arg("axis")`.
+        `takes_functions`: the API is given functions and specs that may be imported from
+        another module (`jax.vmap(model.apply, in_axes=model.AXES)`), so the interpreter loads
+        what its arguments name before the call, where other calls leave imports unresolved.
         """
         declared = Signature.parse(signature) if signature is not None else None
 
@@ -40,7 +49,20 @@ class Registry:
             for name in names:
                 table = self.methods if name.startswith(("method:", "attr:")) else self.functions
                 table[name] = bound
+                if takes_functions:
+                    self.takes_functions.add(name)
             return handler
+
+        return register
+
+    def calls(self, *kinds: type) -> Callable[[Caller], Caller]:
+        """Register how values of these kinds are called, so that a new kind of value (a
+        mapped, jitted or shard_mapped function) needs no edit in the interpreter."""
+
+        def register(caller: Caller) -> Caller:
+            for kind in kinds:
+                self.callers[kind] = caller
+            return caller
 
         return register
 

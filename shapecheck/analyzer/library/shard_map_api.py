@@ -66,7 +66,7 @@ _VALUE_CODES: Final = frozenset({Code.AXIS_OUT_OF_RANGE, Code.MESH_INDIVISIBLE})
 # ---------------------------------------------------------------- building
 
 
-@REGISTRY.handles(SHARD_MAP, EXPERIMENTAL_SHARD_MAP)
+@REGISTRY.handles(SHARD_MAP, EXPERIMENTAL_SHARD_MAP, takes_functions=True)
 def shard_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if call.opaque:
         return None
@@ -140,6 +140,7 @@ class _Site:
     name: str  # the mapped function, for messages
 
 
+@REGISTRY.calls(ShardMap)
 def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """The global value the shard_mapped function returns for this call's arguments."""
     if call.opaque or call.kwargs:

@@ -245,8 +245,8 @@ _JIT_OPTIONS: Final = ("in_shardings=None, out_shardings=None, static_argnums=No
                        "backend=None, inline=False, compiler_options=None")
 
 
-@REGISTRY.handles(JIT, signature=f"fun, /, *, {_JIT_OPTIONS}")
-@REGISTRY.handles(PJIT, signature=f"fun, {_JIT_OPTIONS}")
+@REGISTRY.handles(JIT, signature=f"fun, /, *, {_JIT_OPTIONS}", takes_functions=True)
+@REGISTRY.handles(PJIT, signature=f"fun, {_JIT_OPTIONS}", takes_functions=True)
 def jit(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     fun = call.arg("fun")
     if not isinstance(fun, Function | Partial | Xmap | Vmap | Jitted | Qual | ShardMap):
@@ -284,6 +284,7 @@ def _static(fun: Value, call: CallArgs) -> frozenset[int] | None:
     return frozenset(positions)
 
 
+@REGISTRY.calls(Jitted)
 def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """A jitted function's call: the function's result, with its arguments and result checked
     against in_shardings and out_shardings."""
