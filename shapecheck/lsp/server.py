@@ -14,7 +14,6 @@ re-checks the open buffers whose last result read it.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import os
 import traceback
@@ -235,8 +234,16 @@ class ShapecheckServer(LanguageServer):
         encoding = self.encoding()
         lines = Lines(analysis.buffer.text, encoding)
         found = Report([analysis.result]).diagnostics  # an internal error is SC000, as in the CLI
-        diagnostics = [to_lsp(d, lines, self.uri_of, functools.partial(self.lines_of, encoding=encoding))
-                       for d in found]
+        # Notes point into few files, most often this one: each is split into lines once.
+        known = {same_path(analysis.buffer.path): lines}
+
+        def lines_of(path: str) -> Lines:
+            key = same_path(path)
+            if key not in known:
+                known[key] = self.lines_of(path, encoding)
+            return known[key]
+
+        diagnostics = [to_lsp(d, lines, self.uri_of, lines_of) for d in found]
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=diagnostics, version=analysis.buffer.version))
 
