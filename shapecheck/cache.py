@@ -36,7 +36,7 @@ from shapecheck.bounds import TIME_LIMIT_S
 from shapecheck.codes import Code
 from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic, Note, Severity, Span
-from shapecheck.project import ModuleSource, content_hash, module_names
+from shapecheck.project import ModuleSource, Packages, content_hash
 from shapecheck.results import Dependency, FileResult
 
 DEFAULT_FOLDER: Final = ".shapecheck_cache"
@@ -54,7 +54,7 @@ class ResultCache:
         self.environment = _environment(config, time_limit)
         # What the modules of this run look like, found once per run: module -> (path, hash).
         self._modules: dict[str, tuple[str, str] | None] = {}
-        self._packages: dict[Path, str] = {}  # folder -> the package it is ("": none)
+        self._packages = Packages()  # one run's folders: a module name per file, cheaply
         self._prepared = False
 
     @staticmethod
@@ -93,18 +93,8 @@ class ResultCache:
             pass  # a read-only or full disk: the run still has its results, only slower next time
 
     def _module_name(self, path: str) -> str:
-        """`module_names(path)[0]`, the package part found once per folder."""
-        file = Path(path)
-        if file.is_symlink():
-            file = file.resolve()
-        folder = file.parent
-        package = self._packages.get(folder)
-        if package is None:
-            names = module_names(folder.resolve() / "__init__.py") if (folder / "__init__.py").is_file() else []
-            package = self._packages[folder] = names[0] if names else ""
-        if file.stem == "__init__" and package:
-            return package
-        return f"{package}.{file.stem}" if package else file.stem
+        names = self._packages.module_names(Path(path))
+        return names[0] if names else Path(path).stem
 
     def _entry(self, path: str) -> Path:
         key = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogatepass")).hexdigest()[:32]

@@ -27,16 +27,51 @@ def content_hash(text: str) -> str:
 def module_names(path: Path) -> list[str]:
     """Names a file is importable as: package-qualified (walking up `__init__.py` folders) and,
     for scripts beside each other, its bare stem."""
-    path = path.resolve()
-    parts = [] if path.stem == "__init__" else [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").is_file():
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    names = [".".join(parts)] if parts else []
-    if path.stem != "__init__" and path.stem not in names:
-        names.append(path.stem)
-    return names
+    return Packages().module_names(path)
+
+
+class Packages:
+    """The package each folder is, found once per folder: for the many files of one run, whose
+    folders do not change meanwhile (`module_names` asks a fresh one each time)."""
+
+    def __init__(self) -> None:
+        self._resolved: dict[Path, Path] = {}
+        self._parts: dict[Path, tuple[str, ...]] = {}
+
+    def real(self, path: Path) -> Path:
+        """`path.resolve()`, resolving its folder once for all the files in it."""
+        if path.is_symlink():
+            return path.resolve()
+        folder = self._resolved.get(path.parent)
+        if folder is None:
+            folder = self._resolved[path.parent] = path.parent.resolve()
+        return folder / path.name
+
+    def package(self, folder: Path) -> tuple[str, ...]:
+        """The dotted parts of the package a resolved folder is (empty: not a package)."""
+        found = self._parts.get(folder)
+        if found is None:
+            is_package = (folder / "__init__.py").is_file() and folder.parent != folder
+            found = (*self.package(folder.parent), folder.name) if is_package else ()
+            self._parts[folder] = found
+        return found
+
+    def module_names(self, path: Path) -> list[str]:
+        path = self.real(path)
+        parts = [*self.package(path.parent)]
+        if path.stem != "__init__":
+            parts.append(path.stem)
+        names = [".".join(parts)] if parts else []
+        if path.stem != "__init__" and path.stem not in names:
+            names.append(path.stem)
+        return names
+
+    def import_root(self, path: Path) -> Path:
+        """The folder a file's top-level package sits in (where `import pkg` would find it)."""
+        folder = self.real(path).parent
+        for _ in self.package(folder):
+            folder = folder.parent
+        return folder
 
 
 @dataclass(slots=True)
@@ -58,12 +93,13 @@ class ProjectIndex:
     def of(files: Iterable[str | Path], extra_roots: Iterable[str | Path] = ()) -> ProjectIndex:
         index = ProjectIndex()
         roots: dict[str, None] = {}
+        packages = Packages()
         for file in files:
             path = Path(file)
-            for name in module_names(path):
+            for name in packages.module_names(path):
                 index.paths.setdefault(name, str(file))
-            roots[str(_import_root(path))] = None
-            roots[str(path.resolve().parent)] = None
+            roots[str(packages.import_root(path))] = None
+            roots[str(packages.real(path).parent)] = None
         for root in extra_roots:
             roots[str(Path(root).resolve())] = None
         index.roots = tuple(roots)
@@ -109,11 +145,3 @@ class ProjectIndex:
                 entries = frozenset()
             self.listings[root] = entries
         return entries
-
-
-def _import_root(path: Path) -> Path:
-    """The folder a file's top-level package sits in (where `import pkg` would find it)."""
-    folder = path.resolve().parent
-    while (folder / "__init__.py").is_file():
-        folder = folder.parent
-    return folder
