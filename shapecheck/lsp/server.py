@@ -50,8 +50,9 @@ class _Document:
 
 @dataclass(slots=True)
 class _TypesWanted:
-    """Requests waiting for the types of one analysis."""
+    """Requests waiting for the types of one analysis of a document."""
 
+    uri: str
     analysis: Analysis
     waiting: list[asyncio.Future[Analysis | None]]
 
@@ -74,7 +75,7 @@ class ShapecheckServer(LanguageServer):
         self.documents: dict[str, _Document] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self.pending: deque[str] = deque()
-        self.types_wanted: dict[str, _TypesWanted] = {}
+        self.types_wanted: dict[int, _TypesWanted] = {}  # by id of the analysis (held there)
         self.worker: asyncio.Task[None] | None = None
         self.warned: set[tuple[Path, str]] = set()
         # One analysis at a time: engines and their module summaries are not thread-safe.
@@ -136,8 +137,7 @@ class ShapecheckServer(LanguageServer):
             if self.pending:
                 await self.check_next()
             else:
-                uri = next(iter(self.types_wanted))
-                await self.add_types(uri, self.types_wanted.pop(uri))
+                await self.add_types(self.types_wanted.pop(next(iter(self.types_wanted))))
 
     async def check_next(self) -> None:
         uri = self.pending.popleft()
@@ -170,21 +170,18 @@ class ShapecheckServer(LanguageServer):
             if analysis is None or analysis.typed:
                 return analysis
             future: asyncio.Future[Analysis | None] = asyncio.get_running_loop().create_future()
-            wanted = self.types_wanted.get(uri)
-            if wanted is None or wanted.analysis is not analysis:
-                if wanted is not None:
-                    _resolve(wanted.waiting, None)  # superseded: they ask again
-                wanted = self.types_wanted[uri] = _TypesWanted(analysis, [])
+            wanted = self.types_wanted.setdefault(id(analysis), _TypesWanted(uri, analysis, []))
             wanted.waiting.append(future)
             self.start_worker()
             typed = await future or typed
         return typed
 
-    async def add_types(self, uri: str, wanted: _TypesWanted) -> None:
-        """Compute the types `wanted` asks for, unless its analysis was superseded meanwhile."""
+    async def add_types(self, wanted: _TypesWanted) -> None:
+        """Compute the types `wanted` asks for, unless its analysis was superseded meanwhile
+        (its requests then ask for those of the analysis that superseded it)."""
         typed: Analysis | None = None
         try:
-            document = self.documents.get(uri)
+            document = self.documents.get(wanted.uri)
             if document is not None and (wanted.analysis is document.latest or wanted.analysis is document.good):
                 typed = await asyncio.get_running_loop().run_in_executor(
                     self.executor, self.projects.add_types, wanted.analysis, self.buffers.snapshot())
@@ -193,7 +190,7 @@ class ShapecheckServer(LanguageServer):
                 if document.good is wanted.analysis:
                     document.good = typed
         except Exception:
-            self.report_failure(f"inferring the types of {uri}")
+            self.report_failure(f"inferring the types of {wanted.uri}")
         finally:
             _resolve(wanted.waiting, typed)
 
