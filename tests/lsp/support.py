@@ -107,7 +107,7 @@ def _client(published: Published) -> LanguageClient:
     return lsp
 
 
-async def start(root: Path, debounce: float = 0.05) -> tuple[LanguageClient, Client]:
+async def start(root: Path, debounce: float = 0.0) -> tuple[LanguageClient, Client]:
     published = Published()
     lsp = _client(published)
     env = {**os.environ, "SHAPECHECK_LSP_DEBOUNCE": str(debounce)}
