@@ -15,7 +15,7 @@ from shapecheck.analyzer.values import Const, DType, Qual, Seq, Value, as_dim, a
 from shapecheck.codes import Code
 from shapecheck.dims import Dim
 from shapecheck.dtypes import NUMPY_NAMES
-from shapecheck.types import ArrayType, scalar
+from shapecheck.types import ArrayType, is_invented, scalar
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
@@ -175,8 +175,8 @@ def check_bound(interp: Interpreter, names: Sequence[str], call: CallArgs, ctx: 
         if name in ctx.bound or (ctx.outer_unknown and name in interp.map_axis_names()):
             continue
         # Unnamed vmaps bind a name no user can write: never shown.
-        bound = ", ".join(repr(b) for b in sorted(ctx.bound) if not b.startswith("<")) or "none"
+        bound = ", ".join(repr(b) for b in sorted(ctx.bound) if not is_invented(b)) or "none"
         interp.reporter.add(
             node, Code.UNBOUND_AXIS_NAME,
-            f"{what} names axis {name!r}, which no enclosing xmap/vmap binds (bound here: {bound})",
+            f"{what} names axis {name!r}, which no enclosing map binds (bound here: {bound})",
             ctx.binders)
