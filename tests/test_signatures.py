@@ -94,6 +94,9 @@ def _type_of(expression: str) -> str:
     ("jax.random.bernoulli(key, 0.5, (2,))", "bool_[(2,)]"),
     ("jax.random.randint(key, (2, 5), 0, 10)", "i32[(2, 5)]"),
     ("jax.random.uniform(key, (2,), jnp.float32, 0.0, 1.0)", "f32[(2,)]"),
+    # every dtype the annotation language names casts by its numpy name
+    ("jnp.uint16(x)", "u16[(3, 4)]"),
+    ("jnp.bool(x)", "bool_[(3, 4)]"),
     ("jnp.einsum('ij,jk->ik', x, jnp.ones((4, 2)))", "f32[(3, 2)]"),
 ])
 def test_arguments_bind_by_each_apis_signature(expression: str, expected: str) -> None:

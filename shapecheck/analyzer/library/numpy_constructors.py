@@ -172,9 +172,7 @@ def nested_shape(value: Value) -> tuple[Dim, ...] | None:
     return None
 
 
-@REGISTRY.handles(*(f"{JNP}.{name}" for name in ("float32", "float64", "float16", "bfloat16", "int8", "int16",
-                                        "int32", "int64", "uint8", "uint32", "bool_", "complex64")),
-                   signature="x, /")
+@REGISTRY.handles(*(f"{JNP}.{name}" for name in DTYPE_ALIASES), signature="x, /")  # jnp.float32(x), ...
 def dtype_constructor(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.arg("x")
     dtype = DTYPE_ALIASES.get(call.short_name)
