@@ -130,9 +130,16 @@ def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool, 
     def span(node: cst.CSTNode) -> Span:
         return span_of(positions, node) or Span(1, 0, 1, 0)
 
+    def here(node: cst.CSTNode | None) -> bool:
+        return node is not None and id(node) in positions
+
+    # A finding or note at a node of another module (a spec imported from there) goes to the
+    # finding's place in this file, or is left out: this file's path with that module's
+    # position would point at the wrong text.
     diagnostics = [
-        Diagnostic(path, span(f.node), f.code, f.message,
-                   notes=tuple(Note(message, path, span(node)) for message, node in f.notes))
+        Diagnostic(path, span(f.fallback if f.fallback is not None and not here(f.node) and here(f.fallback)
+                              else f.node), f.code, f.message,
+                   notes=tuple(Note(message, path, span(node)) for message, node in f.notes if here(node)))
         for f in list(reporter.findings)
     ]
     if stopped is not None:

@@ -172,3 +172,22 @@ def test_a_star_import_binds_only_what_all_exports(tmp_path: Path) -> None:
             """),
     })
     assert found == [("main.py", 5, "SC103")]
+
+
+def test_a_fault_in_an_imported_xmap_spec_is_reported_at_the_call(tmp_path: Path) -> None:
+    # The literal lives in specs.py; this file's path with specs.py's position pointed at
+    # this file's line 1.
+    found = _check(tmp_path, {
+        "specs.py": "IN_AXES = ({-1: 'batch'},)\n",
+        "main.py": textwrap.dedent("""\
+            import jax.numpy as jnp
+            from jax.experimental.maps import xmap
+            from specs import IN_AXES
+
+            def f(x):
+                return x
+
+            y = xmap(f, in_axes=IN_AXES, out_axes=['batch', ...])(jnp.ones(()))
+            """),
+    })
+    assert found == [("main.py", 8, "SC002")]

@@ -19,6 +19,9 @@ class Finding:
     code: Code
     message: str
     notes: tuple[tuple[str, cst.CSTNode], ...] = ()
+    # Where to report when `node` is not in the file checked: a spec literal written in another
+    # module and used here is reported at this file's call, never at a made-up position.
+    fallback: cst.CSTNode | None = None
 
 
 class Reporter:
@@ -42,22 +45,24 @@ class Reporter:
         return self._captured.pop()
 
     def add(self, node: cst.CSTNode, code: Code, message: str,
-            notes: Iterable[tuple[str, cst.CSTNode]] = ()) -> None:
+            notes: Iterable[tuple[str, cst.CSTNode]] = (), fallback: cst.CSTNode | None = None) -> None:
         if self.muted:
             return
+        finding = Finding(node, code, message, tuple(notes), fallback)
         if self._captured:
-            self._captured[-1].append(Finding(node, code, message, tuple(notes)))
+            self._captured[-1].append(finding)
             return
         key = (id(node), code)
         if key in self._seen:
             return
         self._seen.add(key)
-        self.findings.append(Finding(node, code, message, tuple(notes)))
+        self.findings.append(finding)
 
     def problems(self, problems: Sequence[Problem], node: cst.CSTNode,
                  operand_nodes: Sequence[cst.CSTNode] = (),
-                 notes: Iterable[tuple[str, cst.CSTNode]] = ()) -> None:
-        """Report algebra problems: at their own origin, else at the operand they blame, else at `node`."""
+                 notes: Iterable[tuple[str, cst.CSTNode]] = (), fallback: cst.CSTNode | None = None) -> None:
+        """Report algebra problems: at their own origin, else at the operand they blame, else at
+        `node`; at `fallback` (default `node`) when that place is in another module."""
         for problem in problems:
             target = node
             if isinstance(problem.origin, cst.CSTNode):
@@ -66,4 +71,4 @@ class Reporter:
                 index = max(problem.operands)
                 if index < len(operand_nodes):
                     target = operand_nodes[index]
-            self.add(target, problem.code, problem.message, notes)
+            self.add(target, problem.code, problem.message, notes, fallback=fallback or node)

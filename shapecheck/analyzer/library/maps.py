@@ -236,7 +236,7 @@ def _parse(lit: Lit | None, what: str, interp: Interpreter, call: cst.CSTNode) -
     if lit is None:
         return None
     tree, problems = parse_axis_spec(lit, what)
-    interp.reporter.problems(problems, _origin(lit, call))
+    interp.reporter.problems(problems, _origin(lit, call), fallback=call)
     return tree
 
 
