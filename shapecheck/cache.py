@@ -29,6 +29,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterable
+from dataclasses import fields
 from pathlib import Path
 from typing import Final
 
@@ -153,14 +154,20 @@ def _write_atomically(target: Path, text: str) -> None:
         raise
 
 
+_FILE_SELECTION = frozenset({"exclude", "extend_exclude", "respect_gitignore", "jobs"})
+
+
 def _environment(config: Config, time_limit: float) -> str:
     """One hash of everything outside the file and its dependencies that a result depends on."""
     from shapecheck import __version__
 
+    # Every setting counts unless it only decides which files are checked: a new setting that
+    # changes results (x64 did) invalidates entries without an edit here.
+    chosen = {f.name: getattr(config, f.name) for f in fields(config) if f.name not in _FILE_SELECTION}
     settings = [
         _FORMAT, __version__, sys.version, sys.implementation.cache_tag,
-        sorted(config.select) if config.select is not None else None, sorted(config.ignore),
-        sorted(config.annotation_names), config.target_version, time_limit, _own_sources(),
+        sorted((name, sorted(value) if isinstance(value, frozenset) else value) for name, value in chosen.items()),
+        time_limit, _own_sources(),
     ]
     return hashlib.sha256(json.dumps(settings, default=str).encode()).hexdigest()[:32]
 

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,14 @@ def test_fixtures_are_reported_alike_cold_warm_and_without_the_cache(tmp_path: P
     assert len(json.loads(cold)) > 100
     assert run("--cache-dir", cache) == cold
     assert run("--no-cache") == cold
+
+
+def test_every_setting_that_changes_results_is_in_the_key() -> None:
+    # x64 was added after the cache and was missing from its key: a run with x64 = true
+    # reused results made with it unknown.
+    from shapecheck.cache import _environment
+
+    base = Config()
+    assert _environment(base, 60.0) != _environment(replace(base, x64=True), 60.0)
+    assert _environment(base, 60.0) != _environment(replace(base, target_version=(3, 9)), 60.0)
+    assert _environment(base, 60.0) == _environment(replace(base, exclude=("build",), jobs=4), 60.0)
