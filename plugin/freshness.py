@@ -73,16 +73,19 @@ def has_import_dependencies(file: MypyFile) -> bool:
     return any(trigger.endswith(f".{SOURCE_SYMBOL}>") for trigger in file.plugin_deps)
 
 
-def depend_on_imports(file: MypyFile, project: set[str]) -> None:
+def depend_on_imports(file: MypyFile, project: set[str]) -> bool:
     """Make every fine-grained target of `file` depend on the source symbol of each project
-    module it imports, so that dmypy re-checks them when such a module's text changes."""
+    module it imports, so that dmypy re-checks them when such a module's text changes.
+
+    False when `file` imports no project module (nothing to depend on)."""
     imported = {name for node in file.imports for name in _imported(file, node)} & project
     if not imported:
-        return
+        return False
     targets = _targets(file)
     for module in imported:
         trigger = make_trigger(f"{module}.{SOURCE_SYMBOL}")
         file.plugin_deps.setdefault(trigger, set()).update(targets)
+    return True
 
 
 def _imported(file: MypyFile, node: ImportBase) -> list[str]:

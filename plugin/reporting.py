@@ -51,6 +51,8 @@ class _Reported:
         """
         if generation != self.generation or errors.error_info_map is not self.table:
             return False
+        if not self.infos:
+            return True  # the usual case; asked on every hook of the file
         kept = {id(info) for info in errors.error_info_map.get(self.result.path, [])}
         return all(id(info) in kept for info in self.infos)
 
@@ -81,6 +83,7 @@ class FileReporter:
         self.indexed = (-1, 0)
         self.trees: dict[str, MypyFile] = {}  # path -> project module
         self.project: set[str] = set()
+        self.unlinked: set[str] = set()  # project files that import no project module
 
     def use_modules(self, modules: dict[str, MypyFile]) -> None:
         """mypy's module graph for this build (dmypy keeps it, and the plugin, between runs)."""
@@ -169,9 +172,14 @@ class FileReporter:
             self.indexed = (self.generation, len(self.graph))
             self.trees = {tree.path: tree for tree in self.graph.values() if is_project_file(tree)}
             self.project = {tree.fullname for tree in self.trees.values()}
+            self.unlinked = set()
         tree = self.trees.get(path)
-        if tree is not None and not has_import_dependencies(tree):
-            depend_on_imports(tree, self.project)
+        if tree is None or path in self.unlinked:
+            return
+        # A file that imports no project module has nothing to depend on while the project's
+        # modules are the same: its imports are read once, not on each of its hooks.
+        if not has_import_dependencies(tree) and not depend_on_imports(tree, self.project):
+            self.unlinked.add(path)
 
 
 def _report(errors: Errors, diagnostic: Diagnostic) -> None:
