@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import textwrap
 
+import libcst as cst
 import pytest
 
 from shapecheck.analyzer.calls import CallArgs, Signature
 from shapecheck.analyzer.values import Const
 from shapecheck.api import analyze_source
-
-import libcst as cst
 
 
 def test_parse_reads_kinds_of_parameters() -> None:
