@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shapecheck.diagnostic import INCOMPLETE, Diagnostic
+from shapecheck.formats import text
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -45,13 +46,7 @@ def render_statistics(diagnostics: Sequence[Diagnostic], files: int, fmt: str) -
                           indent=2) + "\n"
     width = max((len(str(c.count)) for c in counts), default=1)
     lines = [f"{c.count:>{width}}  {c.code}  {c.name}" for c in counts]
-    touched = len({d.path for d in diagnostics})
-    total = len(diagnostics)
-    if total:
-        lines.append(f"Found {total} diagnostic{'s' if total != 1 else ''} in {touched} "
-                     f"file{'s' if touched != 1 else ''} ({files} checked).")
-    else:
-        lines.append(f"All checks passed ({files} file{'s' if files != 1 else ''} checked).")
+    lines.append(text.summary(diagnostics, files))
     return "\n".join(lines) + "\n"
 
 

@@ -208,6 +208,12 @@ def spec_problems(spec: PartitionSpec, value: ArrayType, mesh: MeshAxes, what: s
     return _too_long(spec, value, what) + names + _divisibility(spec, value, mesh, what, skip)
 
 
+def spec_faults(spec: PartitionSpec, mesh: MeshAxes, what: str) -> list[Problem]:
+    """What is wrong with `spec` on `mesh` whatever value it splits: SC206 and SC201 (JAX raises
+    them when a NamedSharding or a shard_map is built, before any value is seen)."""
+    return _names_problems(spec, mesh, what)[0]
+
+
 def out_spec_problems(spec: PartitionSpec, block: ArrayType, mesh: MeshAxes, what: str) -> list[Problem]:
     """An out_spec against the per-device block it assembles: SC106, SC206, SC201.
 

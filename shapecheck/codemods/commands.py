@@ -6,8 +6,12 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shapecheck.codemods.driver import EXIT_ERROR, Mode, Rewrite, run
+
+if TYPE_CHECKING:
+    from shapecheck.config import Config
 
 ANNOTATE_HELP = "write the fully known inferred types as annotations"
 ANNOTATE_DESCRIPTION = """\
@@ -49,16 +53,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, help="a pyproject.toml (or TOML file) to read settings from")
 
 
+def _config(args: argparse.Namespace, command: str) -> Config | None:
+    """The settings a codemod runs with; None (said on stderr) when they cannot be used."""
+    from shapecheck.config import ConfigError, load_config
+
+    try:
+        return load_config(args.config)
+    except ConfigError as error:
+        sys.stderr.write(f"shapecheck {command}: error: {error}\n")
+        return None
+
+
 def annotate(args: argparse.Namespace) -> int:
     from shapecheck.codemods.annotate import annotate_text
-    from shapecheck.config import ConfigError, load_config
     from shapecheck.engine import Engine, tune_gc
     from shapecheck.project import ProjectIndex
 
-    try:
-        config = load_config(args.config)
-    except ConfigError as error:
-        sys.stderr.write(f"shapecheck annotate: error: {error}\n")
+    config = _config(args, "annotate")
+    if config is None:
         return EXIT_ERROR
     tune_gc()
     # Every code counts when the annotated file is compared with the original: an ignored SC103
@@ -75,12 +87,9 @@ def annotate(args: argparse.Namespace) -> int:
 
 def migrate(args: argparse.Namespace) -> int:
     from shapecheck.codemods.migrate import migrate_text
-    from shapecheck.config import ConfigError, load_config
 
-    try:
-        config = load_config(args.config)
-    except ConfigError as error:
-        sys.stderr.write(f"shapecheck migrate: error: {error}\n")
+    config = _config(args, "migrate")
+    if config is None:
         return EXIT_ERROR
     return run(args.paths, migrate_text, _mode(args), config, command="migrate")
 

@@ -74,11 +74,15 @@ def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = No
         for note in d.notes:
             out.append(f"  = note: {note.message} ({note.path}:{note.span.line}:{note.span.column + 1})")
         out.append("")
+    out.append(summary(diagnostics, files))
+    return "\n".join(out) + "\n"
+
+
+def summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
+    """The last line of a text report (also under `--statistics`)."""
     count = len(diagnostics)
     touched = len({d.path for d in diagnostics})
     if count:
-        out.append(f"Found {count} diagnostic{'s' if count != 1 else ''} in {touched} "
-                   f"file{'s' if touched != 1 else ''} ({files} checked).")
-    else:
-        out.append(f"All checks passed ({files} file{'s' if files != 1 else ''} checked).")
-    return "\n".join(out) + "\n"
+        return (f"Found {count} diagnostic{'s' if count != 1 else ''} in {touched} "
+                f"file{'s' if touched != 1 else ''} ({files} checked).")
+    return f"All checks passed ({files} file{'s' if files != 1 else ''} checked)."

@@ -33,14 +33,19 @@ def answer(handler: Callable[P, R]) -> Callable[P, R | None]:
         try:
             return handler(*args, **kwargs)
         except Exception:
-            server = args[0] if args else None
-            if isinstance(server, ShapecheckServer):
-                server.report_failure(handler.__name__)
-            else:
-                log.exception("%s failed", handler.__name__)
+            _failed(handler.__name__, args)
             return None
 
     return safe
+
+
+def _failed(name: str, args: tuple[object, ...]) -> None:
+    """Log a handler's exception where the editor shows it (the server's log when there is one)."""
+    server = args[0] if args else None
+    if isinstance(server, ShapecheckServer):
+        server.report_failure(name)
+    else:
+        log.exception("%s failed", name)
 
 
 def answer_later(handler: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[Any, Any, R | None]]:
@@ -51,11 +56,7 @@ def answer_later(handler: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[An
         try:
             return await handler(*args, **kwargs)
         except Exception:
-            server = args[0] if args else None
-            if isinstance(server, ShapecheckServer):
-                server.report_failure(handler.__name__)
-            else:
-                log.exception("%s failed", handler.__name__)
+            _failed(handler.__name__, args)
             return None
 
     return safe

@@ -23,6 +23,7 @@ from shapecheck.algebra.partition_spec import (
     assemble,
     block,
     out_spec_problems,
+    spec_faults,
     spec_problems,
 )
 from shapecheck.algebra.replication import settle, unreplicated, vary
@@ -59,7 +60,6 @@ if TYPE_CHECKING:
 
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
-_ANY_SHAPE: Final = ArrayType(None, (), ellipsis=0)
 _VALUE_CODES: Final = frozenset({Code.AXIS_OUT_OF_RANGE, Code.MESH_INDIVISIBLE})  # faults of a value under it
 
 
@@ -99,7 +99,7 @@ def shard_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         # when the function is never called here.
         axes = mesh_axes(built.mesh)
         for spec in (*_specs(built.in_specs), *_specs(built.out_specs)):
-            report_spec_faults(interp, spec_problems(spec.spec, _ANY_SHAPE, axes, "shard_map"), spec, built.node)
+            report_spec_faults(interp, spec_faults(spec.spec, axes, "shard_map"), spec, built.node)
     return built
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 import libcst as cst
 
-from shapecheck.algebra.partition_spec import spec_problems
+from shapecheck.algebra.partition_spec import spec_faults, spec_problems
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import array, code_of, dtype_arg, labels, shape
@@ -67,7 +67,6 @@ if TYPE_CHECKING:
 
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
-_ANY_SHAPE: Final = ArrayType(None, (), ellipsis=0)
 
 
 # ---------------------------------------------------------------- specs and shardings
@@ -88,7 +87,7 @@ def named_sharding(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
     given = resolved(interp, call.arg("mesh"))
     mesh = given if isinstance(given, Mesh) else None
     # NamedSharding checks its spec against its mesh when it is built, whatever it will shard.
-    problems = spec_problems(spec.spec, _ANY_SHAPE, mesh_axes(mesh), "the NamedSharding")
+    problems = spec_faults(spec.spec, mesh_axes(mesh), "the NamedSharding")
     report_spec_faults(interp, problems, spec, call.node)
     return Sharding(mesh, spec)
 
