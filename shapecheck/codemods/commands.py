@@ -8,10 +8,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shapecheck.codemods.driver import EXIT_ERROR, Mode, Rewrite, run
-
 if TYPE_CHECKING:
+    from shapecheck.codemods.driver import Mode, Rewrite
     from shapecheck.config import Config
+
+# Every `shapecheck` run builds these subcommands' options; the codemods' driver (difflib, the
+# file walk) is imported only when one of them runs.
 
 ANNOTATE_HELP = "write the fully known inferred types as annotations"
 ANNOTATE_DESCRIPTION = """\
@@ -66,6 +68,7 @@ def _config(args: argparse.Namespace, command: str) -> Config | None:
 
 def annotate(args: argparse.Namespace) -> int:
     from shapecheck.codemods.annotate import annotate_text
+    from shapecheck.codemods.driver import EXIT_ERROR, run
     from shapecheck.engine import Engine, tune_gc
     from shapecheck.project import ProjectIndex
 
@@ -86,6 +89,7 @@ def annotate(args: argparse.Namespace) -> int:
 
 
 def migrate(args: argparse.Namespace) -> int:
+    from shapecheck.codemods.driver import EXIT_ERROR, run
     from shapecheck.codemods.migrate import migrate_text
 
     config = _config(args, "migrate")
@@ -95,6 +99,8 @@ def migrate(args: argparse.Namespace) -> int:
 
 
 def _mode(args: argparse.Namespace) -> Mode:
+    from shapecheck.codemods.driver import Mode
+
     if args.diff:
         return Mode.DIFF
     if args.check:
