@@ -77,12 +77,8 @@ class Invocation(InterpreterState):
         # how it is called (imported here: the library needs the interpreter only as a type).
         from shapecheck.analyzer.library import callers
 
-        table = callers()
-        for kind in type(func).__mro__:  # a subclass (a vmap with more options) is called as its base
-            caller = table.get(kind)
-            if caller is not None:
-                return caller(cast("Interpreter", self), func, call, ctx, scope)
-        return None
+        caller = callers().get(type(func))
+        return caller(cast("Interpreter", self), func, call, ctx, scope) if caller is not None else None
 
     def call_function(self, function: Function, call: CallArgs, ctx: Context, *, alone: bool = False,
                       declared_args: bool = True) -> Value:

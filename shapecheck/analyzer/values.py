@@ -138,6 +138,8 @@ class Vmap(PythonObject):
     node: cst.CSTNode
     kind: str = "vmap"
     name_unknown: bool = False  # an axis_name the checker cannot read: it may be any name
+    axis_size_unread: bool = False  # axis_size given, but not as a known int
+    static_argnums: tuple[int, ...] | None = ()  # pmap's static_broadcasted_argnums; None: unread
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -368,14 +368,6 @@ def _check_mesh(interp: Interpreter, xm: Xmap, sizes: dict[str, Dim], ctx: Conte
 # ---------------------------------------------------------------- vmap / pmap
 
 
-@dataclass(frozen=True, slots=True)
-class BatchMap(Vmap):
-    """A vmap or pmap with the options its call needs beyond `Vmap`'s."""
-
-    axis_size_unread: bool = False  # axis_size given, but not as a known int
-    static_argnums: tuple[int, ...] | None = ()  # pmap's static_broadcasted_argnums; None: unread
-
-
 _VMAP_SIGNATURE = "fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None, sum_match=False"
 _PMAP_SIGNATURE = ("fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None, "
                    "backend=None, axis_size=None, donate_argnums=()")
@@ -406,8 +398,8 @@ def _batch_map(interp: Interpreter, call: CallArgs, kind: MapKind) -> Value:
     static: tuple[int, ...] | None = ()
     if kind == "pmap" and call.given("static_broadcasted_argnums"):
         static = _argnums(call.arg("static_broadcasted_argnums"))
-    return BatchMap(call.arg("fun"), in_axes, out_axes, name, as_int(size), call.node, kind,
-                    name is None and given != Const(None), as_int(size) is None and size != Const(None), static)
+    return Vmap(call.arg("fun"), in_axes, out_axes, name, as_int(size), call.node, kind,
+                name is None and given != Const(None), as_int(size) is None and size != Const(None), static)
 
 
 def _argnums(value: Value) -> tuple[int, ...] | None:
@@ -453,8 +445,7 @@ def axis_spec(value: Value, interp: Interpreter) -> AxisSpec:
 
 def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     kind: MapKind = "pmap" if vm.kind == "pmap" else "vmap"
-    options = vm if isinstance(vm, BatchMap) else None
-    static = options.static_argnums if options is not None else ()
+    static = vm.static_argnums
     if static is None or (static and min(static) < 0):
         return None  # unread, or counted from the end: nothing is certain
     beyond = static_problem(static, len(call.args))
@@ -476,7 +467,7 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
     mapped = map_in_axes(
         [_value_tree(call.args[i]) for i in dynamic], in_axes, axis, vm.axis_size,
         [label_of(arg_labels, i) for i in dynamic], kind, [_value_tree(call.kwargs[k]) for k in kw_names],
-        [f"keyword argument `{k}`" for k in kw_names], sized=options is not None and options.axis_size_unread)
+        [f"keyword argument `{k}`" for k in kw_names], sized=vm.axis_size_unread)
     operand_nodes = [call.node_of(i) for i in dynamic] + [call.kwarg_nodes.get(k, call.node) for k in kw_names]
     for problem in mapped.problems:
         blamed = operand_nodes[problem.operands[0]] if problem.operands else call.node
