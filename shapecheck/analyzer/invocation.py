@@ -22,6 +22,7 @@ from shapecheck.algebra.conformance import (
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.declared import prefer, source_of, visible
+from shapecheck.analyzer.library import callers
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.state import MAX_DEPTH, Frame, InterpreterState
@@ -74,9 +75,7 @@ class Invocation(InterpreterState):
                               [], dict(call.raw_kwargs), call.opaque)
             return self.call(func.func, merged, ctx, scope)
         # Maps, jitted and shard_mapped functions: the library module that made the value says
-        # how it is called (imported here: the library needs the interpreter only as a type).
-        from shapecheck.analyzer.library import callers
-
+        # how it is called.
         caller = callers().get(type(func))
         return caller(cast("Interpreter", self), func, call, ctx, scope) if caller is not None else None
 
