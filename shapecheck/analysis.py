@@ -6,23 +6,22 @@ does, so every front end gets the same pipeline.
 
 from __future__ import annotations
 
+import ast
 import traceback
 import warnings
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-import libcst as cst
-
 from shapecheck.algebra.promotion import as_shown
 from shapecheck.analyzer.modules import ModuleLoader
+from shapecheck.analyzer.walk import STRING_AT
 from shapecheck.bounds import RECURSION_LIMIT, TIME_LIMIT_S, AnalysisTimeout, run_bounded
 from shapecheck.codes import Code
 from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic, Note, Span
 from shapecheck.parsing import MAX_DEPTH, cpython_syntax, parse_module
-from shapecheck.positions import positions as node_positions
-from shapecheck.positions import span_of
+from shapecheck.positions import Positions
 from shapecheck.project import module_names
 from shapecheck.results import FileResult, TypedSpan
 from shapecheck.rules import severity_of
@@ -78,9 +77,9 @@ def _analyze_quietly(path: str, text: str, config: Config, keep_types: bool, loa
     try:
         parsed = parse_module(text, tree)
     except (RecursionError, AnalysisTimeout):
-        limit = _limit(path, "the file nests too deeply for libcst's parser; the file is unchecked")
+        limit = _limit(path, "the file nests too deeply to be analysed; the file is unchecked")
         return FileResult(path, _filter([limit], text, config), (), None, lines)
-    diagnostics, types = _interpret(path, parsed.module, config, keep_types, loader, time_limit)
+    diagnostics, types = _interpret(path, text, parsed.module, config, keep_types, loader, time_limit)
     diagnostics.extend(
         _limit(path, f"expression nests more than {MAX_DEPTH:,} levels deep; from here on it is "
                      "not analysed (its value is unknown)", span)
@@ -102,13 +101,13 @@ def _relevant(text: str, config: Config) -> bool:
     return any(f"{name}[" in text for name in config.annotation_names)
 
 
-def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool, loader: ModuleLoader,
+def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_types: bool, loader: ModuleLoader,
                time_limit: float) -> tuple[list[Diagnostic], tuple[TypedSpan, ...]]:
     from shapecheck.analyzer.interpreter import Interpreter
     from shapecheck.analyzer.report import Reporter
 
     reporter = Reporter()
-    types: dict[int, tuple[cst.CSTNode, ArrayType]] | None = {} if keep_types else None
+    types: dict[int, tuple[ast.AST, ArrayType]] | None = {} if keep_types else None
     names = module_names(Path(path))
     interpreter = Interpreter(module, names[0] if names else Path(path).stem, reporter, loader.handlers,
                               loader.methods, config.annotation_names, types, loader, config.x64)
@@ -124,14 +123,19 @@ def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool, 
                                "what was found before is reported, the rest of the file is unchecked")
     if not reporter.findings and not types:
         return ([stopped] if stopped else []), ()
-    # Positions cost a full pass over the tree: computed only for files with something to show.
-    positions = node_positions(module)
+    # Which nodes are this file's (rather than another module's, interpreted for a call) costs
+    # a walk of the tree: done only for files with something to show.
+    here_ids = {id(node) for node in ast.walk(module)}
+    positions = Positions(text)
 
-    def span(node: cst.CSTNode) -> Span:
-        return span_of(positions, node) or Span(1, 0, 1, 0)
+    def place(node: ast.AST) -> ast.AST:
+        return getattr(node, STRING_AT, node)  # a node parsed from a string: the string
 
-    def here(node: cst.CSTNode | None) -> bool:
-        return node is not None and id(node) in positions
+    def span(node: ast.AST) -> Span:
+        return positions.span(place(node)) or Span(1, 0, 1, 0)
+
+    def here(node: ast.AST | None) -> bool:
+        return node is not None and id(place(node)) in here_ids
 
     # A finding or note at a node of another module (a spec imported from there) goes to the
     # finding's place in this file, or is left out: this file's path with that module's
@@ -146,7 +150,7 @@ def _interpret(path: str, module: cst.Module, config: Config, keep_types: bool, 
         diagnostics.append(stopped)
     # Types are inferred with 64-bit dtypes kept; shown as the program's x64 mode makes them.
     typed = tuple(TypedSpan(span(node), as_shown(value, config.x64)) for node, value in (types or {}).values()
-                  if id(node) in positions)
+                  if here(node))
     return diagnostics, typed
 
 

@@ -16,8 +16,8 @@ entry) is ignored and the file is checked again. Writes go to a temporary file t
 renamed over the entry, so a reader sees an old entry or a new one, never half of one, and
 two runs writing the same entry at once both leave a whole entry behind.
 
-Light by design: it imports neither libcst nor the analyzer, so a run whose files are all
-cached never pays for them.
+Light by design: it does not import the analyzer, so a run whose files are all cached never
+pays for it.
 """
 
 from __future__ import annotations

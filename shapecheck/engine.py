@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["Dependency", "Engine", "FileResult", "Report", "TypedSpan", "tune_gc"]
 
 # Below this many files, or this much text, a run is checked in this process: starting
-# workers (each imports libcst and the analyzer) costs more than they save.
+# workers (each imports the analyzer) costs more than they save.
 _MIN_FILES_FOR_WORKERS = 8
 _MIN_BYTES_FOR_WORKERS = 1_500_000
 # What every worker imports, imported once in the process the workers are forked from.
@@ -52,8 +52,8 @@ class Engine:
 
     @property
     def loader(self) -> ModuleLoader:
-        # Built on first use: the analyzer (and libcst under it) is imported only by a run that
-        # analyses something; one whose files are all cached never pays for it.
+        # Built on first use: the analyzer is imported only by a run that analyses something;
+        # one whose files are all cached never pays for it.
         if self._loader is None:
             from shapecheck.analyzer.library import handlers
             from shapecheck.analyzer.modules import ModuleLoader
@@ -240,7 +240,7 @@ def _batches(paths: Sequence[str], count: int) -> Iterator[list[str]]:
 
 
 def tune_gc() -> None:
-    """libcst allocates millions of small acyclic objects; collecting as often as CPython's
-    default (every 700 allocations) costs a third of the parse time for nothing."""
+    """Parsing and interpreting allocate millions of small acyclic objects (tree nodes, values);
+    collecting as often as CPython's default (every 700 allocations) costs time for nothing."""
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)

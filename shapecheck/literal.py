@@ -1,8 +1,8 @@
 """A neutral tree of literal syntax: what front ends hand to the annotation and spec parsers.
 
-Front ends (libcst, mypy, run-time subscripts) translate their own syntax into `Lit` nodes,
-so one parser serves all of them and nothing is ever evaluated: anything that is not a plain
-literal becomes an `OTHER` node carrying only its source text.
+Front ends (the analyzer over CPython's tree, mypy, run-time subscripts) translate their own
+syntax into `Lit` nodes, so one parser serves all of them and nothing is ever evaluated:
+anything that is not a plain literal becomes an `OTHER` node carrying only its source text.
 """
 
 from __future__ import annotations

@@ -8,15 +8,18 @@ random run.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import tempfile
 import time
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import hypothesmith
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shapecheck.api import analyze_source
@@ -136,55 +139,41 @@ def _run(main: object, fmt: str) -> tuple[int, set[str]]:
     return code, codes
 
 
-# Continuation lines inside an indented block: libcst keeps their whitespace relative to the
-# block's indentation, so a piece parsed at another level printed shifted.
-INDENTED = ("def f():\n    if x:\n        y = g(a.b.c(\n            1, {\n              'k': (a.b.c.d +\n"
-            "    e)},\n        's' 't'\n     'u'), w)\n")
+def _depths(tree: ast.AST) -> Iterator[tuple[ast.AST, int]]:
+    """Every node with its expression nesting level below its statement."""
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        depth = 0 if isinstance(node, ast.stmt) else depth + isinstance(node, ast.expr)
+        yield node, depth
+        stack.extend((child, depth) for child in ast.iter_child_nodes(node))
 
 
 @FUZZ
-@example(INDENTED)
-@given(st.one_of(hypothesmith.from_grammar(), st.sampled_from(FIXTURES).map(lambda p: p.read_text(encoding="utf-8"))))
-def test_pieces_stitch_back_to_libcsts_own_tree(source: str) -> None:
-    # Cutting every other level (and every other string) exercises each kind of placeholder:
-    # the stitched tree must be the one libcst builds from the whole text, node for node.
-    import ast
-
-    import libcst as cst
-
+@given(st.one_of(hypothesmith.from_grammar(), st.sampled_from(FIXTURES).map(lambda p: p.read_text(encoding="utf-8"))),
+       st.integers(1, 6))
+def test_what_nests_too_deep_is_left_out_and_nothing_else(source: str, bound: int) -> None:
+    # With a small bound every kind of expression gets cut somewhere: no expression is left
+    # nested past it, each one left out is reported where it was, and everything else is the
+    # tree CPython built, where CPython put it.
     from shapecheck import parsing
-    from shapecheck.bounds import run_bounded
 
-    try:
-        tree = ast.parse(source)
-        whole = cst.parse_module(source)
-    except (SyntaxError, ValueError, cst.ParserSyntaxError):
-        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # CPython's advice to the generated code
+        try:
+            original, tree = ast.parse(source), ast.parse(source)
+        except (SyntaxError, ValueError):
+            return
+    before = ast.dump(original, include_attributes=True)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(parsing, "PIECE_DEPTH", 2)
-        patch.setattr(parsing, "STRING_PIECE", 2)
-        stitched = run_bounded(lambda: parsing.parse_module(source, tree).module)
-    assert stitched.code == whole.code
-    assert stitched.deep_equals(whole)
-
-
-
-def test_every_fixture_stitches_back_to_libcsts_own_tree() -> None:
-    import ast
-
-    import libcst as cst
-
-    from shapecheck import parsing
-    from shapecheck.bounds import run_bounded
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(parsing, "PIECE_DEPTH", 2)
-        patch.setattr(parsing, "STRING_PIECE", 2)
-        for fixture in FIXTURES:
-            source = fixture.read_text(encoding="utf-8")
-            try:
-                tree = ast.parse(source)
-            except SyntaxError:
-                continue  # the SC004 fixtures
-            stitched = run_bounded(lambda: parsing.parse_module(source, tree).module)  # noqa: B023
-            assert stitched.deep_equals(cst.parse_module(source)), fixture.name
+        patch.setattr(parsing, "MAX_DEPTH", bound)
+        parsed = parsing.parse_module(source, tree)
+    placeholders = [node for node, _ in _depths(parsed.module)
+                    if isinstance(node, ast.Name) and node.id == parsing.ELIDED]
+    assert len(placeholders) == len(parsed.elided)
+    # Targets, slices and starred items stay (they only wrap what is below them); a
+    # placeholder stands one level below the last expression kept.
+    assert all(depth <= bound for node, depth in _depths(parsed.module)
+               if isinstance(node, ast.expr) and parsing._replaceable(node) and node not in placeholders)
+    if not placeholders:
+        assert ast.dump(parsed.module, include_attributes=True) == before

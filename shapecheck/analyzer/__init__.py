@@ -1,1 +1,1 @@
-"""The libcst front end: an abstract interpreter that feeds program syntax to the shape algebra."""
+"""The analyzer: an abstract interpreter of CPython's syntax tree that feeds programs to the shape algebra."""

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Final
-
-import libcst as cst
 
 from shapecheck.analyzer.literals import to_lit
 from shapecheck.analyzer.provenance import Binding
@@ -32,7 +31,7 @@ class Invalid:
     """An annotation in our language's form with an error (SC001) at `node`."""
 
     message: str
-    node: cst.CSTNode
+    node: ast.AST
 
 
 # Resolves a dotted annotation head to where it comes from (see `provenance`).
@@ -40,57 +39,88 @@ Resolve = Callable[[str], Binding]
 
 
 def read_annotation(
-    node: cst.BaseExpression, resolve: Resolve, names: Collection[str],
+    node: ast.expr, resolve: Resolve, names: Collection[str],
 ) -> ArrayType | Invalid | None:
     """The array type an annotation expression declares; None when it is not ours."""
-    if isinstance(node, cst.SimpleString | cst.ConcatenatedString):
-        text = node.evaluated_value
-        if not isinstance(text, str):
+    if isinstance(node, ast.Constant):
+        if not isinstance(node.value, str):
             return None
-        try:
-            inner = cst.parse_expression(text)
-        except cst.ParserSyntaxError:
+        inner = _parse_string(node.value)
+        if inner is None:
             return None
         found = read_annotation(inner, resolve, names)
         # Positions inside a string annotation are not the file's: blame the string.
         return Invalid(found.message, node) if isinstance(found, Invalid) else found
-    if not isinstance(node, cst.Subscript):
+    if not isinstance(node, ast.Subscript):
         return None
     kind, dtype = _head(node.value, resolve, names)
     if kind is None:
         return None
+    parts = _parts(node)
     elements = []
-    for element in node.slice:
-        if not isinstance(element.slice, cst.Index):
-            return Invalid("slices are not part of the annotation language", element)
-        elements.append(to_lit(element.slice.value))
+    for part in parts:
+        if isinstance(part, ast.Slice):
+            return Invalid("slices are not part of the annotation language", part)
+        elements.append(to_lit(part))
     parse = parse_annotation if kind == "shapecheck" else parse_jaxtyping
     whole = to_lit(node)
     result = parse(dtype, elements, whole)
     if isinstance(result, AnnotationError):
-        origin = result.origin if isinstance(result.origin, cst.CSTNode) else node
+        origin = result.origin if isinstance(result.origin, ast.AST) else node
         return Invalid(result.message, origin)
     if kind == "jaxtyping":
-        return _jaxtyping_base(result, node.slice[0].slice, resolve, names)
+        return _jaxtyping_base(result, parts[0], resolve, names)
     return result
 
 
-def _jaxtyping_base(result: ArrayType, base: cst.BaseSlice, resolve: Resolve,
+def _parse_string(text: str) -> ast.expr | None:
+    """The expression in a string annotation, positioned within the string.
+
+    Not `walk.parse_expression`, which places every node at the string: `_parts` reads the
+    positions to tell `f32[(3,)]` from `f32[3,]`, and no node parsed here outlives
+    `read_annotation` (its findings are moved to the string)."""
+    try:
+        return ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _parts(node: ast.Subscript) -> list[ast.expr]:
+    """The subscript's parts as written: `f32[(5, 7), {}]` has two, `f32[(5, 7)]` one (a tuple).
+
+    CPython's tree holds both as one tuple; only the parentheses, which its span includes
+    and its first and last items' do not, tell them apart."""
+    inner = node.slice
+    if not isinstance(inner, ast.Tuple) or not inner.elts:
+        return [inner]  # `()` is always a parenthesized tuple: one part
+    tuple_span, first, last = _span(inner), _span(inner.elts[0]), _span(inner.elts[-1])
+    if tuple_span == first == last:
+        # Every node placed at one string (`walk.parse_expression`): read it as the run time
+        # does, several parts when the first is a tuple (dims never are).
+        return list(inner.elts) if isinstance(inner.elts[0], ast.Tuple) else [inner]
+    parenthesized = tuple_span[:2] < first[:2] and tuple_span[2:] > last[2:]
+    return [inner] if parenthesized else list(inner.elts)
+
+
+def _span(node: ast.expr) -> tuple[int, int, int, int]:
+    return node.lineno, node.col_offset, node.end_lineno or 0, node.end_col_offset or 0
+
+
+def _jaxtyping_base(result: ArrayType, base: ast.expr, resolve: Resolve,
                     names: Collection[str]) -> ArrayType | Invalid:
     """Apply jaxtyping's array-type argument: a jaxtyping type adds its dims after ours, an
     alias that may be one (`Float[Vector, "b"]`) leaves the dims unknown."""
-    assert isinstance(base, cst.Index)
     unknown = ArrayType(result.dtype, (), (), 0, False)
-    if isinstance(base.value, cst.Subscript):
-        inner = read_annotation(base.value, resolve, names)
+    if isinstance(base, ast.Subscript):
+        inner = read_annotation(base, resolve, names)
         if isinstance(inner, Invalid):
             return inner
         if inner is not None:
-            if _head(base.value.value, resolve, names)[0] != "jaxtyping":
+            if _head(base.value, resolve, names)[0] != "jaxtyping":
                 return unknown
             return nest_jaxtyping(result, inner)
         return result  # Union[...] and other typing forms of array classes
-    dotted = _dotted(base.value)
+    dotted = _dotted(base)
     if dotted is None:
         return result  # `Array | np.ndarray`
     found = resolve(dotted)
@@ -101,7 +131,7 @@ def _jaxtyping_base(result: ArrayType, base: cst.BaseSlice, resolve: Resolve,
     return unknown
 
 
-def _head(base: cst.BaseExpression, resolve: Resolve, names: Collection[str]) -> tuple[str | None, str | None]:
+def _head(base: ast.expr, resolve: Resolve, names: Collection[str]) -> tuple[str | None, str | None]:
     """Which language a subscript base belongs to ('shapecheck' or 'jaxtyping') and its dtype."""
     dotted = _dotted(base)
     if dotted is None:
@@ -128,10 +158,10 @@ def _head(base: cst.BaseExpression, resolve: Resolve, names: Collection[str]) ->
     return "shapecheck", None if last == "Array" else (last if last in DTYPE_NAMES else None)
 
 
-def _dotted(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
         inner = _dotted(node.value)
-        return None if inner is None else f"{inner}.{node.attr.value}"
+        return None if inner is None else f"{inner}.{node.attr}"
     return None

@@ -7,11 +7,10 @@ calls), and the library would otherwise import the interpreter back, closing a c
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-
-import libcst as cst
 
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.scope import Scope
@@ -74,13 +73,13 @@ class Signature:
 class CallArgs:
     """A call's evaluated arguments with the nodes they came from."""
 
-    node: cst.CSTNode
+    node: ast.AST
     args: list[Value] = field(default_factory=list)
-    arg_nodes: list[cst.CSTNode] = field(default_factory=list)
+    arg_nodes: list[ast.AST] = field(default_factory=list)
     kwargs: dict[str, Value] = field(default_factory=dict)
-    kwarg_nodes: dict[str, cst.CSTNode] = field(default_factory=dict)
-    raw_args: list[cst.BaseExpression] = field(default_factory=list)
-    raw_kwargs: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    kwarg_nodes: dict[str, ast.AST] = field(default_factory=dict)
+    raw_args: list[ast.expr] = field(default_factory=list)
+    raw_kwargs: dict[str, ast.expr] = field(default_factory=dict)
     opaque: bool = False  # *args or **kwargs the interpreter could not expand
     name: str = ""  # the canonical name of the API called (`jax.numpy.sum`, `method:sum`)
     written: str = ""  # the name as imported, before canonicalisation (`numpy.sum`)
@@ -110,14 +109,14 @@ class CallArgs:
     def given(self, name: str) -> bool:
         return self._where(name) is not None
 
-    def arg_node(self, name: str) -> cst.CSTNode:
+    def arg_node(self, name: str) -> ast.AST:
         """Where the argument for `name` was written (the whole call when it was not)."""
         where = self._where(name)
         if isinstance(where, int):
             return self.arg_nodes[where] if where < len(self.arg_nodes) else self.node
         return self.kwarg_nodes.get(where, self.node) if where is not None else self.node
 
-    def arg_expr(self, name: str) -> cst.BaseExpression | None:
+    def arg_expr(self, name: str) -> ast.expr | None:
         where = self._where(name)
         if isinstance(where, int):
             return self.raw_args[where] if where < len(self.raw_args) else None
@@ -147,14 +146,14 @@ class CallArgs:
     def has(self, index: int, name: str | None = None) -> bool:
         return index < len(self.args) or (name is not None and name in self.kwargs)
 
-    def node_of(self, index: int, name: str | None = None) -> cst.CSTNode:
+    def node_of(self, index: int, name: str | None = None) -> ast.AST:
         if index < len(self.arg_nodes):
             return self.arg_nodes[index]
         if name and name in self.kwarg_nodes:
             return self.kwarg_nodes[name]
         return self.node
 
-    def expr_of(self, index: int, name: str | None = None) -> cst.BaseExpression | None:
+    def expr_of(self, index: int, name: str | None = None) -> ast.expr | None:
         if index < len(self.raw_args):
             return self.raw_args[index]
         if name:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field, replace
-
-import libcst as cst
 
 from shapecheck.analyzer.values import Mesh
 from shapecheck.dims import Dim
@@ -22,11 +21,11 @@ class Context:
     bound: frozenset[str] | None = None
     outer_unknown: bool = False
     any_name: bool = False  # an enclosing map binds a name the checker cannot read: any name
-    binders: tuple[tuple[str, cst.CSTNode], ...] = field(default=(), compare=False, hash=False)
+    binders: tuple[tuple[str, ast.AST], ...] = field(default=(), compare=False, hash=False)
     """A note for each enclosing map: what it binds and where, for SC202's notes."""
     sizes: tuple[tuple[str, Dim], ...] = ()
     resources: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    resource_notes: tuple[tuple[str, cst.CSTNode], ...] = field(default=(), compare=False, hash=False)
+    resource_notes: tuple[tuple[str, ast.AST], ...] = field(default=(), compare=False, hash=False)
     mesh: Mesh | None = None
     hidden: frozenset[str] = frozenset()  # vmap axes: invisible to annotations
     depth: int = 0
@@ -43,8 +42,8 @@ class Context:
 
     def enter_map(
         self, names: dict[str, Dim], resources: dict[str, tuple[str, ...]] | None = None,
-        notes: tuple[tuple[str, cst.CSTNode], ...] = (), hidden: frozenset[str] = frozenset(),
-        binder: tuple[str, cst.CSTNode] | None = None,
+        notes: tuple[tuple[str, ast.AST], ...] = (), hidden: frozenset[str] = frozenset(),
+        binder: tuple[str, ast.AST] | None = None,
     ) -> Context:
         # Inside a map its names are certainly bound, whatever encloses the code around it.
         bound = frozenset(names) if self.bound is None else self.bound | frozenset(names)

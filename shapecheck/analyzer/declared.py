@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.walk import code
 from shapecheck.dtypes import KINDS, admitted
 from shapecheck.types import ArrayType
 
-_MODULE = cst.Module(body=[])
 
-
-def source_of(node: cst.CSTNode) -> str:
+def source_of(node: ast.AST) -> str:
     """The expression that computed a checked value, as SC301's message names it."""
-    text = " ".join(_MODULE.code_for_node(node).split())
+    text = code(node)
     return f"`{text if len(text) <= 40 else text[:37] + '...'}`"
 
 

@@ -6,17 +6,15 @@ constants are folded where Python's meaning is certain (see `folding`).
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
-
-import libcst as cst
 
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.declared import visible
 from shapecheck.analyzer.folding import compare, truth
 from shapecheck.analyzer.library import takes_functions
-from shapecheck.analyzer.literals import string_value
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.raises import expects_error_call
 from shapecheck.analyzer.scope import Scope
@@ -47,7 +45,7 @@ _MUTATORS = frozenset({
 class Expressions(InterpreterState):
     """Evaluates expressions: the part of `Interpreter` that computes values."""
 
-    def eval(self, node: cst.BaseExpression, scope: Scope, ctx: Context) -> Value:
+    def eval(self, node: ast.expr, scope: Scope, ctx: Context) -> Value:
         method = _EVAL.get(type(node))
         value = method(self, node, scope, ctx) if method is not None else None
         if self.types is not None and isinstance(value, ArrayType):
@@ -61,46 +59,38 @@ class Expressions(InterpreterState):
                 self.types[id(node)] = (node, typed)
         return value
 
-    def eval_name(self, node: cst.Name, scope: Scope, ctx: Context) -> Value:
-        if node.value == "None":
-            return Const(None)
-        if node.value in ("True", "False"):
-            return Const(node.value == "True")
-        return scope.lookup(node.value)
+    def eval_name(self, node: ast.Name, scope: Scope, ctx: Context) -> Value:
+        return scope.lookup(node.id)
 
-    def eval_int(self, node: cst.Integer, scope: Scope, ctx: Context) -> Value:
-        return Const(int(node.value.replace("_", ""), 0))
+    def eval_constant(self, node: ast.Constant, scope: Scope, ctx: Context) -> Value:
+        value = node.value
+        if value is None or isinstance(value, int | float | str):  # bool is an int
+            return Const(value)
+        return None  # bytes, complex numbers and `...`: nothing the checker folds
 
-    def eval_float(self, node: cst.Float, scope: Scope, ctx: Context) -> Value:
-        return Const(float(node.value.replace("_", "")))
-
-    def eval_string(self, node: cst.SimpleString | cst.ConcatenatedString, scope: Scope, ctx: Context) -> Value:
-        value = string_value(node) if isinstance(node, cst.SimpleString) else node.evaluated_value
-        return Const(value) if isinstance(value, str) else None
-
-    def eval_seq(self, node: cst.Tuple | cst.List, scope: Scope, ctx: Context) -> Value:
+    def eval_seq(self, node: ast.Tuple | ast.List, scope: Scope, ctx: Context) -> Value:
         items: list[Value] = []
-        for element in node.elements:
-            if isinstance(element, cst.StarredElement):
+        for element in node.elts:
+            if isinstance(element, ast.Starred):
                 inner = self.eval(element.value, scope, ctx)
                 if not isinstance(inner, Seq):
                     return None
                 items.extend(inner.items)
             else:
-                items.append(self.eval(element.value, scope, ctx))
-        return Seq(tuple(items), isinstance(node, cst.List), node, self.literal_lookup)
+                items.append(self.eval(element, scope, ctx))
+        return Seq(tuple(items), isinstance(node, ast.List), node, self.literal_lookup)
 
-    def eval_dict(self, node: cst.Dict, scope: Scope, ctx: Context) -> Value:
+    def eval_dict(self, node: ast.Dict, scope: Scope, ctx: Context) -> Value:
         items: list[tuple[Value, Value]] = []
-        for element in node.elements:
-            if not isinstance(element, cst.DictElement):
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:  # `**other`
                 return None
-            items.append((self.eval(element.key, scope, ctx), self.eval(element.value, scope, ctx)))
+            items.append((self.eval(key, scope, ctx), self.eval(value, scope, ctx)))
         return Dict(tuple(items), node, self.literal_lookup)
 
-    def eval_attribute(self, node: cst.Attribute, scope: Scope, ctx: Context) -> Value:
+    def eval_attribute(self, node: ast.Attribute, scope: Scope, ctx: Context) -> Value:
         base = self.eval(node.value, scope, ctx)
-        attr = node.attr.value
+        attr = node.attr
         if isinstance(base, Qual):
             return Qual(f"{base.name}.{attr}")
         if isinstance(base, Lazy):
@@ -119,13 +109,13 @@ class Expressions(InterpreterState):
                 return BoundMethod(base, attr)
         return None
 
-    def eval_binary(self, node: cst.BinaryOperation, scope: Scope, ctx: Context) -> Value:
+    def eval_binary(self, node: ast.BinOp, scope: Scope, ctx: Context) -> Value:
         left = self.eval(node.left, scope, ctx)
         right = self.eval(node.right, scope, ctx)
-        return self.binary(node, type(node.operator), left, right, node.left, node.right, ctx)
+        return self.binary(node, type(node.op), left, right, node.left, node.right, ctx)
 
-    def binary(self, node: cst.CSTNode, operator: type, left: Value, right: Value,
-               left_node: cst.CSTNode, right_node: cst.CSTNode, ctx: Context) -> Value:
+    def binary(self, node: ast.AST, operator: type[ast.operator], left: Value, right: Value,
+               left_node: ast.AST, right_node: ast.AST, ctx: Context) -> Value:
         handler = self.handlers.get(f"operator:{operator.__name__}")
         if handler is None:
             return None
@@ -134,71 +124,76 @@ class Expressions(InterpreterState):
         self.check_cooccurrence(result, (left, right), node, ctx)
         return result
 
-    def eval_unary(self, node: cst.UnaryOperation, scope: Scope, ctx: Context) -> Value:
-        value = self.eval(node.expression, scope, ctx)
-        if isinstance(node.operator, cst.Not):
+    def eval_unary(self, node: ast.UnaryOp, scope: Scope, ctx: Context) -> Value:
+        value = self.eval(node.operand, scope, ctx)
+        op = type(node.op)
+        if op is ast.Not:
             known = truth(value)
             return None if known is None else Const(not known)
         if isinstance(value, ArrayType):
             return value
         if isinstance(value, Const) and isinstance(value.value, int | float) and not isinstance(value.value, bool):
-            if isinstance(node.operator, cst.Minus):
+            if op is ast.USub:
                 return Const(-value.value)
-            if isinstance(node.operator, cst.Plus):
+            if op is ast.UAdd:
                 return value
         return None
 
-    def eval_comparison(self, node: cst.Comparison, scope: Scope, ctx: Context) -> Value:
+    def eval_comparison(self, node: ast.Compare, scope: Scope, ctx: Context) -> Value:
         left = self.eval(node.left, scope, ctx)
-        left_node: cst.CSTNode = node.left
+        left_node: ast.expr = node.left
         result: Value = None
         decided: list[bool | None] = []
-        for target in node.comparisons:
-            right = self.eval(target.comparator, scope, ctx)
-            decided.append(compare(target.operator, left, right))
-            if isinstance(target.operator, cst.Is | cst.IsNot | cst.In | cst.NotIn):
+        for operator, comparator in zip(node.ops, node.comparators, strict=True):
+            right = self.eval(comparator, scope, ctx)
+            decided.append(compare(operator, left, right))
+            if isinstance(operator, ast.Is | ast.IsNot | ast.In | ast.NotIn):
                 result = None
             elif isinstance(left, ArrayType) or isinstance(right, ArrayType):
                 handler = self.handlers["operator:Comparison"]
-                call = CallArgs(node, [left, right], [left_node, target.comparator])
+                call = CallArgs(node, [left, right], [left_node, comparator])
                 result = handler(cast("Interpreter", self), call, ctx, scope)
-            left, left_node = right, target.comparator
+            left, left_node = right, comparator
         if decided and all(d is not None for d in decided):
             return Const(all(decided))
         if any(d is False for d in decided):
             return Const(False)
-        return result if len(node.comparisons) == 1 else None
+        return result if len(node.ops) == 1 else None
 
-    def eval_boolean(self, node: cst.BooleanOperation, scope: Scope, ctx: Context) -> Value:
-        left = self.eval(node.left, scope, ctx)
-        known = truth(left)
-        is_and = isinstance(node.operator, cst.And)
-        if known is not None and known is not is_and:
-            return left  # short-circuited: the right side never runs
-        right = self.eval(node.right, scope, ctx)
-        return right if known is not None else None
+    def eval_boolean(self, node: ast.BoolOp, scope: Scope, ctx: Context) -> Value:
+        is_and = isinstance(node.op, ast.And)
+        left = self.eval(node.values[0], scope, ctx)
+        # `a and b and c` is one node: fold it as `(a and b) and c`.
+        for operand in node.values[1:]:
+            known = truth(left)
+            if known is not None and known is not is_and:
+                return left  # short-circuited: the rest never runs
+            right = self.eval(operand, scope, ctx)
+            left = right if known is not None else None
+        return left
 
-    def test(self, node: cst.BaseExpression, scope: Scope, ctx: Context) -> bool | None:
+    def test(self, node: ast.expr, scope: Scope, ctx: Context) -> bool | None:
         """Whether a condition is certainly true or false, None when it may be either.
 
         `a and b` is false when either side certainly is, whatever the other (klujax's
         `if Ax.ndim == 1 and x.ndim == 2` with Ax unknown and x 1-D); `a or b` likewise true.
         """
-        if isinstance(node, cst.BooleanOperation):
-            is_and = isinstance(node.operator, cst.And)
-            left = self.test(node.left, scope, ctx)
-            if left is not None and left is not is_and:
-                return left  # short-circuited: the right side never runs
-            right = self.test(node.right, scope, ctx)
-            if left is None:
-                return right if right is not is_and else None
-            return right
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-            inner = self.test(node.expression, scope, ctx)
+        if isinstance(node, ast.BoolOp):
+            is_and = isinstance(node.op, ast.And)
+            left = self.test(node.values[0], scope, ctx)
+            for operand in node.values[1:]:
+                if left is not None and left is not is_and:
+                    return left  # short-circuited: the rest never runs
+                right = self.test(operand, scope, ctx)
+                # Undecided `x and True` stays undecided; `x and False` is false whatever x is.
+                left = None if left is None and right is is_and else right
+            return left
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            inner = self.test(node.operand, scope, ctx)
             return None if inner is None else not inner
         return truth(self.eval(node, scope, ctx))
 
-    def eval_ifexp(self, node: cst.IfExp, scope: Scope, ctx: Context) -> Value:
+    def eval_ifexp(self, node: ast.IfExp, scope: Scope, ctx: Context) -> Value:
         test = self.test(node.test, scope, ctx)
         if test is True:
             return self.eval(node.body, scope, ctx)
@@ -206,27 +201,30 @@ class Expressions(InterpreterState):
             return self.eval(node.orelse, scope, ctx)
         return join(self.eval(node.body, scope, ctx), self.eval(node.orelse, scope, ctx))
 
-    def eval_lambda(self, node: cst.Lambda, scope: Scope, ctx: Context) -> Value:
+    def eval_lambda(self, node: ast.Lambda, scope: Scope, ctx: Context) -> Value:
         function = Function(node, scope, self.module_name, "<lambda>")
         self.functions.append(function)
         return function
 
-    def eval_namedexpr(self, node: cst.NamedExpr, scope: Scope, ctx: Context) -> Value:
+    def eval_namedexpr(self, node: ast.NamedExpr, scope: Scope, ctx: Context) -> Value:
         value = self.eval(node.value, scope, ctx)
         self.assign(node.target, value, scope, node.value)
         return value
 
-    def eval_subscript(self, node: cst.Subscript, scope: Scope, ctx: Context) -> Value:
+    def eval_subscript(self, node: ast.Subscript, scope: Scope, ctx: Context) -> Value:
         base = self.eval(node.value, scope, ctx)
         handler = self.handlers.get("operator:Subscript")
         if handler is None or base is None:
-            for element in node.slice:
-                if isinstance(element.slice, cst.Index):
-                    self.eval(element.slice.value, scope, ctx)
+            index = node.slice
+            for part in index.elts if isinstance(index, ast.Tuple) else (index,):
+                if isinstance(part, ast.Starred):
+                    self.eval(part.value, scope, ctx)
+                elif not isinstance(part, ast.Slice):
+                    self.eval(part, scope, ctx)
             return None
         return handler(cast("Interpreter", self), CallArgs(node, [base], [node.value]), ctx, scope)
 
-    def eval_call(self, node: cst.Call, scope: Scope, ctx: Context) -> Value:
+    def eval_call(self, node: ast.Call, scope: Scope, ctx: Context) -> Value:
         func = self.eval(node.func, scope, ctx)
         self._forget_mutated(node.func, scope)
         if expects_error_call(node):
@@ -240,27 +238,30 @@ class Expressions(InterpreterState):
                 self.expected_failures.update(id(f.node) for f in self.functions[first:])
         return self._eval_call(node, func, scope, ctx)
 
-    def _eval_call(self, node: cst.Call, func: Value, scope: Scope, ctx: Context) -> Value:
+    def _eval_call(self, node: ast.Call, func: Value, scope: Scope, ctx: Context) -> Value:
         call = CallArgs(node)
         for arg in node.args:
-            value = self.eval(arg.value, scope, ctx)
-            if arg.star == "*":
+            if isinstance(arg, ast.Starred):
+                value = self.eval(arg.value, scope, ctx)
                 if isinstance(value, Seq):
                     call.args.extend(value.items)
                     call.arg_nodes.extend([arg.value] * len(value.items))
                     call.raw_args.extend([arg.value] * len(value.items))
                 else:
                     call.opaque = True
-            elif arg.star == "**":
-                call.opaque = True
-            elif arg.keyword is not None:
-                call.kwargs[arg.keyword.value] = value
-                call.kwarg_nodes[arg.keyword.value] = arg.value
-                call.raw_kwargs[arg.keyword.value] = arg.value
             else:
-                call.args.append(value)
-                call.arg_nodes.append(arg.value)
-                call.raw_args.append(arg.value)
+                call.args.append(self.eval(arg, scope, ctx))
+                call.arg_nodes.append(arg)
+                call.raw_args.append(arg)
+        for keyword in node.keywords:
+            value = self.eval(keyword.value, scope, ctx)
+            if keyword.arg is None:  # `**options`
+                call.opaque = True
+            else:
+                call.kwargs[keyword.arg] = value
+                # The value, not `name=value`: findings about an argument point at what was passed.
+                call.kwarg_nodes[keyword.arg] = keyword.value
+                call.raw_kwargs[keyword.arg] = keyword.value
         if isinstance(func, Lazy):
             func = self.imports.resolve(func) if self.imports.worth_loading(func, call) else None
         if func is None:
@@ -276,31 +277,28 @@ class Expressions(InterpreterState):
         self.check_cooccurrence(result, inputs, node, ctx)
         return result
 
-    def _forget_mutated(self, func: cst.BaseExpression, scope: Scope) -> None:
+    def _forget_mutated(self, func: ast.expr, scope: Scope) -> None:
         """`labels.append(row)` and friends: the list's contents are no longer what was built."""
-        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                and func.attr.value in _MUTATORS
-                and isinstance(scope.lookup(func.value.value), Seq | Dict)):
-            scope.bind(func.value.value, None)
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.attr in _MUTATORS
+                and isinstance(scope.lookup(func.value.id), Seq | Dict)):
+            scope.bind(func.value.id, None)
 
 
-_EVAL: dict[type, Callable[[Expressions, cst.BaseExpression, Scope, Context], Value]] = {
-    cst.Name: Expressions.eval_name,  # type: ignore[dict-item]
-    cst.Integer: Expressions.eval_int,  # type: ignore[dict-item]
-    cst.Float: Expressions.eval_float,  # type: ignore[dict-item]
-    cst.SimpleString: Expressions.eval_string,  # type: ignore[dict-item]
-    cst.ConcatenatedString: Expressions.eval_string,  # type: ignore[dict-item]
-    cst.Tuple: Expressions.eval_seq,  # type: ignore[dict-item]
-    cst.List: Expressions.eval_seq,  # type: ignore[dict-item]
-    cst.Dict: Expressions.eval_dict,  # type: ignore[dict-item]
-    cst.Attribute: Expressions.eval_attribute,  # type: ignore[dict-item]
-    cst.BinaryOperation: Expressions.eval_binary,  # type: ignore[dict-item]
-    cst.UnaryOperation: Expressions.eval_unary,  # type: ignore[dict-item]
-    cst.Comparison: Expressions.eval_comparison,  # type: ignore[dict-item]
-    cst.BooleanOperation: Expressions.eval_boolean,  # type: ignore[dict-item]
-    cst.IfExp: Expressions.eval_ifexp,  # type: ignore[dict-item]
-    cst.Lambda: Expressions.eval_lambda,  # type: ignore[dict-item]
-    cst.NamedExpr: Expressions.eval_namedexpr,  # type: ignore[dict-item]
-    cst.Subscript: Expressions.eval_subscript,  # type: ignore[dict-item]
-    cst.Call: Expressions.eval_call,  # type: ignore[dict-item]
+_EVAL: dict[type, Callable[[Expressions, ast.expr, Scope, Context], Value]] = {
+    ast.Name: Expressions.eval_name,  # type: ignore[dict-item]
+    ast.Constant: Expressions.eval_constant,  # type: ignore[dict-item]
+    ast.Tuple: Expressions.eval_seq,  # type: ignore[dict-item]
+    ast.List: Expressions.eval_seq,  # type: ignore[dict-item]
+    ast.Dict: Expressions.eval_dict,  # type: ignore[dict-item]
+    ast.Attribute: Expressions.eval_attribute,  # type: ignore[dict-item]
+    ast.BinOp: Expressions.eval_binary,  # type: ignore[dict-item]
+    ast.UnaryOp: Expressions.eval_unary,  # type: ignore[dict-item]
+    ast.Compare: Expressions.eval_comparison,  # type: ignore[dict-item]
+    ast.BoolOp: Expressions.eval_boolean,  # type: ignore[dict-item]
+    ast.IfExp: Expressions.eval_ifexp,  # type: ignore[dict-item]
+    ast.Lambda: Expressions.eval_lambda,  # type: ignore[dict-item]
+    ast.NamedExpr: Expressions.eval_namedexpr,  # type: ignore[dict-item]
+    ast.Subscript: Expressions.eval_subscript,  # type: ignore[dict-item]
+    ast.Call: Expressions.eval_call,  # type: ignore[dict-item]
 }

@@ -6,10 +6,9 @@ branch is dead) and the expression evaluator folds `not`, `==`, `is None` and `i
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from typing import Any
-
-import libcst as cst
 
 from shapecheck.analyzer.values import (
     AxisSize,
@@ -46,36 +45,36 @@ def _plain(value: Value) -> object:
 _UNKNOWN = object()
 
 
-def compare(operator: cst.BaseCompOp, left: Value, right: Value) -> bool | None:
+def compare(operator: ast.cmpop, left: Value, right: Value) -> bool | None:
     """The outcome of one comparison between constants (shape tuples included), else None."""
-    if isinstance(operator, cst.Is | cst.IsNot):
+    kind = type(operator)
+    if kind is ast.Is or kind is ast.IsNot:
         outcome: bool | None = None
         if isinstance(right, Const) and right.value is None:
             if isinstance(left, Const) and left.value is None:
                 outcome = True
             elif _known_not_none(left):
                 outcome = False
-        return outcome if outcome is None or isinstance(operator, cst.Is) else not outcome
+        return outcome if outcome is None or kind is ast.Is else not outcome
     a, b = _plain(left), _plain(right)
     if a is _UNKNOWN or b is _UNKNOWN:
         return None
     try:
-        if isinstance(operator, cst.In | cst.NotIn):
+        if kind is ast.In or kind is ast.NotIn:
             if not isinstance(b, tuple):
                 return None
-            return (a in b) == isinstance(operator, cst.In)
-        result = _COMPARE[type(operator)](a, b)
+            return (a in b) == (kind is ast.In)
+        result = _COMPARE[kind](a, b)
     except (TypeError, KeyError):
         return None
     return bool(result)
 
 
-_COMPARE: dict[type, Callable[[Any, Any], object]] = {
-    cst.Equal: lambda a, b: a == b,
-    cst.NotEqual: lambda a, b: a != b,
-    cst.LessThan: lambda a, b: a < b,
-    cst.LessThanEqual: lambda a, b: a <= b,
-    cst.GreaterThan: lambda a, b: a > b,
-    cst.GreaterThanEqual: lambda a, b: a >= b,
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], object]] = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
 }
-

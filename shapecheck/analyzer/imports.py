@@ -7,9 +7,8 @@ are keyed by.
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING
-
-import libcst as cst
 
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.scope import Scope
@@ -29,29 +28,29 @@ class Imports:
         self.module_name = module_name
         self.loader = loader
 
-    def bind(self, node: cst.Import, scope: Scope) -> None:
+    def bind(self, node: ast.Import, scope: Scope) -> None:
         for alias in node.names:
-            full = dotted(alias.name)
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                scope.bind(alias.asname.name.value, self.imported(full, None))
+            if alias.asname is not None:
+                scope.bind(alias.asname, self.imported(alias.name, None))
             else:
-                root = full.split(".")[0]
+                root = alias.name.split(".")[0]
                 scope.bind(root, self.imported(root, None))
 
-    def bind_from(self, node: cst.ImportFrom, scope: Scope) -> None:
-        module = dotted(node.module) if node.module is not None else ""
-        if node.relative:
+    def bind_from(self, node: ast.ImportFrom, scope: Scope) -> None:
+        module = node.module or ""
+        if node.level:
             # `from .layers import dense` inside package `models`: `models.layers`.
             package = self.module_name.split(".")
-            base = package[: max(len(package) - len(node.relative), 0)]
+            base = package[: max(len(package) - node.level, 0)]
             module = ".".join([*base, module] if module else base)
-        if isinstance(node.names, cst.ImportStar) and module:
+        star = node.names[0].name == "*"  # `*` is always the only name
+        if star and module:
             scope.stars.append(module)  # read by annotation provenance
-        if isinstance(node.names, cst.ImportStar) or not module:
+        if star or not module:
             return
         for alias in node.names:
-            name = dotted(alias.name)
-            local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
+            name = alias.name
+            local = alias.asname if alias.asname is not None else name
             if self.loader is not None and self.loader.knows(f"{module}.{name}"):
                 scope.bind(local, Lazy(f"{module}.{name}"))
             else:
@@ -85,10 +84,3 @@ class Imports:
             return True
         return self.loader.mentions_annotations(value.module)
 
-
-def dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{dotted(node.value)}.{node.attr.value}"
-    return ""

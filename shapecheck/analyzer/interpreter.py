@@ -12,9 +12,8 @@ here runs a module, reads its annotations and checks the rules that cut across t
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable
-
-import libcst as cst
 
 from shapecheck.algebra.resources import cooccurrence
 from shapecheck.analyzer.annotations import Invalid, read_annotation
@@ -41,8 +40,8 @@ class Interpreter(Statements, Expressions, Invocation):
         # Classes are known before their statement runs: stubs and postponed annotations name
         # them earlier (`Array[_CT]` above `class Array` in typeshed's _ctypes).
         for statement in self.module.body:
-            if isinstance(statement, cst.ClassDef):
-                self.scope.bind(statement.name.value, Class(statement.name.value))
+            if isinstance(statement, ast.ClassDef):
+                self.scope.bind(statement.name, Class(statement.name))
         ctx = Context(bound=frozenset())
         self.frames.append(Frame(None))
         self.exec_block(self.module.body, self.scope, ctx)
@@ -67,8 +66,8 @@ class Interpreter(Statements, Expressions, Invocation):
         return self._map_axis_names
 
     def _has_symbols(self, function: Function) -> bool:
-        params = function.node.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        params = function.node.args
+        for param in (*params.posonlyargs, *params.args, *params.kwonlyargs):
             declared = self._param_type(param, function.scope)
             if declared is not None and declared.symbols():
                 return True
@@ -82,7 +81,7 @@ class Interpreter(Statements, Expressions, Invocation):
         finally:
             self.reporter.muted -= expected
 
-    def read(self, node: cst.BaseExpression, scope: Scope) -> ArrayType | Invalid | None:
+    def read(self, node: ast.expr, scope: Scope) -> ArrayType | Invalid | None:
         """`read_annotation`, once per annotation node (functions are analysed many times)."""
         key = id(node)
         if key not in self._annotations:
@@ -90,11 +89,11 @@ class Interpreter(Statements, Expressions, Invocation):
             self._annotations[key] = read_annotation(node, names, self.annotation_names)
         return self._annotations[key]
 
-    def module_source(self, name: str) -> cst.BaseExpression | None:
+    def module_source(self, name: str) -> ast.expr | None:
         """The expression a module-level name was last assigned (for annotation provenance)."""
         return self._module_sources.get(name)
 
-    def annotation(self, node: cst.BaseExpression, scope: Scope) -> ArrayType | None:
+    def annotation(self, node: ast.expr, scope: Scope) -> ArrayType | None:
         """The array type `node` declares, reporting SC001 for malformed ones (nested ones too)."""
         result = self.read(node, scope)
         if isinstance(result, Invalid):
@@ -121,7 +120,7 @@ class Interpreter(Statements, Expressions, Invocation):
         lit = to_lit(source, self.literal_lookup)
         return lit if lit.kind not in (Kind.NAME, Kind.OTHER) else None
 
-    def check_cooccurrence(self, result: Value, inputs: Iterable[Value], node: cst.CSTNode, ctx: Context) -> None:
+    def check_cooccurrence(self, result: Value, inputs: Iterable[Value], node: ast.AST, ctx: Context) -> None:
         """SC201 at the expression that first builds a value holding two co-mapped axes."""
         if not ctx.resources or not isinstance(result, ArrayType):
             return

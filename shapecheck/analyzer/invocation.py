@@ -7,9 +7,8 @@ arguments, within a depth and a per-file budget; what it returns is joined over 
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING, cast
-
-import libcst as cst
 
 from shapecheck.algebra.conformance import (
     Bindings,
@@ -36,6 +35,7 @@ from shapecheck.analyzer.values import (
     Value,
     join,
 )
+from shapecheck.analyzer.walk import parameters
 from shapecheck.dims import Conflict
 from shapecheck.types import ArrayType
 
@@ -84,17 +84,19 @@ class Invocation(InterpreterState):
         """Analyse `function` for these arguments (once per distinct argument types)."""
         if ctx.depth > MAX_DEPTH:
             return None
-        params = function.node.params
+        params = function.node.args
+        listed = parameters(params)
         scope = function.scope.child()
         bindings: Bindings = {}
-        positional = [*params.posonly_params, *params.params]
+        positional = [param for param in listed if param.kind in ("positional_only", "positional")]
         args = list(call.args)
         typed: list[tuple[str, ArrayType | None]] = []
         axes_reported: set[str] = set()  # a named axis has one size per call: one SC103 for it
-        keyword_only = [(None, param) for param in params.kwonly_params]
+        keyword_only = [(None, param) for param in listed if param.kind == "keyword_only"]
+        # `*args` and `**kwargs` bind after the others, whatever their place in the signature.
         for index, param in [*enumerate(positional), *keyword_only]:
-            name = param.name.value
-            declared = self._param_type(param, function.scope)
+            name = param.node.arg
+            declared = self._param_type(param.node, function.scope)
             if index is not None and index < len(args):
                 value, node = args[index], call.node_of(index)
             elif name in call.kwargs:
@@ -106,11 +108,11 @@ class Invocation(InterpreterState):
             scope.bind(name, self._bind_param(function, name, declared, value, node, bindings, ctx, alone,
                                                    axes_reported))
             typed.append((name, declared))
-        if isinstance(params.star_arg, cst.Param):
+        if params.vararg is not None:
             rest = args[len(positional):]
-            scope.bind(params.star_arg.name.value, Seq(tuple(rest)) if not alone else None)
-        if params.star_kwarg is not None:
-            scope.bind(params.star_kwarg.name.value, None)
+            scope.bind(params.vararg.arg, Seq(tuple(rest)) if not alone else None)
+        if params.kwarg is not None:
+            scope.bind(params.kwarg.arg, None)
         conflicted = {symbol for symbol, size in bindings.items() if isinstance(size, Conflict)}
         if conflicted:
             # A symbol two arguments gave different sizes is unknown in the whole body, also in
@@ -121,8 +123,8 @@ class Invocation(InterpreterState):
                     scope.bind(name, forget_symbols(declared, bound, conflicted))
 
         declared_return: ArrayType | None = None
-        if isinstance(function.node, cst.FunctionDef) and function.node.returns is not None:
-            read = self.read(function.node.returns.annotation, function.scope)
+        if not isinstance(function.node, ast.Lambda) and function.node.returns is not None:
+            read = self.read(function.node.returns, function.scope)
             declared_return = read if isinstance(read, ArrayType) else None
         arg_key = tuple(scope.bindings.items())
         key = (id(function.node), _hashable(arg_key), ctx.key())
@@ -143,15 +145,10 @@ class Invocation(InterpreterState):
         self.frames.append(frame)
         try:
             inner = ctx.deeper()
-            if isinstance(function.node, cst.Lambda):
+            if isinstance(function.node, ast.Lambda):
                 frame.returns.append(self.eval(function.node.body, scope, inner))
             else:
-                body = function.node.body
-                if isinstance(body, cst.IndentedBlock):
-                    falls_off = self.exec_block(body.body, scope, inner)
-                else:
-                    falls_off = all(self.exec_small(small, scope, inner) for small in body.body
-                                    if isinstance(small, cst.BaseSmallStatement))
+                falls_off = self.exec_block(function.node.body, scope, inner)
                 if falls_off and frame.returns:
                     frame.returns.append(Const(None))  # reaching the end returns None too
         finally:
@@ -169,7 +166,7 @@ class Invocation(InterpreterState):
             result = frame.returns[0]
             for other in frame.returns[1:]:
                 result = join(result, other)
-        elif isinstance(function.node, cst.FunctionDef):
+        elif not isinstance(function.node, ast.Lambda):
             result = Const(None)
         self.cache[key] = result
         return self._returned(result, declared_return, bindings)
@@ -189,14 +186,14 @@ class Invocation(InterpreterState):
             return unknown_where(prefer(resolved, inferred), problems)
         return resolved
 
-    def _param_type(self, param: cst.Param, scope: Scope) -> ArrayType | None:
+    def _param_type(self, param: ast.arg, scope: Scope) -> ArrayType | None:
         if param.annotation is None:
             return None
-        found = self.read(param.annotation.annotation, scope)
+        found = self.read(param.annotation, scope)
         return found if isinstance(found, ArrayType) else None
 
     def _bind_param(self, function: Function, name: str, declared: ArrayType | None, value: Value,
-                    node: cst.CSTNode, bindings: Bindings, ctx: Context, alone: bool,
+                    node: ast.AST, bindings: Bindings, ctx: Context, alone: bool,
                     axes_reported: set[str]) -> Value:
         if declared is None:
             return value

@@ -143,8 +143,8 @@ class ModuleLoader:
         return _Summary(digest, interpreter, reads)
 
     def _run(self, module: str, text: str) -> Interpreter | None:
-        # Parsed as the checked files are: CPython decides validity, and deep expressions are
-        # parsed in pieces (libcst alone takes minutes on a 3,000-long chain).
+        # Parsed as the checked files are: CPython decides validity, and what nests past
+        # MAX_DEPTH is left out.
         from shapecheck.parsing import cpython_syntax, parse_module
 
         syntax = cpython_syntax(module, text)

@@ -9,10 +9,9 @@ name: both read as not ours, so they are never SC001.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol
-
-import libcst as cst
 
 from shapecheck.analyzer.values import Class, Lazy, Qual, Value
 from shapecheck.annotation import JAXTYPING_DTYPES
@@ -45,7 +44,7 @@ class ModuleView(Protocol):
     @property
     def scope(self) -> Scope: ...
 
-    def module_source(self, name: str) -> cst.BaseExpression | None: ...
+    def module_source(self, name: str) -> ast.expr | None: ...
 
 
 class Provenance:
@@ -143,6 +142,7 @@ def _is_tutorial(module: ModuleView, name: str) -> bool:
     `Array = ArrayAliasMeta("Array", jaxtyping.Shaped)` takes jaxtyping's dims strings).
     """
     source = module.module_source(name)
-    if not isinstance(source, cst.Call) or not isinstance(source.func, cst.Name) or source.args:
+    if (not isinstance(source, ast.Call) or not isinstance(source.func, ast.Name)
+            or source.args or source.keywords):
         return False
-    return isinstance(module.scope.bindings.get(source.func.value), Class)
+    return isinstance(module.scope.bindings.get(source.func.id), Class)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-import libcst as cst
 
 from shapecheck.algebra.outcome import Problem
 from shapecheck.codes import Code
@@ -15,13 +14,13 @@ from shapecheck.codes import Code
 class Finding:
     """A diagnostic before positions are known: code, message, node, and notes at other nodes."""
 
-    node: cst.CSTNode
+    node: ast.AST
     code: Code
     message: str
-    notes: tuple[tuple[str, cst.CSTNode], ...] = ()
+    notes: tuple[tuple[str, ast.AST], ...] = ()
     # Where to report when `node` is not in the file checked: a spec literal written in another
     # module and used here is reported at this file's call, never at a made-up position.
-    fallback: cst.CSTNode | None = None
+    fallback: ast.AST | None = None
 
 
 class Reporter:
@@ -44,8 +43,8 @@ class Reporter:
     def release(self) -> list[Finding]:
         return self._captured.pop()
 
-    def add(self, node: cst.CSTNode, code: Code, message: str,
-            notes: Iterable[tuple[str, cst.CSTNode]] = (), fallback: cst.CSTNode | None = None) -> None:
+    def add(self, node: ast.AST, code: Code, message: str,
+            notes: Iterable[tuple[str, ast.AST]] = (), fallback: ast.AST | None = None) -> None:
         if self.muted:
             return
         finding = Finding(node, code, message, tuple(notes), fallback)
@@ -58,14 +57,14 @@ class Reporter:
         self._seen.add(key)
         self.findings.append(finding)
 
-    def problems(self, problems: Sequence[Problem], node: cst.CSTNode,
-                 operand_nodes: Sequence[cst.CSTNode] = (),
-                 notes: Iterable[tuple[str, cst.CSTNode]] = (), fallback: cst.CSTNode | None = None) -> None:
+    def problems(self, problems: Sequence[Problem], node: ast.AST,
+                 operand_nodes: Sequence[ast.AST] = (),
+                 notes: Iterable[tuple[str, ast.AST]] = (), fallback: ast.AST | None = None) -> None:
         """Report algebra problems: at their own origin, else at the operand they blame, else at
         `node`; at `fallback` (default `node`) when that place is in another module."""
         for problem in problems:
             target = node
-            if isinstance(problem.origin, cst.CSTNode):
+            if isinstance(problem.origin, ast.AST):
                 target = problem.origin
             elif problem.code == Code.NAMED_SIZE_MISMATCH and problem.operands and operand_nodes:
                 index = max(problem.operands)

@@ -10,11 +10,10 @@ Library handlers take the whole `Interpreter`: a part hands itself over as one
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-
-import libcst as cst
 
 from shapecheck.algebra.conformance import Bindings
 from shapecheck.analyzer.annotations import Invalid
@@ -43,16 +42,16 @@ class Frame:
     returns: list[Value] = field(default_factory=list)
     declared_return: ArrayType | None = None
     bindings: Bindings = field(default_factory=dict)
-    returned_node: cst.CSTNode | None = None
+    returned_node: ast.AST | None = None
 
 
 class InterpreterState:
     """One module's analysis. `handlers` maps canonical qualified names to library rules."""
 
     def __init__(
-        self, module: cst.Module, module_name: str, reporter: Reporter,
+        self, module: ast.Module, module_name: str, reporter: Reporter,
         handlers: dict[str, Handler], methods: dict[str, Handler],
-        annotation_names: frozenset[str], types: dict[int, tuple[cst.CSTNode, ArrayType]] | None = None,
+        annotation_names: frozenset[str], types: dict[int, tuple[ast.AST, ArrayType]] | None = None,
         loader: ModuleLoader | None = None, x64: bool | None = None,
     ) -> None:
         self.loader = loader
@@ -73,41 +72,41 @@ class InterpreterState:
         self.frames: list[Frame] = []
         self.types = types  # node id -> (node, type) of array-valued expressions, for hover
         self.scope = Scope(None, module_name)
-        self._module_sources: dict[str, cst.BaseExpression] = {}
+        self._module_sources: dict[str, ast.expr] = {}
         self._map_axis_names: frozenset[str] | None = None
         self._annotations: dict[int, ArrayType | Invalid | None] = {}
         self.imports = Imports(module_name, loader)
 
     if TYPE_CHECKING:
         # Defined by the parts (`Interpreter` composes them); declared here for the others.
-        def exec_block(self, body: Sequence[cst.CSTNode], scope: Scope, ctx: Context) -> bool: ...
+        def exec_block(self, body: Sequence[ast.stmt], scope: Scope, ctx: Context) -> bool: ...
 
-        def exec_small(self, node: cst.BaseSmallStatement, scope: Scope, ctx: Context) -> bool: ...
+        def exec_statement(self, node: ast.stmt, scope: Scope, ctx: Context) -> bool: ...
 
-        def assign(self, target: cst.BaseExpression, value: Value, scope: Scope, source: cst.CSTNode) -> None: ...
+        def assign(self, target: ast.expr, value: Value, scope: Scope, source: ast.AST) -> None: ...
 
-        def eval(self, node: cst.BaseExpression, scope: Scope, ctx: Context) -> Value: ...
+        def eval(self, node: ast.expr, scope: Scope, ctx: Context) -> Value: ...
 
-        def test(self, node: cst.BaseExpression, scope: Scope, ctx: Context) -> bool | None: ...
+        def test(self, node: ast.expr, scope: Scope, ctx: Context) -> bool | None: ...
 
-        def binary(self, node: cst.CSTNode, operator: type, left: Value, right: Value,
-                   left_node: cst.CSTNode, right_node: cst.CSTNode, ctx: Context) -> Value: ...
+        def binary(self, node: ast.AST, operator: type, left: Value, right: Value,
+                   left_node: ast.AST, right_node: ast.AST, ctx: Context) -> Value: ...
 
         def call(self, func: Value, call: CallArgs, ctx: Context, scope: Scope) -> Value: ...
 
         def call_function(self, function: Function, call: CallArgs, ctx: Context, *, alone: bool = False,
                           declared_args: bool = True) -> Value: ...
 
-        def read(self, node: cst.BaseExpression, scope: Scope) -> ArrayType | Invalid | None: ...
+        def read(self, node: ast.expr, scope: Scope) -> ArrayType | Invalid | None: ...
 
-        def annotation(self, node: cst.BaseExpression, scope: Scope) -> ArrayType | None: ...
+        def annotation(self, node: ast.expr, scope: Scope) -> ArrayType | None: ...
 
         def literal_lookup(self, name: str) -> Lit | None: ...
 
-        def check_cooccurrence(self, result: Value, inputs: Iterable[Value], node: cst.CSTNode,
+        def check_cooccurrence(self, result: Value, inputs: Iterable[Value], node: ast.AST,
                                ctx: Context) -> None: ...
 
 
-def _function_defs(module: cst.Module) -> list[cst.CSTNode]:
-    return [n for n in module.body if isinstance(n, cst.FunctionDef | cst.ClassDef)]
+def _function_defs(module: ast.Module) -> list[ast.stmt]:
+    return [n for n in module.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
 

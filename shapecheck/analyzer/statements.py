@@ -7,9 +7,9 @@ value meets them (annotated assignments, returns).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import libcst as cst
+import ast
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from shapecheck.algebra.conformance import conform, substitute, unknown_where
 from shapecheck.analyzer import raises
@@ -21,6 +21,7 @@ from shapecheck.analyzer.state import InterpreterState
 from shapecheck.analyzer.values import (
     Class,
     Const,
+    DefNode,
     Dict,
     Function,
     Mesh,
@@ -31,85 +32,41 @@ from shapecheck.analyzer.values import (
     Value,
     join,
 )
-from shapecheck.analyzer.walk import assigned_names, target_names
+from shapecheck.analyzer.walk import assigned_names, code, target_names
 from shapecheck.types import ArrayType
 
 
 class Statements(InterpreterState):
     """Runs statements: the part of `Interpreter` that walks blocks."""
 
-    def exec_block(self, body: Sequence[cst.CSTNode], scope: Scope, ctx: Context) -> bool:
+    def exec_block(self, body: Sequence[ast.stmt], scope: Scope, ctx: Context) -> bool:
         """Run statements in order. False when control certainly leaves the block (return,
         raise, break, continue): what follows is dead on this path and must not be checked."""
-        return all(self.exec_statement(statement, scope, ctx) for statement in body)
-
-    def exec_statement(self, node: cst.CSTNode, scope: Scope, ctx: Context) -> bool:
-        if isinstance(node, cst.SimpleStatementLine):
-            return all(self.exec_small(small, scope, ctx) for small in node.body)
-        if isinstance(node, cst.FunctionDef):
-            self.define_function(node, scope, ctx)
-        elif isinstance(node, cst.If):
-            return self.exec_if(node, scope, ctx)
-        elif isinstance(node, cst.For | cst.While):
-            self.exec_loop(node, scope, ctx)
-        elif isinstance(node, cst.With):
-            return self.exec_with(node, scope, ctx)
-        elif isinstance(node, cst.Try | cst.TryStar):
-            self.exec_try(node, scope, ctx)
-        elif isinstance(node, cst.ClassDef):
-            self.exec_class(node, scope, ctx)
-        elif isinstance(node, cst.IndentedBlock):
-            return self.exec_block(node.body, scope, ctx)
-        # match statements and anything else: names they bind read as unknown
-        elif isinstance(node, cst.Match):
-            for name in assigned_names(node):
-                scope.bind(name, None)
+        # `exec_statement` inlined: this loop runs every statement of every analysis.
+        for statement in body:
+            run = _EXEC.get(type(statement))
+            if run is not None and not run(self, statement, scope, ctx):
+                return False
         return True
 
-    def exec_small(self, node: cst.BaseSmallStatement, scope: Scope, ctx: Context) -> bool:
-        """Run one small statement; False when it certainly leaves the block."""
-        if isinstance(node, cst.Return):
-            self.exec_return(node, scope, ctx)
-            return False
-        if isinstance(node, cst.Raise):
-            if node.exc is not None:
-                self.eval(node.exc, scope, ctx)
-            return False
-        if isinstance(node, cst.Break | cst.Continue):
-            return False
-        self._exec_simple(node, scope, ctx)
+    def exec_statement(self, node: ast.stmt, scope: Scope, ctx: Context) -> bool:
+        """Run one statement; False when it certainly leaves the block."""
+        run = _EXEC.get(type(node))
+        # Statements without a rule here (pass, and anything new) fall through.
+        return run(self, node, scope, ctx) if run is not None else True
+
+    def exec_assign(self, node: ast.Assign, scope: Scope, ctx: Context) -> bool:
+        value = self.eval(node.value, scope, ctx)
+        for target in node.targets:
+            self.assign(target, value, scope, node.value)
         return True
 
-    def _exec_simple(self, node: cst.BaseSmallStatement, scope: Scope, ctx: Context) -> None:
-        if isinstance(node, cst.Assign):
-            value = self.eval(node.value, scope, ctx)
-            for target in node.targets:
-                self.assign(target.target, value, scope, node.value)
-        elif isinstance(node, cst.AnnAssign):
-            self.exec_annassign(node, scope, ctx)
-        elif isinstance(node, cst.AugAssign):
-            self.exec_augassign(node, scope, ctx)
-        elif isinstance(node, cst.Expr):
-            self.eval(node.value, scope, ctx)
-        elif isinstance(node, cst.Assert):
-            self.eval(node.test, scope, ctx)
-        elif isinstance(node, cst.Import):
-            self.imports.bind(node, scope)
-        elif isinstance(node, cst.ImportFrom):
-            self.imports.bind_from(node, scope)
-        elif isinstance(node, cst.Global | cst.Nonlocal):
-            for item in node.names:
-                scope.bind(item.name.value, None)
-        elif isinstance(node, cst.Del):
-            for name in target_names(node.target):
-                scope.bind(name, None)
-
-    def exec_annassign(self, node: cst.AnnAssign, scope: Scope, ctx: Context) -> None:
-        declared = self.annotation(node.annotation.annotation, scope)
+    def exec_annassign(self, node: ast.AnnAssign, scope: Scope, ctx: Context) -> bool:
+        declared = self.annotation(node.annotation, scope)
         if node.value is None:
-            if isinstance(node.target, cst.Name):
-                scope.bind(node.target.value, declared)
-            return
+            if isinstance(node.target, ast.Name):
+                scope.bind(node.target.id, declared)
+            return True
         value = self.eval(node.value, scope, ctx)
         if isinstance(declared, ArrayType):
             # Inside a function its signature's symbols mean what they mean there (rigid when
@@ -117,7 +74,7 @@ class Statements(InterpreterState):
             frame = self.frames[-1]
             bindings = dict(frame.bindings) if frame.function is not None else {}
             if isinstance(value, ArrayType):
-                what = f"`{_code(node.target)}`"
+                what = f"`{code(node.target)}`"
                 problems = conform(declared, visible(value, ctx), bindings, what,
                                    source=source_of(node.value), x64=self.x64)
                 self.reporter.problems(problems, node.value)
@@ -125,15 +82,16 @@ class Statements(InterpreterState):
             else:
                 value = substitute(declared, bindings)
         self.assign(node.target, value, scope, node.value)
+        return True
 
-    def exec_augassign(self, node: cst.AugAssign, scope: Scope, ctx: Context) -> None:
+    def exec_augassign(self, node: ast.AugAssign, scope: Scope, ctx: Context) -> bool:
         left = self.eval(node.target, scope, ctx)
         right = self.eval(node.value, scope, ctx)
-        operator = _AUG.get(type(node.operator))
-        value = self.binary(node, operator, left, right, node.target, node.value, ctx) if operator else None
+        value = self.binary(node, type(node.op), left, right, node.target, node.value, ctx)
         self.assign(node.target, value, scope, node.value)
+        return True
 
-    def exec_return(self, node: cst.Return, scope: Scope, ctx: Context) -> None:
+    def exec_return(self, node: ast.Return, scope: Scope, ctx: Context) -> bool:
         value = self.eval(node.value, scope, ctx) if node.value is not None else Const(None)
         frame = self.frames[-1]
         if frame.declared_return is not None and isinstance(value, ArrayType) and node.value is not None:
@@ -143,20 +101,22 @@ class Statements(InterpreterState):
                         f"the value {name} returns", source=source_of(node.value), x64=self.x64),
                 node.value)
         frame.returns.append(value)
+        return False
 
-    def exec_if(self, node: cst.If, scope: Scope, ctx: Context) -> bool:
+    def exec_if(self, node: ast.If, scope: Scope, ctx: Context) -> bool:
         # A condition the checker can decide (`x.ndim == 4` for a known rank, `axis is None`)
         # leaves the other branch dead: code there is never checked against these values.
+        # An `elif` is an `If` alone in `orelse`, so it runs through here again.
         test = self.test(node.test, scope, ctx)
         if test is True:
-            return self.exec_block(node.body.body, scope, ctx)
+            return self.exec_block(node.body, scope, ctx)
         if test is False:
-            return self._exec_else(node.orelse, scope, ctx)
+            return self.exec_block(node.orelse, scope, ctx)
         before = scope.snapshot()
-        body_falls = self.exec_block(node.body.body, scope, ctx)
+        body_falls = self.exec_block(node.body, scope, ctx)
         after_body = scope.snapshot()
         scope.restore(dict(before))
-        else_falls = self._exec_else(node.orelse, scope, ctx)
+        else_falls = self.exec_block(node.orelse, scope, ctx)
         after_else = scope.snapshot()
         if body_falls and else_falls:
             scope.restore(_merge(after_body, after_else))
@@ -164,18 +124,14 @@ class Statements(InterpreterState):
             scope.restore(after_body)
         return body_falls or else_falls
 
-    def _exec_else(self, orelse: cst.If | cst.Else | None, scope: Scope, ctx: Context) -> bool:
-        if isinstance(orelse, cst.If):
-            return self.exec_if(orelse, scope, ctx)
-        if isinstance(orelse, cst.Else):
-            return self.exec_block(orelse.body.body, scope, ctx)
-        return True
-
-    def exec_loop(self, node: cst.For | cst.While, scope: Scope, ctx: Context) -> None:
+    def exec_loop(self, node: ast.For | ast.AsyncFor | ast.While, scope: Scope, ctx: Context) -> bool:
         # A loop body may run many times: what it rebinds is unknown on entry and after.
         for name in assigned_names(node.body):
             scope.bind(name, None)
-        if isinstance(node, cst.For):
+        if isinstance(node, ast.While):
+            if self.test(node.test, scope, ctx) is False:
+                return True
+        else:
             iterated = self.eval(node.iter, scope, ctx)
             item: Value = None
             if isinstance(iterated, Seq) and iterated.items:
@@ -183,108 +139,105 @@ class Statements(InterpreterState):
                 for other in iterated.items[1:]:
                     item = join(item, other)
             self.assign(node.target, item, scope, node.iter)
-        elif self.test(node.test, scope, ctx) is False:
-            return
-        self.exec_block(node.body.body, scope, ctx)
+        self.exec_block(node.body, scope, ctx)
         for name in assigned_names(node.body):
             scope.bind(name, None)
-        if isinstance(node, cst.For):
+        if not isinstance(node, ast.While):
             for name in target_names(node.target):
                 scope.bind(name, None)
-        if node.orelse is not None:
-            self.exec_block(node.orelse.body.body, scope, ctx)
+        self.exec_block(node.orelse, scope, ctx)
+        return True
 
-    def exec_with(self, node: cst.With, scope: Scope, ctx: Context) -> bool:
+    def exec_with(self, node: ast.With | ast.AsyncWith, scope: Scope, ctx: Context) -> bool:
         inner = ctx
         expects_error = False
         for item in node.items:
-            expects_error = expects_error or raises.expects_error(item.item)
-            value = self.eval(item.item, scope, ctx)
+            expects_error = expects_error or raises.expects_error(item.context_expr)
+            value = self.eval(item.context_expr, scope, ctx)
             if isinstance(value, MeshContext):
                 inner = inner.with_mesh(value.mesh)
                 value = value.mesh
             elif isinstance(value, Mesh):
                 inner = inner.with_mesh(value)
-            if item.asname is not None:
-                self.assign(item.asname.name, value, scope, item.item)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, value, scope, item.context_expr)
         if expects_error:
             # `with pytest.raises(ValueError):` — the code inside is meant to fail.
             self.reporter.muted += 1
         try:
-            return self.exec_block(node.body.body, scope, inner)
+            return self.exec_block(node.body, scope, inner)
         finally:
             if expects_error:
                 self.reporter.muted -= 1
 
-    def exec_try(self, node: cst.Try | cst.TryStar, scope: Scope, ctx: Context) -> None:
+    def exec_try(self, node: ast.Try | ast.TryStar, scope: Scope, ctx: Context) -> bool:
         before = scope.snapshot()
-        self.exec_block(node.body.body, scope, ctx)
+        self.exec_block(node.body, scope, ctx)
         merged = _merge(before, scope.snapshot())
         for handler in node.handlers:
             scope.restore(dict(merged))
             if handler.name is not None:
-                self.assign(handler.name.name, None, scope, handler)
-            self.exec_block(handler.body.body, scope, ctx)
+                scope.bind(handler.name, None)
+            self.exec_block(handler.body, scope, ctx)
             merged = _merge(merged, scope.snapshot())
         scope.restore(merged)
-        if node.orelse is not None:
-            self.exec_block(node.orelse.body.body, scope, ctx)
-        if node.finalbody is not None:
-            self.exec_block(node.finalbody.body.body, scope, ctx)
+        self.exec_block(node.orelse, scope, ctx)
+        self.exec_block(node.finalbody, scope, ctx)
+        return True
 
-    def exec_class(self, node: cst.ClassDef, scope: Scope, ctx: Context) -> None:
+    def exec_class(self, node: ast.ClassDef, scope: Scope, ctx: Context) -> bool:
         body_scope = scope.child()
-        self.exec_block(node.body.body, body_scope, ctx)
-        scope.bind(node.name.value, Class(node.name.value))
+        self.exec_block(node.body, body_scope, ctx)
+        scope.bind(node.name, Class(node.name))
+        return True
 
-    def define_function(self, node: cst.FunctionDef, scope: Scope, ctx: Context) -> None:
-        function = Function(node, scope, self.module_name, node.name.value)
+    def define_function(self, node: DefNode, scope: Scope, ctx: Context) -> None:
+        function = Function(node, scope, self.module_name, node.name)
         self.functions.append(function)
         self.check_signature_annotations(node, scope)
         value: Value = function
-        for decorator in reversed(node.decorators):
-            decorator_value = self.eval(decorator.decorator, scope, ctx)
+        for decorator in reversed(node.decorator_list):
+            decorator_value = self.eval(decorator, scope, ctx)
             value = self.apply_decorator(decorator_value, value, decorator, ctx, scope)
-        scope.bind(node.name.value, value)
+        scope.bind(node.name, value)
 
-    def apply_decorator(self, decorator: Value, value: Value, node: cst.Decorator, ctx: Context,
+    def apply_decorator(self, decorator: Value, value: Value, node: ast.expr, ctx: Context,
                         scope: Scope) -> Value:
         if isinstance(decorator, Qual | Partial):
-            call = CallArgs(node, [value], [node.decorator])
+            call = CallArgs(node, [value], [node])
             return self.call(decorator, call, ctx, scope)
         return None
 
-    def check_signature_annotations(self, node: cst.FunctionDef, scope: Scope) -> None:
-        params = node.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+    def check_signature_annotations(self, node: DefNode, scope: Scope) -> None:
+        params = node.args
+        for param in (*params.posonlyargs, *params.args, *params.kwonlyargs):
             if param.annotation is not None:
-                self.annotation(param.annotation.annotation, scope)
+                self.annotation(param.annotation, scope)
         if node.returns is not None:
-            self.annotation(node.returns.annotation, scope)
+            self.annotation(node.returns, scope)
 
-    def assign(self, target: cst.BaseExpression, value: Value, scope: Scope, source: cst.CSTNode) -> None:
-        if isinstance(target, cst.Name):
-            scope.bind(target.value, value)
-            if scope.parent is None and isinstance(source, cst.BaseExpression):
-                self._module_sources[target.value] = source
-        elif isinstance(target, cst.Tuple | cst.List):
-            elements = target.elements
+    def assign(self, target: ast.expr, value: Value, scope: Scope, source: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            scope.bind(target.id, value)
+            if scope.parent is None and isinstance(source, ast.expr):
+                self._module_sources[target.id] = source
+        elif isinstance(target, ast.Tuple | ast.List):
+            elements = target.elts
             items: list[Value]
             if isinstance(value, Seq) and len(value.items) == len(elements) and not any(
-                isinstance(e, cst.StarredElement) for e in elements
+                isinstance(e, ast.Starred) for e in elements
             ):
                 items = list(value.items)
             else:
                 items = [None] * len(elements)
             for element, item in zip(elements, items, strict=True):
-                inner = element.value
-                self.assign(inner, item, scope, source)
-        elif isinstance(target, cst.StarredElement):
+                self.assign(element, item, scope, source)
+        elif isinstance(target, ast.Starred):
             self.assign(target.value, None, scope, source)
-        elif (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name)
-              and isinstance(scope.lookup(target.value.value), Seq | Dict)):
+        elif (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+              and isinstance(scope.lookup(target.value.id), Seq | Dict)):
             # `items[i] = v` changes a list or dict the interpreter may have tracked.
-            scope.bind(target.value.value, None)
+            scope.bind(target.value.id, None)
         # attributes: the interpreter does not track object state
 
 
@@ -298,19 +251,89 @@ def _merge(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
     return merged
 
 
+# The rules below return whether control may fall through the statement; the walker looks
+# them up by the statement's exact class (it runs for every statement of every analysis).
 
-_MODULE = cst.Module(body=[])
+def _raise(self: Statements, node: ast.Raise, scope: Scope, ctx: Context) -> bool:
+    if node.exc is not None:
+        self.eval(node.exc, scope, ctx)
+    return False
 
 
-def _code(node: cst.CSTNode) -> str:
-    return " ".join(_MODULE.code_for_node(node).split())
+def _leave(self: Statements, node: ast.stmt, scope: Scope, ctx: Context) -> bool:
+    return False  # break, continue
 
 
+def _expr(self: Statements, node: ast.Expr, scope: Scope, ctx: Context) -> bool:
+    self.eval(node.value, scope, ctx)
+    return True
 
-_AUG: dict[type, type] = {
-    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
-    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide,
-    cst.ModuloAssign: cst.Modulo, cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply,
-    cst.BitAndAssign: cst.BitAnd, cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
-    cst.LeftShiftAssign: cst.LeftShift, cst.RightShiftAssign: cst.RightShift,
+
+def _assert(self: Statements, node: ast.Assert, scope: Scope, ctx: Context) -> bool:
+    self.eval(node.test, scope, ctx)
+    return True
+
+
+def _import(self: Statements, node: ast.Import, scope: Scope, ctx: Context) -> bool:
+    self.imports.bind(node, scope)
+    return True
+
+
+def _import_from(self: Statements, node: ast.ImportFrom, scope: Scope, ctx: Context) -> bool:
+    self.imports.bind_from(node, scope)
+    return True
+
+
+def _unbind(self: Statements, node: ast.Global | ast.Nonlocal, scope: Scope, ctx: Context) -> bool:
+    for name in node.names:
+        scope.bind(name, None)
+    return True
+
+
+def _delete(self: Statements, node: ast.Delete, scope: Scope, ctx: Context) -> bool:
+    for target in node.targets:
+        for name in target_names(target):
+            scope.bind(name, None)
+    return True
+
+
+def _match(self: Statements, node: ast.Match, scope: Scope, ctx: Context) -> bool:
+    # Not interpreted: the names its cases bind read as unknown.
+    for name in assigned_names(node):
+        scope.bind(name, None)
+    return True
+
+
+def _def(self: Statements, node: DefNode, scope: Scope, ctx: Context) -> bool:
+    self.define_function(node, scope, ctx)
+    return True
+
+
+_EXEC: dict[type[ast.stmt], Callable[[Statements, Any, Scope, Context], bool]] = {
+    ast.Assign: Statements.exec_assign,
+    ast.Expr: _expr,
+    ast.Return: Statements.exec_return,
+    ast.If: Statements.exec_if,
+    ast.AnnAssign: Statements.exec_annassign,
+    ast.AugAssign: Statements.exec_augassign,
+    ast.FunctionDef: _def,
+    ast.AsyncFunctionDef: _def,
+    ast.For: Statements.exec_loop,
+    ast.AsyncFor: Statements.exec_loop,
+    ast.While: Statements.exec_loop,
+    ast.With: Statements.exec_with,
+    ast.AsyncWith: Statements.exec_with,
+    ast.Raise: _raise,
+    ast.Break: _leave,
+    ast.Continue: _leave,
+    ast.Try: Statements.exec_try,
+    ast.TryStar: Statements.exec_try,
+    ast.ClassDef: Statements.exec_class,
+    ast.Assert: _assert,
+    ast.Import: _import,
+    ast.ImportFrom: _import_from,
+    ast.Global: _unbind,
+    ast.Nonlocal: _unbind,
+    ast.Delete: _delete,
+    ast.Match: _match,
 }

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
-
-import libcst as cst
 
 from shapecheck.algebra.axis_mapping import SpecTree
 from shapecheck.algebra.partition_spec import PartitionSpec
@@ -16,6 +15,10 @@ from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.scope import Scope
+
+# CPython's tree has a class per kind of `def`; the interpreter runs both alike.
+DefNode: TypeAlias = ast.FunctionDef | ast.AsyncFunctionDef
+FunctionNode: TypeAlias = DefNode | ast.Lambda
 
 
 class PythonObject:
@@ -49,7 +52,7 @@ class Seq:
 
     items: tuple[Value, ...]
     is_list: bool = False
-    node: cst.BaseExpression | None = field(default=None, compare=False, hash=False)
+    node: ast.expr | None = field(default=None, compare=False, hash=False)
     # Reads names inside `node` in the module that wrote it (specs imported from elsewhere).
     lookup: Callable[[str], Lit | None] | None = field(default=None, compare=False, hash=False)
 
@@ -62,7 +65,7 @@ class Dict:
     """A dict with string or int keys (axis_resources, axis_sizes, in_axes mappings)."""
 
     items: tuple[tuple[Value, Value], ...]
-    node: cst.BaseExpression | None = field(default=None, compare=False, hash=False)
+    node: ast.expr | None = field(default=None, compare=False, hash=False)
     lookup: Callable[[str], Lit | None] | None = field(default=None, compare=False, hash=False)
 
     def truth(self) -> bool | None:
@@ -88,7 +91,7 @@ class BoundMethod(PythonObject):
 class Function(PythonObject):
     """A `def` or `lambda` of the checked program, with the scope it closes over."""
 
-    node: cst.FunctionDef | cst.Lambda
+    node: FunctionNode
     scope: Scope
     module: str
     name: str
@@ -119,10 +122,10 @@ class Xmap(PythonObject):
     in_tree: SpecTree | None  # in_axes and out_axes parsed once, when the xmap is built
     out_tree: SpecTree | None
     axis_sizes: dict[str, Any]
-    axis_sizes_nodes: dict[str, cst.CSTNode]
+    axis_sizes_nodes: dict[str, ast.AST]
     resources: dict[str, tuple[str, ...]]
-    resource_nodes: dict[str, cst.CSTNode]
-    node: cst.CSTNode  # the xmap(...) call, or the decorator that applied it
+    resource_nodes: dict[str, ast.AST]
+    node: ast.AST  # the xmap(...) call, or the decorator that applied it
     names_known: bool = True  # False when an axis_sizes key cannot be read: it may bind any name
 
 
@@ -135,7 +138,7 @@ class Vmap(PythonObject):
     out_axes: Value
     axis_name: str | None
     axis_size: int | None
-    node: cst.CSTNode
+    node: ast.AST
     kind: str = "vmap"
     name_unknown: bool = False  # an axis_name the checker cannot read: it may be any name
     axis_size_unread: bool = False  # axis_size given, but not as a known int
@@ -254,7 +257,7 @@ class Jitted:
     in_shardings: Value  # None (unknown) where not given: nothing to check
     out_shardings: Value
     static: frozenset[int] | None  # positions of static arguments, outside in_shardings; None: unknown
-    node: cst.CSTNode
+    node: ast.AST
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -268,9 +271,9 @@ class ShardMap:
     out_specs: Value
     manual: frozenset[str] | None  # axis_names: the manual mesh axes (empty: all of them); None: unread
     check_vma: bool | None  # None: unread
-    node: cst.CSTNode  # the shard_map(...) call, or the decorator that applied it
-    in_node: cst.CSTNode  # where in_specs and out_specs were written (the call when not apart)
-    out_node: cst.CSTNode
+    node: ast.AST  # the shard_map(...) call, or the decorator that applied it
+    in_node: ast.AST  # where in_specs and out_specs were written (the call when not apart)
+    out_node: ast.AST
 
 
 Value: TypeAlias = (

@@ -1,114 +1,168 @@
-"""Fast structural walks over statements: libcst's visitor machinery rebuilds nodes as it goes,
-which costs more than the analysis itself on large files."""
+"""Structural walks over CPython's tree: the names a block binds, parameters in order, the
+subscripts of an annotation, the strings that may name axes. Iterative where the tree can be
+deep (a 3,000-long expression must not exhaust the Python stack)."""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
-import libcst as cst
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def target_names(node: cst.CSTNode) -> list[str]:
+class Parameter(NamedTuple):
+    """One declared parameter: its node, its default, and how it may be passed."""
+
+    node: ast.arg
+    default: ast.expr | None
+    kind: str  # "positional_only", "positional", "vararg", "keyword_only" or "kwarg"
+
+
+def parameters(arguments: ast.arguments) -> list[Parameter]:
+    """A signature's parameters in declaration order, each with its own default."""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    # Defaults belong to the last parameters that can be passed by position.
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
+    defaults.extend(arguments.defaults)
+    found = [Parameter(arg, default, "positional_only" if index < len(arguments.posonlyargs) else "positional")
+             for index, (arg, default) in enumerate(zip(positional, defaults, strict=True))]
+    if arguments.vararg is not None:
+        found.append(Parameter(arguments.vararg, None, "vararg"))
+    found.extend(Parameter(arg, default, "keyword_only")
+                 for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True))
+    if arguments.kwarg is not None:
+        found.append(Parameter(arguments.kwarg, None, "kwarg"))
+    return found
+
+
+def code(node: ast.AST) -> str:
+    """The source of an expression as messages quote it: CPython's unparsing, on one line.
+
+    Rebuilt from the tree rather than cut from the file, since the nodes interpreted may be
+    another module's (a function imported and called here)."""
+    try:
+        return " ".join(ast.unparse(node).split())
+    except (RecursionError, ValueError):
+        return "..."
+
+
+def parse_expression(text: str, at: ast.AST) -> ast.expr | None:
+    """The expression a string holds (a postponed annotation), every node placed at `at` and
+    pointing to it (`STRING_AT`), so what is found in it is reported at the string; None when
+    it is not an expression."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    line, column = getattr(at, "lineno", 1), getattr(at, "col_offset", 0)
+    end_line, end_column = getattr(at, "end_lineno", line), getattr(at, "end_col_offset", column)
+    at = getattr(at, STRING_AT, at)  # a string in a string
+    for node in ast.walk(tree.body):
+        if "lineno" in node._attributes:
+            node.lineno, node.col_offset = line, column  # type: ignore[attr-defined]
+            node.end_lineno, node.end_col_offset = end_line, end_column  # type: ignore[attr-defined]
+        setattr(node, STRING_AT, at)
+    return tree.body
+
+
+STRING_AT = "shapecheck_string"
+"""The attribute of a node parsed from a string that holds the string's node."""
+
+
+def target_names(node: ast.AST) -> list[str]:
     """The names an assignment target binds."""
-    if isinstance(node, cst.Name):
-        return [node.value]
-    if isinstance(node, cst.Tuple | cst.List):
-        return [name for element in node.elements for name in target_names(element.value)]
-    if isinstance(node, cst.StarredElement):
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Tuple | ast.List):
+        return [name for element in node.elts for name in target_names(element)]
+    if isinstance(node, ast.Starred):
         return target_names(node.value)
     return []
 
 
-def assigned_names(node: cst.CSTNode) -> set[str]:
-    """Every name a block of statements may rebind (not looking into nested defs and classes)."""
+def assigned_names(node: ast.AST | Sequence[ast.stmt]) -> set[str]:
+    """Every name a statement or block may rebind (not looking into nested defs and classes)."""
     names: set[str] = set()
     for statement in _statements(node):
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign):
-                    for target in small.targets:
-                        names.update(target_names(target.target))
-                elif isinstance(small, cst.AnnAssign | cst.AugAssign):
-                    names.update(target_names(small.target))
-                elif isinstance(small, cst.Import | cst.ImportFrom) and not isinstance(
-                    getattr(small, "names", None), cst.ImportStar
-                ):
-                    for alias in small.names:  # type: ignore[union-attr]
-                        if alias.asname is not None:
-                            names.update(target_names(alias.asname.name))
-                        else:
-                            dotted = alias.name
-                            while isinstance(dotted, cst.Attribute):
-                                dotted = dotted.value
-                            if isinstance(dotted, cst.Name):
-                                names.add(dotted.value)
-        elif isinstance(statement, cst.FunctionDef | cst.ClassDef):
-            names.add(statement.name.value)
-        elif isinstance(statement, cst.For):
+        if isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                names.update(target_names(target))
+        elif isinstance(statement, ast.AnnAssign | ast.AugAssign):
             names.update(target_names(statement.target))
-        elif isinstance(statement, cst.With):
+        elif isinstance(statement, ast.Import | ast.ImportFrom):
+            for alias in statement.names:
+                if alias.name == "*":
+                    continue
+                # `import a.b` binds `a`.
+                names.add(alias.asname if alias.asname is not None else alias.name.partition(".")[0])
+        elif isinstance(statement, _DEFS):
+            names.add(statement.name)
+        elif isinstance(statement, ast.For | ast.AsyncFor):
+            names.update(target_names(statement.target))
+        elif isinstance(statement, ast.With | ast.AsyncWith):
             for item in statement.items:
-                if item.asname is not None:
-                    names.update(target_names(item.asname.name))
-        elif isinstance(statement, cst.Try | cst.TryStar):
-            for handler in statement.handlers:
-                if handler.name is not None:
-                    names.update(target_names(handler.name.name))
+                if item.optional_vars is not None:
+                    names.update(target_names(item.optional_vars))
+        elif isinstance(statement, ast.Try | ast.TryStar):
+            names.update(handler.name for handler in statement.handlers if handler.name is not None)
+        elif isinstance(statement, ast.Match):
+            for case in statement.cases:
+                names.update(_captures(case.pattern))
     return names
 
 
-def _statements(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def _captures(pattern: ast.pattern) -> Iterator[str]:
+    for node in ast.walk(pattern):
+        if isinstance(node, ast.MatchAs | ast.MatchStar) and node.name is not None:
+            yield node.name
+        elif isinstance(node, ast.MatchMapping) and node.rest is not None:
+            yield node.rest
+
+
+def _statements(node: ast.AST | Sequence[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements in `node` and in the blocks nested in them, except nested defs' bodies."""
-    stack: list[cst.CSTNode] = [node]
+    stack: list[ast.stmt] = list(reversed(node)) if isinstance(node, Sequence) else (
+        list(reversed(node.body)) if isinstance(node, ast.Module) else [node]  # type: ignore[list-item]
+    )
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.IndentedBlock | cst.SimpleStatementSuite):
-            stack.extend(current.body)
-            continue
-        if isinstance(current, cst.Module):
-            stack.extend(current.body)
-            continue
         yield current
-        if isinstance(current, cst.FunctionDef | cst.ClassDef | cst.SimpleStatementLine):
+        if isinstance(current, _DEFS):
             continue
         for block in _blocks(current):
-            stack.append(block)
+            stack.extend(reversed(block))
 
 
-def _blocks(statement: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    body = getattr(statement, "body", None)
-    if isinstance(body, cst.BaseSuite):
-        yield body
-    orelse = getattr(statement, "orelse", None)
-    if isinstance(orelse, cst.If):
-        yield orelse
-    elif isinstance(orelse, cst.Else):
-        yield orelse.body
+def _blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(statement, field, None)
+        if isinstance(block, list):
+            yield block
     for handler in getattr(statement, "handlers", ()):
         yield handler.body
-    final = getattr(statement, "finalbody", None)
-    if isinstance(final, cst.Finally):
-        yield final.body
     for case in getattr(statement, "cases", ()):
         yield case.body
 
 
-def subscripts(node: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+def subscripts(node: ast.expr) -> Iterator[ast.expr]:
     """Subscripts and strings nested in an annotation (`Callable[[f32[(3,)]], f32[()]]`, `A | B`)."""
-    stack: list[cst.BaseExpression] = [node]
+    stack: list[ast.expr] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Subscript):
+        if isinstance(current, ast.Subscript):
             yield current
-            for element in current.slice:
-                if isinstance(element.slice, cst.Index):
-                    stack.append(element.slice.value)
-        elif isinstance(current, cst.SimpleString):
+            inner = current.slice
+            if isinstance(inner, ast.Tuple):
+                stack.extend(element for element in reversed(inner.elts) if not isinstance(element, ast.Slice))
+            elif not isinstance(inner, ast.Slice):
+                stack.append(inner)
+        elif isinstance(current, ast.Constant) and isinstance(current.value, str):
             yield current
-        elif isinstance(current, cst.Tuple | cst.List):
-            stack.extend(element.value for element in current.elements)
-        elif isinstance(current, cst.BinaryOperation):
-            stack.extend((current.left, current.right))
+        elif isinstance(current, ast.Tuple | ast.List):
+            stack.extend(reversed(current.elts))
+        elif isinstance(current, ast.BinOp):
+            stack.extend((current.right, current.left))
 
 
 # Calls that bind axis names or carry them to something that does.
@@ -120,46 +174,44 @@ _NAME_KEYWORDS = frozenset({"axis_name", "spmd_axis_name", "axis_names", "in_axe
                             "axis_sizes", "axis_resources"})
 
 
-def map_axis_names(module: cst.Module) -> frozenset[str]:
+def map_axis_names(module: ast.Module) -> frozenset[str]:
     """The strings that could name an axis some map of `module` binds: every string literal in
     a call of a map, a mesh or `partial` (`partial(jax.pmap, axis_name='i')`), in an axis-name
     keyword anywhere, every string assigned to a name, alone or in a tuple, list or set
     (`BATCH = 'batch'`, `AXES = ('data', 'model')`), and string defaults of parameters. A
     superset, so that what it lacks is certainly bound by no map the module builds."""
     names: set[str] = set()
-    stack: list[cst.CSTNode] = [module]
-    while stack:  # iterative: deeply nested expressions must not exhaust the Python stack
-        node = stack.pop()
-        if isinstance(node, cst.Call) and _callee(node.func) in _BINDERS:
-            names.update(_strings(node.args))
-        elif isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value in _NAME_KEYWORDS:
-            names.update(_strings([node]))
-        if isinstance(node, cst.Assign | cst.AnnAssign) and isinstance(
-                node.value, cst.SimpleString | cst.Tuple | cst.List | cst.Set):
-            names.update(_strings([node.value]))
-        elif isinstance(node, cst.Param) and isinstance(node.default, cst.SimpleString):
-            names.update(_strings([node.default]))  # `def step(x, axis_name='batch')`
-        stack.extend(node.children)
+    for node in ast.walk(module):  # breadth-first and iterative: deep expressions are safe
+        if isinstance(node, ast.Call) and _callee(node.func) in _BINDERS:
+            names.update(_strings([*node.args, *node.keywords]))
+        elif isinstance(node, ast.keyword | ast.Assign | ast.AnnAssign):
+            value = node.value
+            named = (node.arg in _NAME_KEYWORDS if isinstance(node, ast.keyword)
+                     else isinstance(value, ast.Constant | ast.Tuple | ast.List | ast.Set))
+            if named and value is not None:
+                names.update(_strings([value]))
+        elif isinstance(node, ast.arguments):  # `def step(x, axis_name='batch')`
+            names.update(_strings([d for d in (*node.defaults, *node.kw_defaults)
+                                   if isinstance(d, ast.Constant)]))
     return frozenset(names)
 
 
-def _callee(func: cst.BaseExpression) -> str:
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
+def _callee(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
     return ""
 
 
-def _strings(nodes: Sequence[cst.CSTNode]) -> Iterator[str]:
+def _strings(nodes: Sequence[ast.AST]) -> Iterator[str]:
     """String literals in `nodes`, except in a lambda's body: the mapped function's own strings
     (`pmap(lambda v: psum(v, 'k'), ...)`) are what is checked, not what is bound."""
-    stack: list[cst.CSTNode] = list(nodes)
+    stack: list[ast.AST] = list(nodes)
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.SimpleString):
-            value = node.evaluated_value
-            if isinstance(value, str):
-                yield value
-        elif not isinstance(node, cst.Lambda):
-            stack.extend(node.children)
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str):
+                yield node.value
+        elif not isinstance(node, ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))

@@ -20,6 +20,7 @@ async functions are left alone.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -44,6 +45,7 @@ from shapecheck.codemods.annotations import (
 )
 from shapecheck.codemods.names import Binding, ModuleNames, Style
 from shapecheck.diagnostic import Diagnostic
+from shapecheck.literal import Kind, Lit
 from shapecheck.results import TypedSpan
 from shapecheck.types import ArrayType
 
@@ -166,7 +168,7 @@ class _Planner:
         for element in node.slice:
             if not isinstance(element.slice, cst.Index):
                 return False
-            elements.append(to_lit(element.slice.value))
+            elements.append(_literal(element.slice.value))
         if head in JAXTYPING_DTYPES:
             read = parse_jaxtyping(JAXTYPING_DTYPES[head], elements)
         elif head == "Array":
@@ -350,3 +352,14 @@ def _child_blocks(statement: cst.CSTNode) -> Iterator[object]:
         yield final.body
 
 
+_EMPTY = cst.Module(body=[])
+
+
+def _literal(node: cst.BaseExpression) -> Lit:
+    """The literal an annotation element writes, read as the analyzer reads it (from CPython's
+    tree of the element's own text)."""
+    try:
+        tree = ast.parse(_EMPTY.code_for_node(node).strip(), mode="eval")
+    except SyntaxError:
+        return Lit(Kind.OTHER, text="")
+    return to_lit(tree.body)

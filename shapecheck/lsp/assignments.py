@@ -70,8 +70,8 @@ def assignments(tree: ast.Module, text: str) -> list[Assignment]:
 def value_types(found: list[Assignment], types: Iterable[TypedSpan]) -> list[ArrayType | None]:
     """The type of each assignment's value: the outermost typed expression after its targets.
 
-    Matched by containment rather than equality, since libcst's spans include the parentheses
-    around an expression and `ast`'s do not. Typed spans are sorted once and searched by start.
+    Matched by containment rather than equality: the value may be written in parentheses,
+    which no expression's span includes. Typed spans are sorted once and searched by start.
     """
     typed = sorted(types, key=lambda t: (t.span.line, t.span.column))
     starts = [(t.span.line, t.span.column) for t in typed]

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING
-
-import libcst as cst
 
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -99,20 +98,20 @@ def isinstance_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
     return None
 
 
-def _class_names(node: cst.BaseExpression | None) -> list[str] | None:
-    if isinstance(node, cst.Name):
-        return [node.value]
-    if isinstance(node, cst.Attribute):
-        return [node.attr.value]
-    if isinstance(node, cst.Tuple):
+def _class_names(node: ast.expr | None) -> list[str] | None:
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    if isinstance(node, ast.Tuple):
         found: list[str] = []
-        for element in node.elements:
-            inner = _class_names(element.value)
+        for element in node.elts:
+            inner = _class_names(element)
             if inner is None:
                 return None
             found += inner
         return found
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         left, right = _class_names(node.left), _class_names(node.right)
         return None if left is None or right is None else left + right
     return None

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, Literal, overload
-
-import libcst as cst
 
 from shapecheck.algebra.outcome import Outcome
 from shapecheck.algebra.promotion import Typed, python_scalar
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.values import Const, DType, Qual, Seq, Value, as_dim, as_int, as_str
+from shapecheck.analyzer.walk import code
 from shapecheck.codes import Code
 from shapecheck.dims import Dim
 from shapecheck.dtypes import NUMPY_NAMES
@@ -20,15 +20,15 @@ from shapecheck.types import ArrayType, is_invented, scalar
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
-_MODULE = cst.Module(body=[])
-
 DTYPE_ALIASES: Final = NUMPY_NAMES  # numpy's dtype names -> the annotation language's (one table, in dtypes)
 
 
-def code_of(node: cst.CSTNode | None) -> str:
+def code_of(node: ast.AST | None) -> str:
     if node is None:
         return "?"
-    text = " ".join(_MODULE.code_for_node(node).split())
+    if isinstance(node, ast.keyword):
+        node = node.value  # an argument passed by keyword is quoted without its `name=`
+    text = code(node)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -42,7 +42,7 @@ class _Labels(Sequence[str]):
     """Rendered only when a message reads one: rendering an operand prints its whole subtree,
     so doing it eagerly at every level of `x + x + ... + x` made analysis quadratic."""
 
-    def __init__(self, nodes: tuple[cst.CSTNode | None, ...]) -> None:
+    def __init__(self, nodes: tuple[ast.AST | None, ...]) -> None:
         self._nodes = nodes
 
     def __len__(self) -> int:
@@ -156,13 +156,13 @@ def flag(value: Value, default: bool = False) -> bool | None:
     return None
 
 
-def finish(interp: Interpreter, outcome: Outcome, call: CallArgs, operand_nodes: Sequence[cst.CSTNode] = ()) -> ArrayType:
+def finish(interp: Interpreter, outcome: Outcome, call: CallArgs, operand_nodes: Sequence[ast.AST] = ()) -> ArrayType:
     interp.reporter.problems(outcome.problems, call.node, operand_nodes or call.arg_nodes)
     return outcome.type
 
 
 def check_bound(interp: Interpreter, names: Sequence[str], call: CallArgs, ctx: Context,
-                node: cst.CSTNode, what: str) -> None:
+                node: ast.AST, what: str) -> None:
     """SC202: an axis name used where no enclosing map binds it (only when that is certain).
 
     Inside a map whose own surroundings are unknown (a function analysed on its own), a map

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING
-
-import libcst as cst
 
 from shapecheck.algebra import broadcast as algebra_broadcast
 from shapecheck.algebra import layout, reshape
@@ -176,10 +175,11 @@ def stack(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
     return finish(interp, outcome, call, element_nodes)
 
 
-def _element_nodes(call: CallArgs) -> list[cst.CSTNode]:
+def _element_nodes(call: CallArgs) -> list[ast.expr]:
     first = call.arg_expr("arrays")
-    if isinstance(first, cst.Tuple | cst.List):
-        return [el.value for el in first.elements]
+    if isinstance(first, ast.Tuple | ast.List):
+        # A starred element is quoted and reported as what it unpacks (`xs` of `*xs`).
+        return [el.value if isinstance(el, ast.Starred) else el for el in first.elts]
     return []
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
-
-import libcst as cst
 
 from shapecheck.algebra.axis_mapping import (
     SpecTree,
@@ -171,7 +170,7 @@ def xmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     return result
 
 
-def _lit(interp: Interpreter, value: Value, expr: cst.BaseExpression | None) -> Lit | None:
+def _lit(interp: Interpreter, value: Value, expr: ast.expr | None) -> Lit | None:
     """The spec's literal syntax: where the value was built (a module constant's own literal)."""
     lookup: Callable[[str], Lit | None] = interp.literal_lookup
     if isinstance(value, Seq | Dict) and value.node is not None:
@@ -183,8 +182,8 @@ def _lit(interp: Interpreter, value: Value, expr: cst.BaseExpression | None) -> 
     return None if lit.kind in (Kind.NAME, Kind.OTHER) else lit
 
 
-def _origin(lit: Lit, default: cst.CSTNode) -> cst.CSTNode:
-    return lit.origin if isinstance(lit.origin, cst.CSTNode) else default
+def _origin(lit: Lit, default: ast.AST) -> ast.AST:
+    return lit.origin if isinstance(lit.origin, ast.AST) else default
 
 
 def _option(interp: Interpreter, call: CallArgs, keyword: str) -> Lit | None:
@@ -227,11 +226,11 @@ def _known(value: Value, lit: Lit | None) -> Lit:
     return replace(known, origin=origin)
 
 
-def _node_or(origin: object, default: cst.CSTNode) -> cst.CSTNode:
-    return origin if isinstance(origin, cst.CSTNode) else default
+def _node_or(origin: object, default: ast.AST) -> ast.AST:
+    return origin if isinstance(origin, ast.AST) else default
 
 
-def _parse(lit: Lit | None, what: str, interp: Interpreter, call: cst.CSTNode) -> SpecTree | None:
+def _parse(lit: Lit | None, what: str, interp: Interpreter, call: ast.AST) -> SpecTree | None:
     """Parse a spec, reporting its SC002 problems (at their own node, else at the xmap call)."""
     if lit is None:
         return None
@@ -284,9 +283,9 @@ def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scop
     args = [_value_tree(arg) for arg in call.args]
     named_args, sizes = apply_in_axes(in_tree, args, xm.axis_sizes)
     for problem in sizes.problems:
-        target: cst.CSTNode = call.node
-        related: list[tuple[str, cst.CSTNode]] = []
-        if isinstance(problem.origin, cst.CSTNode):
+        target: ast.AST = call.node
+        related: list[tuple[str, ast.AST]] = []
+        if isinstance(problem.origin, ast.AST):
             target = problem.origin
         elif problem.operands and problem.operands[0] < len(call.arg_nodes):
             target = call.arg_nodes[problem.operands[0]]
@@ -335,7 +334,7 @@ def _call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scop
     if result_tree is None and result is not None:
         return None
     placed, problems = apply_out_axes(out_tree, result_tree, axis_sizes)
-    fallback = xm.out_axes.origin if xm.out_axes is not None and isinstance(xm.out_axes.origin, cst.CSTNode) \
+    fallback = xm.out_axes.origin if xm.out_axes is not None and isinstance(xm.out_axes.origin, ast.AST) \
         else xm.node
     interp.reporter.problems(problems, fallback)
     return _to_value(placed)
@@ -471,7 +470,7 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
     operand_nodes = [call.node_of(i) for i in dynamic] + [call.kwarg_nodes.get(k, call.node) for k in kw_names]
     for problem in mapped.problems:
         blamed = operand_nodes[problem.operands[0]] if problem.operands else call.node
-        target = problem.origin if isinstance(problem.origin, cst.CSTNode) else blamed
+        target = problem.origin if isinstance(problem.origin, ast.AST) else blamed
         notes = [("the other size comes from this argument", operand_nodes[other]) for other in problem.operands[1:]]
         interp.reporter.add(target, problem.code, problem.message, notes)
     if mapped.args is None:
@@ -491,6 +490,6 @@ def _call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scop
     result = interp.call(vm.fun, body_call, inner, scope)
     placed, problems = place_out_axes(_value_tree(result), axis_spec(vm.out_axes, interp), axis, mapped.size, kind)
     for problem in problems:
-        target = problem.origin if isinstance(problem.origin, cst.CSTNode) else call.node
+        target = problem.origin if isinstance(problem.origin, ast.AST) else call.node
         interp.reporter.add(target, problem.code, problem.message)
     return _to_value(placed)

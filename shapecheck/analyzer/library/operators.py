@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
-
-import libcst as cst
 
 from shapecheck.algebra import broadcast as algebra_broadcast
 from shapecheck.algebra import layout, linalg
@@ -24,12 +23,12 @@ if TYPE_CHECKING:
 
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
-_INT_OPS: dict[str, Callable[[int, int], int | None]] = {
-    "Add": lambda a, b: a + b,
-    "Subtract": lambda a, b: a - b,
-    "Multiply": lambda a, b: a * b,
-    "FloorDivide": lambda a, b: a // b if b else None,
-    "Modulo": lambda a, b: a % b if b else None,
+_INT_OPS: dict[type[ast.operator], Callable[[int, int], int | None]] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b if b else None,
+    ast.Mod: lambda a, b: a % b if b else None,
 }
 
 
@@ -41,13 +40,14 @@ def unknown_partner(known: ArrayType) -> ArrayType:
 
 
 # The jax.numpy function each operator calls, for its dtype rule (`/` of ints is a float).
-_FUNCTIONS: dict[str, str] = {
-    "Divide": "true_divide", "FloorDivide": "floor_divide", "Modulo": "mod", "Power": "power",
-    "LeftShift": "left_shift", "RightShift": "right_shift", "Comparison": "equal",
+# `ast.cmpop` stands for every comparison: all of them make bools, as `equal` does.
+_FUNCTIONS: dict[type[ast.operator | ast.cmpop], str] = {
+    ast.Div: "true_divide", ast.FloorDiv: "floor_divide", ast.Mod: "mod", ast.Pow: "power",
+    ast.LShift: "left_shift", ast.RShift: "right_shift", ast.cmpop: "equal",
 }
 
 
-def arithmetic(interp: Interpreter, call: CallArgs, operator: str) -> Value:
+def arithmetic(interp: Interpreter, call: CallArgs, operator: type[ast.operator | ast.cmpop]) -> Value:
     left, right = call.args
     a, b = array(left), array(right)
     if isinstance(left, ArrayType) or isinstance(right, ArrayType):
@@ -62,30 +62,32 @@ def arithmetic(interp: Interpreter, call: CallArgs, operator: str) -> Value:
     if x is not None and y is not None and operator in _INT_OPS:
         value = _INT_OPS[operator](x, y)
         return Const(value) if value is not None else None
-    if isinstance(left, Seq) and isinstance(right, Seq) and operator == "Add":
+    if isinstance(left, Seq) and isinstance(right, Seq) and operator is ast.Add:
         return Seq(left.items + right.items, left.is_list)
-    if isinstance(left, Seq) and y is not None and operator == "Multiply" and 0 <= y <= 64:
+    if isinstance(left, Seq) and y is not None and operator is ast.Mult and 0 <= y <= 64:
         return Seq(left.items * y, left.is_list)
     return None
 
 
-def _binary(name: str) -> None:
-    @REGISTRY.handles(f"operator:{name}")
+def _binary(operator: type[ast.operator]) -> None:
+    # Keyed by the class's name: the interpreter looks up `operator:{type(node.op).__name__}`
+    # for a binary operation and an augmented assignment alike.
+    @REGISTRY.handles(f"operator:{operator.__name__}")
     def handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-        return arithmetic(interp, call, name)
+        return arithmetic(interp, call, operator)
 
 
-for _name in ("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Modulo", "Power",
-              "BitAnd", "BitOr", "BitXor", "LeftShift", "RightShift"):
-    _binary(_name)
+for _operator in (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
+                  ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift):
+    _binary(_operator)
 
 
 @REGISTRY.handles("operator:Comparison")
 def comparison(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return arithmetic(interp, call, "Comparison")
+    return arithmetic(interp, call, ast.cmpop)
 
 
-@REGISTRY.handles("operator:MatrixMultiply")
+@REGISTRY.handles("operator:MatMult")
 def matmul_operator(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     left, right = call.args
     if isinstance(left, ArrayType) and isinstance(right, ArrayType):
@@ -96,32 +98,38 @@ def matmul_operator(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sc
 @REGISTRY.handles("operator:Subscript")
 def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     node = call.node
-    assert isinstance(node, cst.Subscript)
+    assert isinstance(node, ast.Subscript)
     base = call.args[0]
     items: list[layout.IndexItem] = []
     raw: list[Value] = []
-    for element in node.slice:
-        inner = element.slice
-        if isinstance(inner, cst.Index):
-            if isinstance(inner.value, cst.Ellipsis):
-                items.append(layout.ELLIPSIS)
-                raw.append(None)
-                continue
-            value = interp.eval(inner.value, scope, ctx)
-            raw.append(value)
-            if isinstance(value, Const) and value.value is None:
-                items.append(layout.NEW_AXIS)
-            elif isinstance(value, Const) and isinstance(value.value, int) and value.is_int:
-                items.append(value.value)
-            else:
-                items.append(layout.OPAQUE)
-        elif isinstance(inner, cst.Slice):
-            bounds = [interp.eval(part, scope, ctx) if part is not None else Const(None)
-                      for part in (inner.lower, inner.upper, inner.step)]
+    # `x[a, b]` (and `x[(a, b)]`, the same index to NumPy) holds a tuple; `x[a]` the index itself.
+    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    for part in parts:
+        if isinstance(part, ast.Slice):
+            bounds = [interp.eval(bound, scope, ctx) if bound is not None else Const(None)
+                      for bound in (part.lower, part.upper, part.step)]
             known = all(isinstance(b, Const) and (b.value is None or b.is_int) for b in bounds)
             ints = [as_int(b) for b in bounds]
             items.append(layout.Slice(ints[0], ints[1], ints[2], unknown=not known))
             raw.append(None)
+            continue
+        if isinstance(part, ast.Constant) and part.value is Ellipsis:
+            items.append(layout.ELLIPSIS)
+            raw.append(None)
+            continue
+        if isinstance(part, ast.Starred):  # `x[*idx]`: how many indices it spreads is not followed
+            interp.eval(part.value, scope, ctx)
+            items.append(layout.OPAQUE)
+            raw.append(None)
+            continue
+        value = interp.eval(part, scope, ctx)
+        raw.append(value)
+        if isinstance(value, Const) and value.value is None:
+            items.append(layout.NEW_AXIS)
+        elif isinstance(value, Const) and isinstance(value.value, int) and value.is_int:
+            items.append(value.value)
+        else:
+            items.append(layout.OPAQUE)
     if isinstance(base, ArrayType):
         return finish(interp, layout.index(base, items), call)
     if isinstance(base, AtIndexer):

@@ -4,9 +4,8 @@ spec's own faults are reported."""
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING, Final
-
-import libcst as cst
 
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.partition_spec import UNKNOWN_ENTRY, MeshAxes, SpecEntry
@@ -22,7 +21,7 @@ SPEC_CODES: Final = frozenset({Code.UNKNOWN_RESOURCE, Code.RESOURCE_COOCCURRENCE
 """A spec's own faults against its mesh: they hold whatever value it splits."""
 
 
-def read_spec(args: list[Value], node: cst.CSTNode, module: str) -> Spec:
+def read_spec(args: list[Value], node: ast.AST, module: str) -> Spec:
     """`P(*args)` written at `node` in `module`."""
     return Spec(Partition(tuple(_entry(arg) for arg in args), origin=node), module)
 
@@ -56,13 +55,13 @@ def mesh_axes(mesh: Mesh | None) -> MeshAxes:
     return MeshAxes(mesh.axes) if mesh is not None else UNKNOWN_MESH
 
 
-def spec_node(interp: Interpreter, spec: Spec) -> cst.CSTNode | None:
+def spec_node(interp: Interpreter, spec: Spec) -> ast.AST | None:
     """The `P(...)` call where it is a place in the file being checked (not another module's)."""
     origin = spec.spec.origin
-    return origin if spec.module == interp.module_name and isinstance(origin, cst.CSTNode) else None
+    return origin if spec.module == interp.module_name and isinstance(origin, ast.AST) else None
 
 
-def report_spec_faults(interp: Interpreter, problems: list[Problem], spec: Spec, fallback: cst.CSTNode) -> bool:
+def report_spec_faults(interp: Interpreter, problems: list[Problem], spec: Spec, fallback: ast.AST) -> bool:
     """SC206 and SC201 at the `P(...)` that makes them (at `fallback` when another module wrote
     it: the problem's own origin may be a node of that module); True when there were any."""
     target = spec_node(interp, spec) or fallback

@@ -11,11 +11,10 @@ axis bound for collectives.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
-
-import libcst as cst
 
 from shapecheck.algebra.outcome import label
 from shapecheck.algebra.partition_spec import (
@@ -41,6 +40,7 @@ from shapecheck.analyzer.qualnames import EXPERIMENTAL_SHARD_MAP, SHARD_MAP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Const,
+    DefNode,
     Dict,
     Function,
     Mesh,
@@ -79,7 +79,7 @@ def shard_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     def option(index: int, name: str) -> Value:
         return call.get(index, name) if experimental else call.kwargs.get(name)
 
-    def option_node(index: int, name: str) -> cst.CSTNode:
+    def option_node(index: int, name: str) -> ast.AST:
         return call.node_of(index, name) if experimental else call.kwarg_nodes.get(name, call.node)
 
     mesh_given = call.has(1, "mesh") if experimental else "mesh" in call.kwargs
@@ -103,16 +103,16 @@ def shard_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     return built
 
 
-def _axis_names(value: Value, written: cst.BaseExpression | None) -> frozenset[str] | None:
+def _axis_names(value: Value, written: ast.expr | None) -> frozenset[str] | None:
     """`axis_names={'x'}` (a set, tuple or list of names); None when it cannot be read."""
     if isinstance(value, Seq) and all(as_str(item) is not None for item in value.items):
         return frozenset(as_str(item) or "" for item in value.items)
-    if isinstance(written, cst.Set):
+    if isinstance(written, ast.Set):
         # The interpreter tracks no sets: a literal set of strings is read as written.
-        names = [element.value.evaluated_value for element in written.elements
-                 if isinstance(element, cst.Element) and isinstance(element.value, cst.SimpleString)]
-        if len(names) == len(written.elements) and all(isinstance(name, str) for name in names):
-            return frozenset(str(name) for name in names)
+        names = [element.value for element in written.elts
+                 if isinstance(element, ast.Constant) and isinstance(element.value, str)]
+        if len(names) == len(written.elts):
+            return frozenset(names)
     return None
 
 
@@ -170,7 +170,7 @@ def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Conte
 
 
 def _function_name(fun: Value) -> str:
-    if isinstance(fun, Function) and isinstance(fun.node, cst.FunctionDef):
+    if isinstance(fun, Function) and isinstance(fun.node, DefNode):
         return f"`{fun.name}`"
     if isinstance(fun, Qual):
         return f"`{fun.name}`"
@@ -212,7 +212,7 @@ def _arity_message(specs: Seq, count: int, name: str) -> str:
 
 
 def _split(interp: Interpreter, site: _Site, entry: Value, arg: Value, what: str,
-           node: cst.CSTNode) -> tuple[Value, bool]:
+           node: ast.AST) -> tuple[Value, bool]:
     """`arg` as the body sees it under `entry` (a pytree prefix of it), and whether JAX refuses it."""
     if entry == Const(None):
         return arg, False  # None in in_specs: not split, the same on every device
@@ -254,7 +254,7 @@ def _same_keys(a: Dict, b: Dict) -> bool:
 
 
 def _split_leaf(interp: Interpreter, site: _Site, spec: Spec, value: ArrayType, what: str,
-                node: cst.CSTNode) -> tuple[Value, bool]:
+                node: ast.AST) -> tuple[Value, bool]:
     problems = spec_problems(spec.spec, value, site.mesh, what)
     faulty = report_spec_faults(interp, problems, spec, site.sm.node)
     written = spec_node(interp, spec)

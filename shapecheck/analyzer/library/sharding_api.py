@@ -10,13 +10,13 @@ A mesh, a sharding or jit binds no axis name: collectives under plain jit stay S
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-import libcst as cst
-
 from shapecheck.algebra.partition_spec import spec_faults, spec_problems
+from shapecheck.analyzer import walk
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import array, code_of, dtype_arg, labels, shape
@@ -42,6 +42,7 @@ from shapecheck.analyzer.qualnames import (
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Const,
+    DefNode,
     Dict,
     Function,
     Jitted,
@@ -170,7 +171,7 @@ def _label(call: CallArgs, parameter: str) -> str:
     return f"`{code_of(call.arg_node(parameter))}`"
 
 
-def _place(interp: Interpreter, shardings: Value, tree: Value, what: str, node: cst.CSTNode, ctx: Context,
+def _place(interp: Interpreter, shardings: Value, tree: Value, what: str, node: ast.AST, ctx: Context,
            rules: _Rules) -> bool:
     """Check each array leaf of `tree` against its sharding in `shardings` (a pytree prefix);
     True when something was reported."""
@@ -215,7 +216,7 @@ def _keyed(tree: Dict) -> dict[str, Value]:
     return {key: item for key, item in ((as_str(k), v) for k, v in tree.items) if key is not None}
 
 
-def _check(interp: Interpreter, sharding: Spec | Sharding, value: ArrayType, what: str, node: cst.CSTNode,
+def _check(interp: Interpreter, sharding: Spec | Sharding, value: ArrayType, what: str, node: ast.AST,
            ctx: Context, rules: _Rules) -> bool:
     if isinstance(sharding, Sharding):
         spec, mesh = sharding.spec, mesh_axes(sharding.mesh)
@@ -273,7 +274,8 @@ def _static(fun: Value, call: CallArgs) -> frozenset[int] | None:
         # jit finds a static name's position in the function's signature.
         if not isinstance(fun, Function):
             return None
-        parameters = [p.name.value for p in (*fun.node.params.posonly_params, *fun.node.params.params)]
+        parameters = [p.node.arg for p in walk.parameters(fun.node.args)
+                      if p.kind in ("positional_only", "positional")]
         for item in items:
             name = as_str(item)
             if name is None:
@@ -311,6 +313,6 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
 
 
 def _name(fun: Value) -> str:
-    if isinstance(fun, Function) and isinstance(fun.node, cst.FunctionDef):
+    if isinstance(fun, Function) and isinstance(fun.node, DefNode):
         return f"`{fun.name}`"
     return "the jitted function"
