@@ -27,7 +27,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Iterable
 from dataclasses import fields
 from pathlib import Path
@@ -143,6 +142,8 @@ def _file_hash(path: str) -> str | None:
 
 
 def _write_atomically(target: Path, text: str) -> None:
+    import tempfile  # only a run that writes an entry needs it (a warm run writes none)
+
     descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -97,6 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
     except BaseException as error:  # anything unexpected is exit 2, never 1 ("findings")
         _discard_stdout()
+        import traceback
+
         sys.stderr.write(f"shapecheck: internal error: {error!r}\n{traceback.format_exc()}")
         return EXIT_ERROR
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import sys
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -85,6 +84,8 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
         path = find_pyproject(start or Path.cwd())
     if path is None:
         return Config(root=(start or Path.cwd()).resolve())
+    import tomllib  # imported where a file is read: it costs more than a run with no config
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as error:

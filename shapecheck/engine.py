@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gc
 import os
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -186,7 +185,7 @@ class _Batch:
         self.config = config
         self.modules = modules
         self.time_limit = time_limit
-        self.run = uuid.uuid4().hex
+        self.run = os.urandom(16).hex()  # not uuid: importing it costs a start-up
 
     def __call__(self, batch: list[str]) -> list[FileResult]:
         crash = os.environ.get(_CRASH_MARKER_VARIABLE)

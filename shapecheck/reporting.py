@@ -89,12 +89,12 @@ class OutputOptions:
 def emit(diagnostics: Sequence[Diagnostic], files: int, errors: int, root: Path,
          options: OutputOptions) -> int:
     """Write the run's output as `options` say; the exit status."""
-    from shapecheck.formats import FORMATS
+    from shapecheck.formats import formatter
 
     if options.statistics:
         text = render_statistics(diagnostics, files, options.format)
     else:
-        text = FORMATS[options.format](diagnostics, files, root)
+        text = formatter(options.format)(diagnostics, files, root)
     try:
         write_output(text, options.output_file)
     except OSError as error:

@@ -7,9 +7,13 @@ cache can store a result and decide from its `dependencies` when to drop it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from shapecheck.diagnostic import NOT_CHECKED, Diagnostic, Span
-from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    # Only named: a run answered from the cache never builds a type.
+    from shapecheck.types import ArrayType
 
 
 @dataclass(frozen=True, slots=True)

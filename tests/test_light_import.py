@@ -51,3 +51,35 @@ def test_the_check_would_notice_a_heavy_import() -> None:
     probe = "import sys, numpy; print('numpy' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
     assert result.stdout.strip() == "True"
+
+
+# Runs `shapecheck check` in this interpreter and reports what it imported.
+CHECK = textwrap.dedent(
+    """
+    import json, sys
+    from shapecheck.cli import main
+
+    code = main(sys.argv[1:])
+    print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+    """
+)
+
+
+def _imported_by_check(*args: str, cwd: Path) -> set[str]:
+    result = subprocess.run([sys.executable, "-c", CHECK, "check", "--format", "json", *args],
+                            cwd=cwd, capture_output=True, text=True, check=False)
+    report = json.loads(result.stderr.strip().splitlines()[-1])
+    assert report["code"] == 1, result.stderr  # the diagnostic below was found
+    return set(report["modules"])
+
+
+def test_check_never_imports_libcst_and_a_warm_run_no_analyzer(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("import jax.numpy as jnp\nx = jnp.ones((3,)) + jnp.ones((4,))\n")
+    # The analyzer reads CPython's tree; libcst is the codemods' alone.
+    cold = _imported_by_check("m.py", cwd=tmp_path)
+    assert "shapecheck.analyzer.interpreter" in cold
+    assert not {m for m in cold if m.split(".")[0] == "libcst"}
+    # Answered from the cache: nothing that analyses, and no TOML reader without a config.
+    warm = _imported_by_check("m.py", cwd=tmp_path)
+    assert not {m for m in warm if m.startswith("shapecheck.analyzer")}
+    assert "tomllib" not in warm

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from importlib import import_module
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Final, Protocol, cast
 
 from shapecheck.diagnostic import Diagnostic
-from shapecheck.formats import github, gitlab, json_format, sarif, text
 
 
 class Formatter(Protocol):
@@ -19,13 +19,22 @@ class Formatter(Protocol):
         ...
 
 
-FORMATS: dict[str, Formatter] = {
-    "text": text.render,
-    "json": json_format.render,
-    "github": github.render,
-    "gitlab": gitlab.render,
-    "sarif": sarif.render,
+_MODULES: Final = {
+    "text": "shapecheck.formats.text",
+    "json": "shapecheck.formats.json_format",
+    "github": "shapecheck.formats.github",
+    "gitlab": "shapecheck.formats.gitlab",
+    "sarif": "shapecheck.formats.sarif",
 }
+
+FORMATS: Final = frozenset(_MODULES)
+"""The names `--format` accepts."""
+
+
+def formatter(name: str) -> Formatter:
+    """The format called `name`, imported when first asked for: a run prints one format, and
+    the others (SARIF's URIs, GitLab's fingerprints) cost start-up time for nothing."""
+    return cast(Formatter, import_module(_MODULES[name]).render)
 
 HUMAN_FORMATS: Final = frozenset({"text"})
 """Formats read by people: the only ones a progress bar is drawn beside."""
