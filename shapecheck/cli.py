@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
     from shapecheck.cache import ResultCache
@@ -29,12 +29,23 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_ERROR)
 
 
-def _parser() -> argparse.ArgumentParser:
-    from shapecheck.formats import FORMATS
-
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with `command`, only that subcommand's (the others are not
+    built: argparse looks up translations for each parser, a tenth of a warm check's time)."""
     parser = _Parser(prog="shapecheck", description="Static checking of named-shape JAX programs.")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+    for name, add in _COMMANDS.items():
+        if command is None or command == name:
+            add(commands)
+    return parser
+
+
+_Commands: TypeAlias = "argparse._SubParsersAction[_Parser]"
+
+
+def _add_check(commands: _Commands) -> None:
+    from shapecheck.formats import FORMATS
 
     check = commands.add_parser("check", help="check files and directories (default: .)")
     check.add_argument("paths", nargs="*", default=[], help="files or directories")
@@ -63,22 +74,41 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--cache-dir", type=Path, metavar="DIR",
                        help="where the result cache lives (default: .shapecheck_cache in the project root)")
 
+
+def _add_rules(commands: _Commands) -> None:
     commands.add_parser("rules", help="list the diagnostic codes")
+
+
+def _add_explain(commands: _Commands) -> None:
     explain = commands.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("code", help="a code (SC201) or rule name (resource-cooccurrence)")
+
+
+def _add_lsp(commands: _Commands) -> None:
     commands.add_parser("lsp", help="run the language server on stdio (needs the `lsp` extra)")
 
-    from shapecheck.codemods import commands as codemods
 
-    for name, help_, description in (("annotate", codemods.ANNOTATE_HELP, codemods.ANNOTATE_DESCRIPTION),
-                                     ("migrate", codemods.MIGRATE_HELP, codemods.MIGRATE_DESCRIPTION)):
+def _add_codemod(name: str) -> Callable[[_Commands], None]:
+    def add(commands: _Commands) -> None:
+        from shapecheck.codemods import commands as codemods
+
+        help_, description = ((codemods.ANNOTATE_HELP, codemods.ANNOTATE_DESCRIPTION) if name == "annotate"
+                              else (codemods.MIGRATE_HELP, codemods.MIGRATE_DESCRIPTION))
         codemods.add_arguments(commands.add_parser(name, help=help_, description=description,
                                                    formatter_class=argparse.RawDescriptionHelpFormatter))
+    return add
 
+
+def _add_run(commands: _Commands) -> None:
     run = commands.add_parser("run", help="check, then run a program written for xmap on current JAX",
                               add_help=False)
     run.add_argument("rest", nargs=argparse.REMAINDER)
-    return parser
+
+
+_COMMANDS: dict[str, Callable[[_Commands], None]] = {
+    "check": _add_check, "rules": _add_rules, "explain": _add_explain, "lsp": _add_lsp,
+    "annotate": _add_codemod("annotate"), "migrate": _add_codemod("migrate"), "run": _add_run,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -118,7 +148,7 @@ def _main(args_list: list[str]) -> int:
         from shapecheck.runner import main as run_main
 
         return run_main(args_list[1:])
-    parser = _parser()
+    parser = _parser(args_list[0] if args_list[:1] and args_list[0] in _COMMANDS else None)
     args = parser.parse_args(args_list)
     if args.version:
         from shapecheck import __version__
