@@ -125,7 +125,7 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
         return ([stopped] if stopped else []), ()
     # Which nodes are this file's (rather than another module's, interpreted for a call) costs
     # a walk of the tree: done only for files with something to show.
-    here_ids = {id(node) for node in ast.walk(module)}
+    here_ids = _node_ids(module)
     positions = Positions(text)
 
     def place(node: ast.AST) -> ast.AST:
@@ -152,6 +152,22 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
     typed = tuple(TypedSpan(span(node), as_shown(value, config.x64)) for node, value in (types or {}).values()
                   if here(node))
     return diagnostics, typed
+
+
+def _node_ids(tree: ast.AST) -> set[int]:
+    """The ids of every node of `tree` (as `ast.walk`, a few times faster: no generators)."""
+    ids: set[int] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        ids.add(id(node))
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                stack.extend([item for item in value if isinstance(item, ast.AST)])
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    return ids
 
 
 def _filter(diagnostics: Iterable[Diagnostic], text: str, config: Config) -> tuple[Diagnostic, ...]:

@@ -3,38 +3,27 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from shapecheck.codes import Code
 from shapecheck.config import Config
 from shapecheck.lsp.assignments import Assignment, assignments, parse, value_types
 from shapecheck.lsp.buffers import Buffer
-from shapecheck.results import FileResult, TypedSpan
+from shapecheck.results import FileResult
 from shapecheck.types import ArrayType
 
 
 @dataclass(slots=True)
 class Analysis:
-    """The engine's result for one buffer version, and the buffer's syntax read on demand.
-
-    Diagnostics are published from an analysis without types (`typed` false: the engine is
-    several times faster without them); hover, inlay hints and code actions ask for types,
-    which `with_types` adds.
-    """
+    """The engine's result for one buffer version, with its types, and the buffer's syntax
+    read on demand."""
 
     buffer: Buffer
     result: FileResult
     config: Config
-    typed: bool = False
     _tree: ast.Module | None = field(default=None, init=False)
     _parsed: bool = field(default=False, init=False)
     _assignments: list[tuple[Assignment, ArrayType | None]] | None = field(default=None, init=False)
-
-    def with_types(self, types: tuple[TypedSpan, ...]) -> Analysis:
-        """This analysis (its diagnostics as published, its parsed syntax) with `types`."""
-        typed = Analysis(self.buffer, replace(self.result, types=types), self.config, True)
-        typed._tree, typed._parsed = self._tree, self._parsed
-        return typed
 
     @property
     def parses(self) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from shapecheck.diagnostic import Span
-from shapecheck.lsp.positions import NEWLINE
+from shapecheck.positions import Positions
 from shapecheck.results import TypedSpan
 from shapecheck.types import ArrayType
 
@@ -37,34 +37,30 @@ def parse(text: str) -> ast.Module | None:
             return None
 
 
-class _Columns:
-    """Byte offsets of `ast` into code-point columns, per line."""
-
-    def __init__(self, text: str) -> None:
-        self.lines = NEWLINE.split(text)
-
-    def column(self, line: int, offset: int) -> int:
-        if not 0 < line <= len(self.lines):
-            return offset
-        return len(self.lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace"))
-
-    def span(self, node: ast.expr | ast.stmt) -> Span:
-        end_line = node.end_lineno or node.lineno
-        return Span(node.lineno, self.column(node.lineno, node.col_offset),
-                    end_line, self.column(end_line, node.end_col_offset or 0))
-
-
 def assignments(tree: ast.Module, text: str) -> list[Assignment]:
     """Every unannotated `name = value` target, in source order."""
-    columns = _Columns(text)
+    positions = Positions(text)
     found: list[Assignment] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            statement = columns.span(node)
-            single = len(node.targets) == 1
-            found.extend(Assignment(target.id, columns.span(target), statement, single)
-                         for target in node.targets if isinstance(target, ast.Name))
+    # Assignments are statements: only blocks are walked, never into expressions.
+    blocks: list[list[ast.stmt]] = [tree.body]
+    while blocks:
+        for node in blocks.pop():
+            if isinstance(node, ast.Assign):
+                statement = _span(positions, node)
+                single = len(node.targets) == 1
+                found.extend(Assignment(target.id, _span(positions, target), statement, single)
+                             for target in node.targets if isinstance(target, ast.Name))
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(node, field, None)
+                if isinstance(block, list):
+                    blocks.append(block)
+            blocks.extend(handler.body for handler in getattr(node, "handlers", ()))
+            blocks.extend(case.body for case in getattr(node, "cases", ()))
     return sorted(found, key=lambda a: a.target)
+
+
+def _span(positions: Positions, node: ast.AST) -> Span:
+    return positions.span(node) or Span(1, 0, 1, 0)
 
 
 def value_types(found: list[Assignment], types: Iterable[TypedSpan]) -> list[ArrayType | None]:

@@ -112,7 +112,7 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
         if timer is not None:
             timer.cancel()
         ls.buffers.remove(uri)
-        ls.documents.pop(uri, None)  # types still wanted for it are dropped, answered empty
+        ls.documents.pop(uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         if buffer is not None:
             # Its importers now read the file on disk, which may differ from the closed buffer.
@@ -122,20 +122,20 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @answer_later
     async def on_hover(ls: ShapecheckServer, params: types.HoverParams) -> types.Hover | None:
-        analysis = await ls.typed_analysis(params.text_document.uri, for_hover=True)
+        analysis = ls.analysis(params.text_document.uri, for_hover=True)
         return hover.hover(analysis, params.position, ls.encoding()) if analysis else None
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
     @answer_later
     async def on_inlay_hint(ls: ShapecheckServer, params: types.InlayHintParams) -> list[types.InlayHint]:
-        analysis = await ls.typed_analysis(params.text_document.uri, for_hover=True)
+        analysis = ls.analysis(params.text_document.uri, for_hover=True)
         return inlay.inlay_hints(analysis, params.range, ls.encoding()) if analysis else []
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
     @answer_later
     async def on_code_action(ls: ShapecheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        analysis = await ls.typed_analysis(params.text_document.uri)
+        analysis = ls.analysis(params.text_document.uri)
         current = ls.buffers.get(params.text_document.uri)
         if analysis is None or current is None or current.version != analysis.buffer.version:
             return []  # edits computed on an older text would land in the wrong places

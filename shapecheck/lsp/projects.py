@@ -52,34 +52,23 @@ class Projects:
         return engine
 
     def analyze(self, buffer: Buffer, buffers: list[Buffer]) -> Analysis:
-        """The analysis of `buffer` with the other open buffers as the project's modules,
-        without types (what diagnostics need).
+        """The analysis of `buffer`, with its types, the other open buffers as the project's
+        modules.
 
         Never raises: an internal error is the result's error (shown as SC000).
         """
-        result, config = self._run(buffer, buffers, keep_types=False)
+        result, config = self._run(buffer, buffers)
         analysis = Analysis(buffer, result, config)
         try:
-            # Parsed here, on the worker, rather than on the event loop when it is published.
+            # Parsed and read here, on the worker, rather than on the event loop when it is
+            # published or at the first hover or inlay request.
             analysis.parses  # noqa: B018
+            analysis.assignments  # noqa: B018
         except Exception:
-            log.exception("parsing %s failed", buffer.path)
+            log.exception("reading the syntax of %s failed", buffer.path)
         return analysis
 
-    def add_types(self, analysis: Analysis, buffers: list[Buffer]) -> Analysis:
-        """`analysis` with the inferred types of its buffer's text (hover, inlay hints, code
-        actions). Its diagnostics stay those published; never raises."""
-        result, _ = self._run(analysis.buffer, buffers, keep_types=True)
-        typed = analysis.with_types(result.types)
-        try:
-            # Read the buffer's assignments here, on the worker, not on the event loop at the
-            # first hover or inlay request.
-            typed.assignments  # noqa: B018
-        except Exception:
-            log.exception("reading the assignments of %s failed", analysis.buffer.path)
-        return typed
-
-    def _run(self, buffer: Buffer, buffers: list[Buffer], *, keep_types: bool) -> tuple[FileResult, Config]:
+    def _run(self, buffer: Buffer, buffers: list[Buffer]) -> tuple[FileResult, Config]:
         config = Config()
         try:
             engine = self.engine(buffer.path)
@@ -87,7 +76,7 @@ class Projects:
             if excluded(buffer.path, config):
                 return FileResult(buffer.path), config
             engine.use_modules(BufferSource(buffers, buffer.path, config.root))
-            return engine.analyze(buffer.path, buffer.text, keep_types=keep_types), config
+            return engine.analyze(buffer.path, buffer.text, keep_types=True), config
         except Exception:
             log.exception("analysis of %s failed", buffer.path)
             return FileResult(buffer.path, (), (), "internal error:\n" + traceback.format_exc()), config

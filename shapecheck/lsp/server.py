@@ -5,10 +5,9 @@ on a worker thread so the event loop keeps answering hover and the next keystrok
 checked at once when the worker is idle; edits that arrive while it runs are coalesced into one
 check of the latest text when it finishes, and the result of a version the editor has moved
 past is dropped (the engine offers no way to interrupt an analysis, so it runs to its end).
-Diagnostics come from an analysis without types; the types (for hover, inlay hints and code
-actions) are computed on the first request that needs them for the published version, after
-the checks waiting, and dropped when that version is superseded. An edit of one buffer
-re-checks the open buffers whose last result read it.
+Each analysis infers the types too (for hover, inlay hints and code actions): on CPython's tree
+they add about a quarter to it, and a request then never waits for an analysis. An edit of one
+buffer re-checks the open buffers whose last result read it.
 """
 
 from __future__ import annotations
@@ -48,14 +47,6 @@ class _Document:
     good: Analysis | None = None  # the last analysis of text that parsed, for hover
 
 
-@dataclass(slots=True)
-class _TypesWanted:
-    """Requests waiting for the types of one analysis of a document."""
-
-    uri: str
-    analysis: Analysis
-    waiting: list[asyncio.Future[Analysis | None]]
-
 
 def path_of(uri: str) -> str:
     """The file path of a `file:` URI (other schemes: their path part, never opened on disk)."""
@@ -75,7 +66,6 @@ class ShapecheckServer(LanguageServer):
         self.documents: dict[str, _Document] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self.pending: deque[str] = deque()
-        self.types_wanted: dict[int, _TypesWanted] = {}  # by id of the analysis (held there)
         self.worker: asyncio.Task[None] | None = None
         self.warned: set[tuple[Path, str]] = set()
         # One analysis at a time: engines and their module summaries are not thread-safe.
@@ -132,12 +122,8 @@ class ShapecheckServer(LanguageServer):
             self.worker = asyncio.get_running_loop().create_task(self.drain())
 
     async def drain(self) -> None:
-        # Checks first: diagnostics of the latest text matter more than types of an older one.
-        while self.pending or self.types_wanted:
-            if self.pending:
-                await self.check_next()
-            else:
-                await self.add_types(self.types_wanted.pop(next(iter(self.types_wanted))))
+        while self.pending:
+            await self.check_next()
 
     async def check_next(self) -> None:
         uri = self.pending.popleft()
@@ -155,44 +141,6 @@ class ShapecheckServer(LanguageServer):
                 self.pending.append(uri)
         except Exception:
             self.report_failure(f"checking {uri}")
-
-    # --- types, on demand ---------------------------------------------------------------
-
-    async def typed_analysis(self, uri: str, *, for_hover: bool = False) -> Analysis | None:
-        """`analysis(uri, for_hover=...)` with its types, computed now if they are not yet.
-
-        Where a newer version is published meanwhile, its types are asked for in turn (a few
-        times at most, while the editor keeps changing the buffer: then the last types had).
-        """
-        typed: Analysis | None = None
-        for _ in range(3):
-            analysis = self.analysis(uri, for_hover=for_hover)
-            if analysis is None or analysis.typed:
-                return analysis
-            future: asyncio.Future[Analysis | None] = asyncio.get_running_loop().create_future()
-            wanted = self.types_wanted.setdefault(id(analysis), _TypesWanted(uri, analysis, []))
-            wanted.waiting.append(future)
-            self.start_worker()
-            typed = await future or typed
-        return typed
-
-    async def add_types(self, wanted: _TypesWanted) -> None:
-        """Compute the types `wanted` asks for, unless its analysis was superseded meanwhile
-        (its requests then ask for those of the analysis that superseded it)."""
-        typed: Analysis | None = None
-        try:
-            document = self.documents.get(wanted.uri)
-            if document is not None and (wanted.analysis is document.latest or wanted.analysis is document.good):
-                typed = await asyncio.get_running_loop().run_in_executor(
-                    self.executor, self.projects.add_types, wanted.analysis, self.buffers.snapshot())
-                if document.latest is wanted.analysis:
-                    document.latest = typed
-                if document.good is wanted.analysis:
-                    document.good = typed
-        except Exception:
-            self.report_failure(f"inferring the types of {wanted.uri}")
-        finally:
-            _resolve(wanted.waiting, typed)
 
     async def watch_files(self) -> None:
         """Ask the client to tell about Python files and pyproject.toml changed on disk (a git
@@ -275,9 +223,3 @@ class ShapecheckServer(LanguageServer):
         if for_hover and document.latest is not None and not document.latest.parses:
             return document.good
         return document.latest
-
-
-def _resolve(waiting: list[asyncio.Future[Analysis | None]], analysis: Analysis | None) -> None:
-    for future in waiting:
-        if not future.done():
-            future.set_result(analysis)

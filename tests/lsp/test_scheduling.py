@@ -1,4 +1,4 @@
-"""When the server analyses what: coalesced checks, types on demand, stale work dropped.
+"""When the server analyses what: coalesced checks, stale work dropped, requests never waiting.
 
 The server runs in this process with a stand-in for its projects whose checks wait for the
 test's word, so what overlaps what is decided by the test, not by timing.
@@ -30,17 +30,12 @@ class StandIn:
     def __init__(self) -> None:
         self.gate = threading.Event()
         self.checked: list[int] = []
-        self.typed: list[int] = []
         self.config_errors: dict[object, str] = {}
 
     def analyze(self, buffer: Buffer, buffers: list[Buffer]) -> Analysis:
         self.checked.append(buffer.version)
         assert self.gate.wait(30), "the test never let the check finish"
         return Analysis(buffer, FileResult(buffer.path), Config())
-
-    def add_types(self, analysis: Analysis, buffers: list[Buffer]) -> Analysis:
-        self.typed.append(analysis.buffer.version)
-        return analysis.with_types(())
 
 
 class Harness:
@@ -84,47 +79,21 @@ async def test_changes_during_a_check_are_coalesced_into_one_of_the_latest_text(
     harness.projects.gate.set()
     await until(lambda: harness.published == [5])
     assert harness.projects.checked == [1, 5]
-    assert harness.projects.typed == [], "diagnostics need no types"
 
 
-async def test_types_are_inferred_once_on_the_first_request(harness: Harness) -> None:
-    harness.projects.gate.set()
-    harness.change(1)
-    await until(lambda: harness.published == [1])
-    first = await harness.server.typed_analysis(URI, for_hover=True)
-    assert first is not None and first.typed and first.buffer.version == 1
-    again = await asyncio.gather(harness.server.typed_analysis(URI), harness.server.typed_analysis(URI))
-    assert list(again) == [first, first]
-    assert harness.projects.typed == [1]
-
-
-async def test_types_of_a_superseded_version_are_not_inferred(harness: Harness) -> None:
+async def test_a_request_answers_from_the_published_version_without_waiting(harness: Harness) -> None:
+    # Types come with each check: hover, inlay hints and code actions read the last published
+    # analysis, even while a newer version is being checked, and start no analysis of their own.
     harness.projects.gate.set()
     harness.change(1)
     await until(lambda: harness.published == [1])
     harness.projects.gate.clear()
     harness.change(2)
     await until(lambda: harness.projects.checked == [1, 2])
-    hover = asyncio.get_running_loop().create_task(harness.server.typed_analysis(URI, for_hover=True))
-    await until(lambda: bool(harness.server.types_wanted))  # asked for version 1's types
+    answered = harness.server.analysis(URI, for_hover=True)
+    assert answered is not None and answered.buffer.version == 1
     harness.projects.gate.set()
-    typed = await hover
-    assert typed is not None and typed.buffer.version == 2
-    assert harness.projects.typed == [2]
-    assert harness.published == [1, 2]
-
-
-async def test_a_closed_document_answers_its_waiting_requests_empty(harness: Harness) -> None:
-    harness.projects.gate.set()
-    harness.change(1)
-    await until(lambda: harness.published == [1])
-    harness.projects.gate.clear()
-    harness.change(2)
-    await until(lambda: harness.projects.checked == [1, 2])
-    hover = asyncio.get_running_loop().create_task(harness.server.typed_analysis(URI))
-    await until(lambda: bool(harness.server.types_wanted))
-    harness.server.buffers.remove(URI)
-    harness.server.documents.pop(URI)
-    harness.projects.gate.set()
-    assert await hover is None
-    assert harness.projects.typed == []
+    await until(lambda: harness.published == [1, 2])
+    answered = harness.server.analysis(URI)
+    assert answered is not None and answered.buffer.version == 2
+    assert harness.projects.checked == [1, 2]
