@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from shapecheck.bounds import TIME_LIMIT_S
 from shapecheck.config import Config
 from shapecheck.files import read_regular
-from shapecheck.parsing import SourceDecodeError, decode
 from shapecheck.project import ModuleSource, ProjectIndex, content_hash
 from shapecheck.results import Dependency, FileResult, Report, TypedSpan
 
@@ -103,6 +102,8 @@ class Engine:
         return self._check_file(path)
 
     def _check_file(self, path: str | Path) -> FileResult:
+        from shapecheck.parsing import SourceDecodeError, decode  # a warm run never decodes
+
         try:
             text = decode(read_regular(path))
         except OSError as error:
