@@ -15,6 +15,7 @@ from pathlib import Path
 
 from shapecheck.algebra.promotion import as_shown
 from shapecheck.analyzer.modules import ModuleLoader
+from shapecheck.analyzer.state import Typed
 from shapecheck.analyzer.walk import STRING_AT
 from shapecheck.bounds import RECURSION_LIMIT, TIME_LIMIT_S, AnalysisTimeout, run_bounded
 from shapecheck.codes import Code
@@ -26,7 +27,6 @@ from shapecheck.project import module_names
 from shapecheck.results import FileResult, TypedSpan
 from shapecheck.rules import severity_of
 from shapecheck.suppression import is_suppressed, suppressions
-from shapecheck.types import ArrayType
 
 # Text that must appear in a file for the analyzer to have anything to say about it beyond
 # syntax: files that never mention an array API or an annotation name are only parsed.
@@ -107,7 +107,7 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
     from shapecheck.analyzer.report import Reporter
 
     reporter = Reporter()
-    types: dict[int, tuple[ast.AST, ArrayType]] | None = {} if keep_types else None
+    types: dict[int, Typed] | None = {} if keep_types else None
     names = module_names(Path(path))
     interpreter = Interpreter(module, names[0] if names else Path(path).stem, reporter, loader.handlers,
                               loader.methods, config.annotation_names, types, loader, config.x64)
@@ -149,8 +149,8 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
     if stopped is not None:
         diagnostics.append(stopped)
     # Types are inferred with 64-bit dtypes kept; shown as the program's x64 mode makes them.
-    typed = tuple(TypedSpan(span(node), as_shown(value, config.x64)) for node, value in (types or {}).values()
-                  if here(node))
+    typed = tuple(TypedSpan(span(node), as_shown(value, config.x64), placement)
+                  for node, value, placement in (types or {}).values() if here(node))
     return diagnostics, typed
 
 

@@ -17,11 +17,22 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
+class Placement:
+    """How a value inside a map lies on the device mesh (for hover)."""
+
+    resources: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Each named axis of the value that xmap's `axis_resources` splits, with its mesh axes."""
+    varying: tuple[str, ...] = ()
+    """In a shard_map body, the mesh axes the value varies over (differs between devices)."""
+
+
+@dataclass(frozen=True, slots=True)
 class TypedSpan:
     """The inferred type of one array-valued expression (for hover and inlay hints)."""
 
     span: Span
     type: ArrayType
+    placement: Placement | None = None  # inside a map: how it lies on the mesh, where known
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -29,6 +29,7 @@ class Context:
     mesh: Mesh | None = None
     hidden: frozenset[str] = frozenset()  # vmap axes: invisible to annotations
     depth: int = 0
+    manual: frozenset[str] = frozenset()  # a shard_map body's manual mesh axes (among `hidden`)
 
     @property
     def resource_map(self) -> dict[str, tuple[str, ...]]:
@@ -43,7 +44,7 @@ class Context:
     def enter_map(
         self, names: dict[str, Dim], resources: dict[str, tuple[str, ...]] | None = None,
         notes: tuple[tuple[str, ast.AST], ...] = (), hidden: frozenset[str] = frozenset(),
-        binder: tuple[str, ast.AST] | None = None,
+        binder: tuple[str, ast.AST] | None = None, manual: frozenset[str] = frozenset(),
     ) -> Context:
         # Inside a map its names are certainly bound, whatever encloses the code around it.
         bound = frozenset(names) if self.bound is None else self.bound | frozenset(names)
@@ -56,10 +57,12 @@ class Context:
             self.binders + ((binder,) if binder is not None else ()),
             tuple(sorted(sizes.items())), tuple(sorted(merged.items())),
             self.resource_notes + notes, self.mesh, self.hidden | hidden, self.depth + 1,
+            self.manual | manual,
         )
 
     def deeper(self) -> Context:
         return replace(self, depth=self.depth + 1)
 
     def key(self) -> tuple[object, ...]:
-        return (self.bound, self.outer_unknown, self.any_name, self.sizes, self.resources, self.mesh, self.hidden)
+        return (self.bound, self.outer_unknown, self.any_name, self.sizes, self.resources, self.mesh, self.hidden,
+                self.manual)

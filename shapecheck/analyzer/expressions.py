@@ -32,6 +32,7 @@ from shapecheck.analyzer.values import (
     Value,
     join,
 )
+from shapecheck.results import Placement
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -53,10 +54,13 @@ class Expressions(InterpreterState):
             # what holds in every analysis that gave it an array type, not the last one's type.
             # Hover shows what an annotation there would say: without vmap's and pmap's axes.
             shown = visible(value, ctx)
+            placement = _placement(value, ctx) if ctx.resources or ctx.manual else None
             before = self.types.get(id(node))
             typed = join(before[1], shown) if before is not None else shown
+            if before is not None and before[2] != placement:
+                placement = None  # placed differently in different analyses: no one answer
             if isinstance(typed, ArrayType):
-                self.types[id(node)] = (node, typed)
+                self.types[id(node)] = (node, typed, placement)
         return value
 
     def eval_name(self, node: ast.Name, scope: Scope, ctx: Context) -> Value:
@@ -302,3 +306,13 @@ _EVAL: dict[type, Callable[[Expressions, ast.expr, Scope, Context], Value]] = {
     ast.Subscript: Expressions.eval_subscript,  # type: ignore[dict-item]
     ast.Call: Expressions.eval_call,  # type: ignore[dict-item]
 }
+
+
+def _placement(value: ArrayType, ctx: Context) -> Placement | None:
+    """How `value` lies on the mesh: the mesh axes xmap's axis_resources give its named axes,
+    and, in a shard_map body, the manual mesh axes it varies over (carried as named axes)."""
+    resources = ctx.resource_map
+    named = [name for name, _ in value.named]
+    placement = Placement(tuple((name, resources[name]) for name in named if name in resources),
+                          tuple(sorted(name for name in named if name in ctx.manual)))
+    return placement if placement.resources or placement.varying else None

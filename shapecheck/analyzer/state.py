@@ -24,7 +24,11 @@ from shapecheck.analyzer.report import Reporter
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Function, Value
 from shapecheck.literal import Lit
+from shapecheck.results import Placement
 from shapecheck.types import ArrayType
+
+Typed = tuple[ast.AST, ArrayType, Placement | None]
+"""What hover shows of one expression: its node, type, and place on the mesh inside a map."""
 
 if TYPE_CHECKING:
     # Only a type here: the loader builds interpreters for imported modules, so importing it
@@ -51,7 +55,7 @@ class InterpreterState:
     def __init__(
         self, module: ast.Module, module_name: str, reporter: Reporter,
         handlers: dict[str, Handler], methods: dict[str, Handler],
-        annotation_names: frozenset[str], types: dict[int, tuple[ast.AST, ArrayType]] | None = None,
+        annotation_names: frozenset[str], types: dict[int, Typed] | None = None,
         loader: ModuleLoader | None = None, x64: bool | None = None,
     ) -> None:
         self.loader = loader
@@ -70,7 +74,7 @@ class InterpreterState:
         # Analyses per file are bounded: each function a few times over, whatever the call graph.
         self.budget = 200 + 20 * sum(1 for _ in _function_defs(module))
         self.frames: list[Frame] = []
-        self.types = types  # node id -> (node, type) of array-valued expressions, for hover
+        self.types = types  # node id -> (node, type, placement) of array-valued expressions, for hover
         self.scope = Scope(None, module_name)
         self._module_sources: dict[str, ast.expr] = {}
         self._map_axis_names: frozenset[str] | None = None

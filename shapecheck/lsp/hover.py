@@ -8,22 +8,20 @@ from shapecheck.diagnostic import Span
 from shapecheck.lsp.analysis import Analysis
 from shapecheck.lsp.assignments import contains, within
 from shapecheck.lsp.positions import Lines
-from shapecheck.results import TypedSpan
+from shapecheck.results import Placement, TypedSpan
 from shapecheck.types import ArrayType
 
 
 def hover(analysis: Analysis, position: types.Position, encoding: str) -> types.Hover | None:
-    """The innermost typed expression containing `position`, or the name an assignment binds.
-
-    The engine records no mesh partitioning per value, so the hover shows the type alone.
-    """
+    """The innermost typed expression containing `position`, or the name an assignment binds:
+    its type and, inside a map, how it lies on the device mesh."""
     lines = Lines(analysis.buffer.text, encoding)
     line, column = lines.column(position)
     # On a boundary (`a+b` at the `+`) the span the cursor is inside wins over the one it ends.
     found = (_innermost(analysis.result.types, line, column, inclusive=False)
              or _innermost(analysis.result.types, line, column, inclusive=True))
     if found is not None:
-        return _hover(found.type, lines, found.span)
+        return _hover(found.type, lines, found.span, found.placement)
     for assignment, value in analysis.assignments:
         if value is not None and contains(assignment.target, line, column):
             return _hover(value, lines, assignment.target)
@@ -43,8 +41,17 @@ def _innermost(typed: tuple[TypedSpan, ...], line: int, column: int, *,
     return best
 
 
-def _hover(value: ArrayType, lines: Lines, span: Span) -> types.Hover:
-    return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=f"```python\n{value}\n```"),
-        range=lines.range(span),
-    )
+def _hover(value: ArrayType, lines: Lines, span: Span, placement: Placement | None = None) -> types.Hover:
+    text = f"```python\n{value}\n```"
+    if placement is not None:
+        text += "".join(f"\n\n`{name}` is split over mesh {_axes(axes)} (`axis_resources`)"
+                        for name, axes in placement.resources)
+        if placement.varying:
+            text += f"\n\nvaries over mesh {_axes(placement.varying)} (differs between their devices)"
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+                       range=lines.range(span))
+
+
+def _axes(names: tuple[str, ...]) -> str:
+    listed = ", ".join(f"`{name}`" for name in names)
+    return f"axis {listed}" if len(names) == 1 else f"axes {listed}"

@@ -96,6 +96,51 @@ async def test_hover_and_inlay_hints(client: Client, tmp_path: Path) -> None:
     assert [h.position.line for h in visible or ()] == [10]
 
 
+MAPPED = textwrap.dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.maps import xmap
+    from jax.sharding import PartitionSpec as P
+    from shapecheck import f32
+
+
+    def step(x: f32[(4,), {'batch': 8}]):
+        return x * 2
+
+
+    run = xmap(step, in_axes=({0: 'batch'},), out_axes={0: 'batch'}, axis_resources={'batch': ('x', 'y')})
+    out = run(jnp.ones((8, 4)))
+    mesh = jax.make_mesh((4, 2), ('data', 'model'))
+
+
+    def body(v):
+        return v * 3
+
+
+    f = jax.shard_map(body, mesh=mesh, in_specs=P('data'), out_specs=P('data'))
+    y = f(jnp.ones((8, 4)))
+    a = jnp.ones((3,)) * 2
+    """)
+
+
+async def test_hover_inside_a_map_shows_the_mesh_axes(client: Client, tmp_path: Path) -> None:
+    uri = client.open(tmp_path / "mapped.py", MAPPED)
+    await client.diagnostics(uri)
+
+    async def hover(text: str) -> str:
+        answer = await client.lsp.text_document_hover_async(types.HoverParams(
+            text_document=_ident(uri), position=types.Position(*position_of(MAPPED, text))))
+        assert answer is not None and isinstance(answer.contents, types.MarkupContent)
+        return answer.contents.value
+
+    assert await hover("x * 2") == ("```python\nf32[(4,), {'batch': 8}]\n```\n\n"
+                                     "`batch` is split over mesh axes `x`, `y` (`axis_resources`)")
+    # In a shard_map body: the per-device block, and the mesh axes it differs along.
+    assert await hover("v * 3") == ("```python\nf32[(2, 4)]\n```\n\n"
+                                     "varies over mesh axis `data` (differs between their devices)")
+    assert await hover("ones((3,)) * 2") == "```python\nf32[(3,)]\n```"  # outside any map
+
+
 async def _actions(client: Client, uri: str, line: int) -> list[types.CodeAction]:
     published = await client.diagnostics(uri)
     answer = await client.lsp.text_document_code_action_async(types.CodeActionParams(

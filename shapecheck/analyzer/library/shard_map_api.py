@@ -157,7 +157,8 @@ def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Conte
         return None  # JAX refuses the arguments before it traces the body
     bound = ", ".join(repr(n) for n in site.manual) or "no axis"
     inner = ctx.enter_map(dict(site.manual), hidden=frozenset(site.manual),
-                          binder=(f"this shard_map binds its mesh's axes {bound}", sm.node))
+                          binder=(f"this shard_map binds its mesh's axes {bound}", sm.node),
+                          manual=frozenset(site.manual))
     if mesh_value is None or manual_names is None:
         inner = replace(inner, any_name=True)  # the mesh's axes are not known: it may bind any name
     before = len(interp.reporter.findings)
