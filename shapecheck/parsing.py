@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from dataclasses import dataclass
+from itertools import accumulate
 
 from shapecheck.codes import Code
 from shapecheck.diagnostic import Diagnostic, Span
@@ -78,18 +80,23 @@ class Parsed:
 def parse_module(text: str, tree: ast.Module) -> Parsed:
     """`tree` (CPython's, of `text`) with every expression nested past MAX_DEPTH replaced, in
     place, by the unbound name ELIDED at the same place."""
+    if len(text) < MAX_DEPTH:
+        return Parsed(tree)  # nothing in it can nest that deep
     elided: list[Span] = []
     positions: Positions | None = None
-    # Iterative, and only into expressions that could be that deep: the tree may be far deeper
-    # than Python's recursion limit, and most expressions are a few characters long.
+    starts = _line_starts(text)
+    # Iterative, and only into what could nest that deep: the tree may be far deeper than
+    # Python's recursion limit, and most statements are a few dozen characters long.
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, ast.expr):
-            if _shallow(node, depth):
+            if depth + _width(node, starts) < MAX_DEPTH:
                 continue
             depth += 1
         elif isinstance(node, ast.stmt):
+            if not _COMPOUND.get(type(node), True) and _width(node, starts) < MAX_DEPTH:
+                continue
             depth = 0
         for field in node._fields:
             value = getattr(node, field, None)
@@ -108,13 +115,31 @@ def parse_module(text: str, tree: ast.Module) -> Parsed:
     return Parsed(tree, tuple(sorted(elided)))
 
 
-def _shallow(node: ast.expr, depth: int) -> bool:
-    """Whether nothing in `node` can nest past MAX_DEPTH: every level of nesting takes at least
-    one character of its own (an operator, a bracket, a dot), so an expression of n characters
-    nests at most n levels."""
-    if node.end_lineno is None or node.end_col_offset is None or node.end_lineno != node.lineno:
-        return False
-    return depth + node.end_col_offset - node.col_offset < MAX_DEPTH
+# Statements that hold blocks: their own width says nothing of the statements inside.
+_COMPOUND: dict[type[ast.stmt], bool] = {kind: "body" in kind._fields for kind in (
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
+    ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match, ast.Return, ast.Delete, ast.Assign,
+    ast.AugAssign, ast.AnnAssign, ast.Raise, ast.Assert, ast.Import, ast.ImportFrom, ast.Global,
+    ast.Nonlocal, ast.Expr, ast.Pass, ast.Break, ast.Continue)}
+
+
+def _line_starts(text: str) -> list[int]:
+    """The offset of each line's first character (lines as CPython counts them)."""
+    lines = re.split(r"\r\n|\r|\n", text) if "\r" in text else text.split("\n")
+    return [0, *accumulate(len(line) + 1 for line in lines)]
+
+
+def _width(node: ast.expr | ast.stmt, starts: list[int]) -> int:
+    """At least the number of characters `node` spans, so at least how deep it can nest: every
+    level of nesting takes a character of its own (an operator, a bracket, a dot).
+
+    Line starts count characters and columns UTF-8 bytes, at least as many; the start column
+    is left out, so the sum never falls short.
+    """
+    end_line, end_column = node.end_lineno, node.end_col_offset
+    if end_line is None or end_column is None or not 0 < node.lineno <= end_line < len(starts):
+        return MAX_DEPTH  # no place to measure: walk it
+    return starts[end_line - 1] - starts[node.lineno - 1] + end_column
 
 
 def _replaceable(node: ast.expr) -> bool:
