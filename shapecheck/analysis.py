@@ -16,7 +16,6 @@ from pathlib import Path
 from shapecheck.algebra.promotion import as_shown
 from shapecheck.analyzer.modules import ModuleLoader
 from shapecheck.analyzer.state import Typed
-from shapecheck.analyzer.walk import STRING_AT
 from shapecheck.bounds import RECURSION_LIMIT, TIME_LIMIT_S, AnalysisTimeout, run_bounded
 from shapecheck.codes import Code
 from shapecheck.config import Config
@@ -128,14 +127,11 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
     here_ids = _node_ids(module)
     positions = Positions(text)
 
-    def place(node: ast.AST) -> ast.AST:
-        return getattr(node, STRING_AT, node)  # a node parsed from a string: the string
-
     def span(node: ast.AST) -> Span:
-        return positions.span(place(node)) or Span(1, 0, 1, 0)
+        return positions.span(node) or Span(1, 0, 1, 0)
 
     def here(node: ast.AST | None) -> bool:
-        return node is not None and id(place(node)) in here_ids
+        return node is not None and id(node) in here_ids
 
     # A finding or note at a node of another module (a spec imported from there) goes to the
     # finding's place in this file, or is left out: this file's path with that module's

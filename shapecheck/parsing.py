@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import ast
 import io
-import re
 import tokenize
 from dataclasses import dataclass
 from itertools import accumulate
 
 from shapecheck.codes import Code
 from shapecheck.diagnostic import Diagnostic, Span
-from shapecheck.positions import Positions
+from shapecheck.positions import Positions, split_lines
 
 MAX_DEPTH = 3_000
 """Expression nesting analysed; deeper parts are unknown values, reported as SC005.
@@ -95,7 +94,8 @@ def parse_module(text: str, tree: ast.Module) -> Parsed:
                 continue
             depth += 1
         elif isinstance(node, ast.stmt):
-            if not _COMPOUND.get(type(node), True) and _width(node, starts) < MAX_DEPTH:
+            # A statement holding blocks is walked into: its width says nothing of theirs.
+            if "body" not in node._fields and _width(node, starts) < MAX_DEPTH:
                 continue
             depth = 0
         for field in node._fields:
@@ -115,18 +115,10 @@ def parse_module(text: str, tree: ast.Module) -> Parsed:
     return Parsed(tree, tuple(sorted(elided)))
 
 
-# Statements that hold blocks: their own width says nothing of the statements inside.
-_COMPOUND: dict[type[ast.stmt], bool] = {kind: "body" in kind._fields for kind in (
-    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
-    ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match, ast.Return, ast.Delete, ast.Assign,
-    ast.AugAssign, ast.AnnAssign, ast.Raise, ast.Assert, ast.Import, ast.ImportFrom, ast.Global,
-    ast.Nonlocal, ast.Expr, ast.Pass, ast.Break, ast.Continue)}
-
-
 def _line_starts(text: str) -> list[int]:
-    """The offset of each line's first character (lines as CPython counts them)."""
-    lines = re.split(r"\r\n|\r|\n", text) if "\r" in text else text.split("\n")
-    return [0, *accumulate(len(line) + 1 for line in lines)]
+    """Where each line starts, counting every line end as one character (a level of nesting
+    is never a line end alone, so widths measured on these still bound the nesting)."""
+    return [0, *accumulate(len(line) + 1 for line in split_lines(text))]
 
 
 def _width(node: ast.expr | ast.stmt, starts: list[int]) -> int:

@@ -14,7 +14,13 @@ import re
 
 from shapecheck.diagnostic import Span
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
+NEWLINE = re.compile(r"\r\n|\r|\n")
+"""What ends a line, for CPython's tokenizer: `\r\n`, `\r` or `\n`."""
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of `text` as CPython numbers them (the common case, `\n` only, without the pattern)."""
+    return NEWLINE.split(text) if "\r" in text else text.split("\n")
 
 
 class Positions:
@@ -23,7 +29,7 @@ class Positions:
     __slots__ = ("_encoded", "_lines")
 
     def __init__(self, text: str) -> None:
-        self._lines = _NEWLINE.split(text) if "\r" in text else text.split("\n")
+        self._lines = split_lines(text)
         self._encoded: dict[int, bytes] = {}
 
     def span(self, node: ast.AST) -> Span | None:

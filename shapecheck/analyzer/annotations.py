@@ -74,9 +74,7 @@ def read_annotation(
 
 
 def _parse_string(text: str) -> ast.expr | None:
-    """The expression in a string annotation, positioned within the string.
-
-    Not `walk.parse_expression`, which places every node at the string: `_parts` reads the
+    """The expression in a string annotation, positioned within the string: `_parts` reads the
     positions to tell `f32[(3,)]` from `f32[3,]`, and no node parsed here outlives
     `read_annotation` (its findings are moved to the string)."""
     try:
@@ -94,10 +92,6 @@ def _parts(node: ast.Subscript) -> list[ast.expr]:
     if not isinstance(inner, ast.Tuple) or not inner.elts:
         return [inner]  # `()` is always a parenthesized tuple: one part
     tuple_span, first, last = _span(inner), _span(inner.elts[0]), _span(inner.elts[-1])
-    if tuple_span == first == last:
-        # Every node placed at one string (`walk.parse_expression`): read it as the run time
-        # does, several parts when the first is a tuple (dims never are).
-        return list(inner.elts) if isinstance(inner.elts[0], ast.Tuple) else [inner]
     parenthesized = tuple_span[:2] < first[:2] and tuple_span[2:] > last[2:]
     return [inner] if parenthesized else list(inner.elts)
 

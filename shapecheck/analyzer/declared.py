@@ -12,8 +12,7 @@ from shapecheck.types import ArrayType
 
 def source_of(node: ast.AST) -> str:
     """The expression that computed a checked value, as SC301's message names it."""
-    text = code(node)
-    return f"`{text if len(text) <= 40 else text[:37] + '...'}`"
+    return f"`{code(node, 40)}`"
 
 
 def visible(value: ArrayType, ctx: Context) -> ArrayType:

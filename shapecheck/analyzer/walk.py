@@ -36,38 +36,17 @@ def parameters(arguments: ast.arguments) -> list[Parameter]:
     return found
 
 
-def code(node: ast.AST) -> str:
-    """The source of an expression as messages quote it: CPython's unparsing, on one line.
+def code(node: ast.AST, limit: int | None = None) -> str:
+    """The source of an expression as messages quote it: CPython's unparsing, on one line,
+    cut to `limit` characters with an ellipsis.
 
     Rebuilt from the tree rather than cut from the file, since the nodes interpreted may be
     another module's (a function imported and called here)."""
     try:
-        return " ".join(ast.unparse(node).split())
+        text = " ".join(ast.unparse(node).split())
     except (RecursionError, ValueError):
         return "..."
-
-
-def parse_expression(text: str, at: ast.AST) -> ast.expr | None:
-    """The expression a string holds (a postponed annotation), every node placed at `at` and
-    pointing to it (`STRING_AT`), so what is found in it is reported at the string; None when
-    it is not an expression."""
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    line, column = getattr(at, "lineno", 1), getattr(at, "col_offset", 0)
-    end_line, end_column = getattr(at, "end_lineno", line), getattr(at, "end_col_offset", column)
-    at = getattr(at, STRING_AT, at)  # a string in a string
-    for node in ast.walk(tree.body):
-        if "lineno" in node._attributes:
-            node.lineno, node.col_offset = line, column  # type: ignore[attr-defined]
-            node.end_lineno, node.end_col_offset = end_line, end_column  # type: ignore[attr-defined]
-        setattr(node, STRING_AT, at)
-    return tree.body
-
-
-STRING_AT = "shapecheck_string"
-"""The attribute of a node parsed from a string that holds the string's node."""
+    return text if limit is None or len(text) <= limit else text[:limit - 3] + "..."
 
 
 def target_names(node: ast.AST) -> list[str]:
@@ -84,7 +63,7 @@ def target_names(node: ast.AST) -> list[str]:
 def assigned_names(node: ast.AST | Sequence[ast.stmt]) -> set[str]:
     """Every name a statement or block may rebind (not looking into nested defs and classes)."""
     names: set[str] = set()
-    for statement in _statements(node):
+    for statement in statements(node):
         if isinstance(statement, ast.Assign):
             for target in statement.targets:
                 names.update(target_names(target))
@@ -120,15 +99,16 @@ def _captures(pattern: ast.pattern) -> Iterator[str]:
             yield node.rest
 
 
-def _statements(node: ast.AST | Sequence[ast.stmt]) -> Iterator[ast.stmt]:
-    """Statements in `node` and in the blocks nested in them, except nested defs' bodies."""
+def statements(node: ast.AST | Sequence[ast.stmt], *, into_defs: bool = False) -> Iterator[ast.stmt]:
+    """Statements in `node` and in the blocks nested in them; in nested defs' and classes'
+    bodies too only with `into_defs`. Never into expressions."""
     stack: list[ast.stmt] = list(reversed(node)) if isinstance(node, Sequence) else (
         list(reversed(node.body)) if isinstance(node, ast.Module) else [node]  # type: ignore[list-item]
     )
     while stack:
         current = stack.pop()
         yield current
-        if isinstance(current, _DEFS):
+        if isinstance(current, _DEFS) and not into_defs:
             continue
         for block in _blocks(current):
             stack.extend(reversed(block))

@@ -11,7 +11,8 @@ from lsprotocol import types
 from shapecheck.diagnostic import Diagnostic, Span
 from shapecheck.lsp.analysis import Analysis
 from shapecheck.lsp.assignments import import_line, top_level_names
-from shapecheck.lsp.positions import NEWLINE, Lines
+from shapecheck.lsp.positions import Lines
+from shapecheck.positions import NEWLINE
 
 # The directive's syntax is defined once, where suppressions are read.
 from shapecheck.suppression import _PATTERN as DIRECTIVE

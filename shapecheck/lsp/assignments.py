@@ -12,6 +12,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from shapecheck.analyzer.walk import statements
 from shapecheck.diagnostic import Span
 from shapecheck.positions import Positions
 from shapecheck.results import TypedSpan
@@ -41,21 +42,12 @@ def assignments(tree: ast.Module, text: str) -> list[Assignment]:
     """Every unannotated `name = value` target, in source order."""
     positions = Positions(text)
     found: list[Assignment] = []
-    # Assignments are statements: only blocks are walked, never into expressions.
-    blocks: list[list[ast.stmt]] = [tree.body]
-    while blocks:
-        for node in blocks.pop():
-            if isinstance(node, ast.Assign):
-                statement = _span(positions, node)
-                single = len(node.targets) == 1
-                found.extend(Assignment(target.id, _span(positions, target), statement, single)
-                             for target in node.targets if isinstance(target, ast.Name))
-            for field in ("body", "orelse", "finalbody"):
-                block = getattr(node, field, None)
-                if isinstance(block, list):
-                    blocks.append(block)
-            blocks.extend(handler.body for handler in getattr(node, "handlers", ()))
-            blocks.extend(case.body for case in getattr(node, "cases", ()))
+    for node in statements(tree, into_defs=True):  # assignments are statements
+        if isinstance(node, ast.Assign):
+            statement = _span(positions, node)
+            single = len(node.targets) == 1
+            found.extend(Assignment(target.id, _span(positions, target), statement, single)
+                         for target in node.targets if isinstance(target, ast.Name))
     return sorted(found, key=lambda a: a.target)
 
 

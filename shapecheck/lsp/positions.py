@@ -3,14 +3,10 @@ client's (0-based lines, columns in the negotiated encoding, UTF-16 unless it sa
 
 from __future__ import annotations
 
-import re
-
 from lsprotocol import types
 
 from shapecheck.diagnostic import Span
-
-# The line breaks of both Python's tokenizer and the LSP specification.
-NEWLINE = re.compile(r"\r\n|\r|\n")
+from shapecheck.positions import NEWLINE  # Python's tokenizer and the LSP split lines alike
 
 
 def encoding_name(encoding: object) -> str:

@@ -28,8 +28,7 @@ def code_of(node: ast.AST | None) -> str:
         return "?"
     if isinstance(node, ast.keyword):
         node = node.value  # an argument passed by keyword is quoted without its `name=`
-    text = code(node)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return code(node, 40)
 
 
 def labels(call: CallArgs, count: int | None = None) -> Sequence[str]:
