@@ -6,9 +6,8 @@ evaluates, without jax, to an immutable `ArrayType` that describes the type.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING
-
+# Not typing's: a run answered by its memo (memo.py) imports nothing Python has not already.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from shapecheck.dims import Dim, Sym
     from shapecheck.dtype_objects import (
@@ -70,6 +69,8 @@ def __getattr__(name: str) -> object:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'shapecheck' has no attribute {name!r}")
+    from importlib import import_module
+
     value = getattr(import_module(home), name)
     globals()[name] = value
     return value

@@ -83,7 +83,7 @@ class ResultCache:
 
     def store(self, result: FileResult) -> None:
         """Keep `result` for the next run; a result that must be computed again is not kept."""
-        if not _cacheable(result):
+        if not cacheable(result):
             return
         entry = _encode(result, self.environment, self._module_name(result.path))
         try:
@@ -124,7 +124,7 @@ class ResultCache:
         return self._modules[module]
 
 
-def _cacheable(result: FileResult) -> bool:
+def cacheable(result: FileResult) -> bool:
     # An internal error or an analysis bound (the time limit depends on the machine's load)
     # may not happen again: such files are always checked afresh. Types are for editors only.
     return (result.error is None and bool(result.text_hash) and not result.types
@@ -177,19 +177,24 @@ def _environment(config: Config, time_limit: float) -> str:
 _NOT_THE_CHECKER: Final = frozenset({"__pycache__", "codemods", "formats", "lsp", "plugin", "runtime"})
 
 
-def _own_sources() -> list[tuple[str, int, int]]:
-    """Size and modification time of the checker's own source files: an edited checker (a
-    development checkout) must not reuse what its previous code found."""
+def source_roots() -> list[Path]:
+    """The folders shapecheck's own code lives in (its rules install from a folder of their own)."""
+    import importlib.util
+
     import shapecheck
 
     roots = {Path(shapecheck.__file__).parent}
-    import importlib.util
-
     rules = importlib.util.find_spec("shapecheck.rules")
     if rules is not None and rules.submodule_search_locations:
         roots.update(Path(location) for location in rules.submodule_search_locations)
+    return sorted(roots)
+
+
+def _own_sources() -> list[tuple[str, int, int]]:
+    """Size and modification time of the checker's own source files: an edited checker (a
+    development checkout) must not reuse what its previous code found."""
     stamps: list[tuple[str, int, int]] = []
-    for root in sorted(roots):
+    for root in source_roots():
         for folder, subfolders, files in os.walk(root):
             subfolders[:] = sorted(name for name in subfolders if name not in _NOT_THE_CHECKER)
             for name in sorted(files):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -34,9 +34,10 @@ class Packages:
     """The package each folder is, found once per folder: for the many files of one run, whose
     folders do not change meanwhile (`module_names` asks a fresh one each time)."""
 
-    def __init__(self) -> None:
+    def __init__(self, probe: Callable[[str], object] | None = None) -> None:
         self._resolved: dict[Path, Path] = {}
         self._parts: dict[Path, tuple[str, ...]] = {}
+        self._probe = probe
 
     def real(self, path: Path) -> Path:
         """`path.resolve()`, resolving its folder once for all the files in it."""
@@ -51,7 +52,10 @@ class Packages:
         """The dotted parts of the package a resolved folder is (empty: not a package)."""
         found = self._parts.get(folder)
         if found is None:
-            is_package = (folder / "__init__.py").is_file() and folder.parent != folder
+            marker = folder / "__init__.py"
+            if self._probe is not None:
+                self._probe(str(marker))
+            is_package = marker.is_file() and folder.parent != folder
             found = (*self.package(folder.parent), folder.name) if is_package else ()
             self._parts[folder] = found
         return found
@@ -88,12 +92,15 @@ class ProjectIndex:
     # and each root's entries: an index lives for one run, during which the files do not change.
     absent: set[str] = field(default_factory=set)
     listings: dict[str, frozenset[str]] = field(default_factory=dict)
+    # Told every path the index is about to look at, before it looks (the run memo's record).
+    probe: Callable[[str], object] | None = None
 
     @staticmethod
-    def of(files: Iterable[str | Path], extra_roots: Iterable[str | Path] = ()) -> ProjectIndex:
-        index = ProjectIndex()
+    def of(files: Iterable[str | Path], extra_roots: Iterable[str | Path] = (),
+           probe: Callable[[str], object] | None = None) -> ProjectIndex:
+        index = ProjectIndex(probe=probe)
         roots: dict[str, None] = {}
-        packages = Packages()
+        packages = Packages(probe)
         for file in files:
             path = Path(file)
             for name in packages.module_names(path):
@@ -129,6 +136,8 @@ class ProjectIndex:
             if first not in entries and f"{first}.py" not in entries:
                 continue  # most roots have nothing of that name: one set lookup, no stat
             for candidate in (Path(root) / relative.with_suffix(".py"), Path(root) / relative / "__init__.py"):
+                if self.probe is not None:
+                    self.probe(str(candidate))
                 if candidate.is_file():
                     self.paths[module] = str(candidate)
                     return str(candidate)
@@ -139,6 +148,8 @@ class ProjectIndex:
     def _entries(self, root: str) -> frozenset[str]:
         entries = self.listings.get(root)
         if entries is None:
+            if self.probe is not None:
+                self.probe(root)
             try:
                 entries = frozenset(os.listdir(root))
             except OSError:

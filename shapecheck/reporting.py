@@ -86,15 +86,19 @@ class OutputOptions:
         return None
 
 
-def emit(diagnostics: Sequence[Diagnostic], files: int, errors: int, root: Path,
-         options: OutputOptions) -> int:
-    """Write the run's output as `options` say; the exit status."""
+def render(diagnostics: Sequence[Diagnostic], files: int, root: Path, options: OutputOptions) -> str:
+    """The run's output, in the format `options` ask for."""
     from shapecheck.formats import formatter
 
     if options.statistics:
-        text = render_statistics(diagnostics, files, options.format)
-    else:
-        text = formatter(options.format)(diagnostics, files, root)
+        return render_statistics(diagnostics, files, options.format)
+    return formatter(options.format)(diagnostics, files, root)
+
+
+def emit(diagnostics: Sequence[Diagnostic], files: int, errors: int, root: Path,
+         options: OutputOptions) -> int:
+    """Write the run's output as `options` say; the exit status."""
+    text = render(diagnostics, files, root, options)
     try:
         write_output(text, options.output_file)
     except OSError as error:

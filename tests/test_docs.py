@@ -195,10 +195,10 @@ def test_slug_matches_mkdocs() -> None:
 
 
 def test_every_check_option_and_setting_is_documented() -> None:
-    from shapecheck.cli import _parser
+    from shapecheck.arguments import parser
     from shapecheck.config import _KEYS
 
-    check = next(action for action in _parser()._subparsers._group_actions  # type: ignore[union-attr]
+    check = next(action for action in parser()._subparsers._group_actions  # type: ignore[union-attr]
                  ).choices["check"]  # type: ignore[attr-defined]
     options = {option for action in check._actions for option in action.option_strings
                if option.startswith("--") and option != "--help"}

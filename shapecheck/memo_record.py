@@ -1,0 +1,101 @@
+"""What a `check` run's memo (memo.py) depends on, recorded as the run goes.
+
+Every path is stated before the run reads what the signature stands for:
+
+- before the configuration is read: the pyproject.toml files looked for from the working
+  folder up to the first found (or `--config`'s file), and shapecheck's own source files and
+  folders (its output is what its code makes of the input);
+- before any file is checked: the named files and the `__init__.py` files that make their
+  folders packages (module names, and the folders imports are searched from);
+- after the run, each module a result depended on or looked for in vain is looked up again,
+  by the same `ProjectIndex` code as the run's own, with every folder it lists and every file it
+  tries stated first. The memo is written only when every lookup ends as it did in the run: a
+  dependency at the same path with a text that hashes the same, a missing module still missing.
+
+Only a run that checked named files is recorded (a folder's walk reads every `.gitignore` and
+listing on the way); and only when its output is final: every result as the result cache would
+keep it (no internal error, no analysis bound hit), and the run's status 0 or 1.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from shapecheck import memo
+from shapecheck.cache import cacheable, source_roots
+from shapecheck.config import Config
+from shapecheck.project import ProjectIndex, content_hash
+from shapecheck.results import Report
+
+
+class Record:
+    """The inputs of one run, each with the signature it had when first looked at."""
+
+    def __init__(self, argv: Sequence[str], cwd: str, folder: str) -> None:
+        self.key = memo.key(argv, cwd)
+        self.cwd = cwd
+        self.folder = folder
+        self.inputs: dict[str, tuple[int, int, int, int, int] | None] = {}
+        self.consistent = True  # no path looked different the second time it was looked at
+
+    @staticmethod
+    def start(argv: Sequence[str], config_file: Path | None) -> Record | None:
+        """Begin, before the configuration is read; None when this command line keeps no memo."""
+        cwd = os.getcwd()
+        folder = memo.folder(argv, cwd)
+        if folder is None:
+            return None
+        record = Record(argv, cwd, folder)
+        if config_file is not None:
+            record.stat(os.path.join(cwd, config_file))
+        else:
+            here = Path(cwd).resolve()
+            for ancestor in (here, *here.parents):
+                if record.stat(str(ancestor / "pyproject.toml")) is not None:
+                    break
+        for root in source_roots():
+            for folder_name, subfolders, files in os.walk(root):
+                subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+                record.stat(folder_name)
+                for name in files:
+                    if name.endswith(".py"):
+                        record.stat(os.path.join(folder_name, name))
+        return record
+
+    def stat(self, path: str) -> tuple[int, int, int, int, int] | None:
+        full = os.path.join(self.cwd, path)
+        found = memo.signature(full)
+        if full not in self.inputs:
+            self.inputs[full] = found
+        elif self.inputs[full] != found:
+            self.consistent = False
+        return found
+
+    def files(self, paths: Iterable[str], config: Config) -> ProjectIndex:
+        """State the files to check, and the package folders that name them; the index to look
+        their imports up in afterwards (`finish`), built as the run's own is."""
+        chosen = list(paths)
+        for path in chosen:
+            self.stat(path)
+        return ProjectIndex.of(chosen, [config.root], probe=self.stat)
+
+    def finish(self, index: ProjectIndex, report: Report, cache_folder: Path, stdout: str, stderr: str,
+               status: int) -> None:
+        """Write the memo, if the run's output is final and every lookup ends as in the run."""
+        if status not in (0, 1) or not all(cacheable(result) for result in report.results):
+            return
+        # Written only where a later run of this command line looks (see memo.folder).
+        if os.path.realpath(self.folder) != os.path.realpath(cache_folder / memo.FOLDER):
+            return
+        for result in report.results:
+            for dependency in result.dependencies:
+                found = index.find(dependency.module)
+                if (found is None or os.path.abspath(found[0]) != os.path.abspath(dependency.path)
+                        or content_hash(found[1]) != dependency.hash):
+                    return
+            if any(index.find(module) is not None for module in result.missing):
+                return
+        if self.consistent:
+            memo.write(self.folder, self.key, self.inputs, stdout, stderr, status)

@@ -1,0 +1,284 @@
+"""The run memo: an unchanged `check FILE...` answered at start-up, and never a stale answer."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shapecheck import memo
+from shapecheck.cli import main
+from shapecheck.engine import Engine
+
+LAYERS = textwrap.dedent("""\
+    import jax.numpy as jnp
+    from shapecheck import f32
+
+    def dense(x: f32[('b', 784)], w: f32[(784, 512)]) -> f32[('b', 512)]:
+        return jnp.dot(x, w)
+    """)
+
+MAIN = textwrap.dedent("""\
+    import jax.numpy as jnp
+    from layers import dense
+
+    h = dense(jnp.ones((8, 784)), jnp.ones((784, 512)))
+    """)
+
+CLEAN = "import jax.numpy as jnp\nx = jnp.ones((3,)) + jnp.ones((3,))\n"
+BROKEN = "import jax.numpy as jnp\nx = jnp.ones((3,)) + jnp.ones((4,))\n"  # the same length
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "layers.py").write_text(LAYERS)
+    (tmp_path / "main.py").write_text(MAIN)
+    (tmp_path / "m.py").write_text(CLEAN)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The file lists the engine was asked to check: a run answered by its memo adds none."""
+    calls: list[list[str]] = []
+    real = Engine.check_files
+
+    def counting(self: Engine, paths: list[str], *args: object, **kwargs: object) -> object:
+        calls.append([Path(p).name for p in paths])
+        return real(self, paths, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Engine, "check_files", counting)
+    return calls
+
+
+def check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[tuple[str, int, str]]]:
+    code = main(["check", "--format", "json", "--jobs", "1", *args])
+    out = capsys.readouterr().out
+    return code, [(Path(d["path"]).name, d["line"], d["code"]) for d in json.loads(out)]
+
+
+def memos(folder: Path) -> list[Path]:
+    return sorted((folder / memo.FOLDER).glob(f"*{memo.SUFFIX}"))
+
+
+def test_an_unchanged_run_is_answered_without_the_engine(project: Path, capsys: pytest.CaptureFixture[str],
+                                                         runs: list[list[str]]) -> None:
+    first = check(capsys, "m.py", "main.py")
+    assert first == (0, [])
+    assert runs == [["m.py", "main.py"]]
+    assert len(memos(project / ".shapecheck_cache")) == 1
+    assert check(capsys, "m.py", "main.py") == first
+    assert runs == [["m.py", "main.py"]]  # answered by the memo
+
+
+def test_a_memo_answers_in_a_fresh_process_before_importing_the_checker(project: Path) -> None:
+    child = ("import sys\nfrom shapecheck.cli import main\ncode = main(sys.argv[1:])\n"
+             "modules = sorted(sys.modules)\nimport json\n"
+             "print(json.dumps({'code': code, 'modules': modules}), file=sys.stderr)\n")
+    command = [sys.executable, "-c", child, "check", "--format", "json", "m.py"]
+    (project / "m.py").write_text(BROKEN)
+    outputs = []
+    for _ in range(2):
+        done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
+        report = json.loads(done.stderr.strip().splitlines()[-1])
+        outputs.append((report["code"], done.stdout))
+    assert outputs[0] == outputs[1]
+    assert outputs[1][0] == 1 and '"SC101"' in outputs[1][1]
+    ours = {m for m in report["modules"] if m.split(".")[0] == "shapecheck"}
+    assert ours == {"shapecheck", "shapecheck.cli", "shapecheck.memo"}
+    assert not {"typing", "argparse", "json", "dataclasses"} & set(report["modules"]) - _at_start()
+
+
+def _at_start() -> set[str]:
+    # What this Python imports before any of our code runs (site-packages hooks included).
+    done = subprocess.run([sys.executable, "-c", "import sys; print(chr(10).join(sorted(sys.modules)))"],
+                          capture_output=True, text=True, check=True)
+    return set(done.stdout.split())
+
+
+def test_an_edit_of_the_same_size_is_seen(project: Path, capsys: pytest.CaptureFixture[str],
+                                          runs: list[list[str]]) -> None:
+    assert check(capsys, "m.py") == (0, [])
+    before = os.stat("m.py")
+    (project / "m.py").write_text(BROKEN)
+    # Even with the size and the modification time put back as they were.
+    os.utime("m.py", ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat("m.py").st_size == before.st_size
+    assert check(capsys, "m.py") == (1, [("m.py", 2, "SC101")])
+    assert len(runs) == 2
+
+
+def test_an_edit_of_an_imported_modules_annotation_is_seen(project: Path, capsys: pytest.CaptureFixture[str],
+                                                           runs: list[list[str]]) -> None:
+    assert check(capsys, "main.py") == (0, [])
+    assert check(capsys, "main.py") == (0, [])
+    assert len(runs) == 1
+    (project / "layers.py").write_text(LAYERS.replace("(784, 512)", "(783, 512)"))
+    code, found = check(capsys, "main.py")
+    assert code == 1 and [f[0] for f in found] == ["main.py"]
+    assert len(runs) == 2
+
+
+def test_a_module_that_appears_where_it_was_looked_for_is_seen(project: Path, capsys: pytest.CaptureFixture[str],
+                                                               runs: list[list[str]]) -> None:
+    (project / "main.py").write_text(MAIN.replace("from layers", "from models.layers"))
+    assert check(capsys, "main.py") == (0, [])
+    assert check(capsys, "main.py") == (0, [])
+    assert len(runs) == 1
+    (project / "models").mkdir()
+    (project / "models" / "__init__.py").write_text("")
+    (project / "models" / "layers.py").write_text(LAYERS.replace("(784, 512)", "(783, 512)"))
+    code, found = check(capsys, "main.py")
+    assert code == 1 and [f[0] for f in found] == ["main.py"]
+    assert len(runs) == 2
+
+
+def test_a_changed_configuration_is_seen(project: Path, capsys: pytest.CaptureFixture[str],
+                                         runs: list[list[str]]) -> None:
+    (project / "m.py").write_text(BROKEN)
+    assert check(capsys, "m.py") == (1, [("m.py", 2, "SC101")])
+    (project / "pyproject.toml").write_text("[project]\nname = 'demo'\n[tool.shapecheck]\nignore = ['SC101']\n")
+    assert check(capsys, "m.py") == (0, [])
+    assert len(runs) == 2
+
+
+def test_a_pyproject_that_appears_above_is_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str], runs: list[list[str]]) -> None:
+    inner = tmp_path / "outer" / "inner"
+    inner.mkdir(parents=True)
+    (inner / "m.py").write_text(BROKEN)
+    monkeypatch.chdir(inner)
+    cache = str(tmp_path / "cache")
+    assert check(capsys, "--cache-dir", cache, "m.py") == (1, [("m.py", 2, "SC101")])
+    assert check(capsys, "--cache-dir", cache, "m.py") == (1, [("m.py", 2, "SC101")])
+    assert len(runs) == 1
+    (tmp_path / "outer" / "pyproject.toml").write_text("[tool.shapecheck]\nignore = ['SC101']\n")
+    assert check(capsys, "--cache-dir", cache, "m.py") == (0, [])
+    assert len(runs) == 2
+
+
+def test_another_command_line_or_folder_is_not_answered_by_this_memo(
+        project: Path, capsys: pytest.CaptureFixture[str], runs: list[list[str]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / "m.py").write_text(BROKEN)
+    assert check(capsys, "m.py") == (1, [("m.py", 2, "SC101")])
+    assert check(capsys, "--ignore", "SC101", "m.py") == (0, [])
+    other = project / "sub"
+    other.mkdir()
+    (other / "m.py").write_text(CLEAN)
+    monkeypatch.chdir(other)
+    # The same command line from another folder names another file.
+    assert check(capsys, "--cache-dir", "../.shapecheck_cache", "m.py") == (0, [])
+    assert len(runs) == 3
+
+
+def test_runs_that_keep_no_memo(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert check(capsys, "--no-cache", "m.py")[0] == 0
+    assert check(capsys, ".")[0] == 0  # a folder: its walk is not recorded
+    assert main(["check", "--output-file", "out.txt", "m.py"]) == 0
+    assert memos(project / ".shapecheck_cache") == []
+    (project / "bad.py").write_bytes(b"\xff\xfe not utf-8 \x81")
+    assert main(["check", "bad.py"]) == 2  # a file that could not be checked
+    capsys.readouterr()
+    assert memos(project / ".shapecheck_cache") == []
+
+
+@pytest.mark.parametrize("options", [[], ["--cache-dir", "elsewhere"], ["--cache-dir=elsewhere"],
+                                     ["--config", "pyproject.toml"], ["--config=settings/shapecheck.toml"]])
+def test_the_memo_is_found_where_it_is_written(project: Path, capsys: pytest.CaptureFixture[str],
+                                               runs: list[list[str]], options: list[str]) -> None:
+    (project / "settings").mkdir()
+    (project / "settings" / "shapecheck.toml").write_text("select = ['SC1']\n")
+    assert check(capsys, *options, "m.py") == (0, [])
+    assert check(capsys, *options, "m.py") == (0, [])
+    assert len(runs) == 1
+
+
+def test_the_memo_lives_in_the_result_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "m.py").write_text(CLEAN)
+    monkeypatch.chdir(tmp_path / "src")
+    check(capsys, "m.py")
+    assert len(memos(tmp_path / ".shapecheck_cache")) == 1
+    assert (tmp_path / ".shapecheck_cache" / ".gitignore").exists()
+
+
+def test_a_path_changed_in_the_memos_own_clock_tick_is_not_trusted(
+        project: Path, capsys: pytest.CaptureFixture[str], runs: list[list[str]]) -> None:
+    check(capsys, "m.py")
+    [written] = memos(project / ".shapecheck_cache")
+    # As if the memo had been written in the tick m.py last changed in: its mtime not later.
+    changed = os.stat("m.py").st_ctime_ns
+    os.utime(written, ns=(changed, changed))
+    check(capsys, "m.py")
+    assert len(runs) == 2
+    check(capsys, "m.py")  # the run that did not trust it wrote a memo that holds
+    assert len(runs) == 2
+
+
+def test_an_edited_checker_is_not_answered_for(project: Path, capsys: pytest.CaptureFixture[str],
+                                               runs: list[list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    checker = project / "checker"
+    checker.mkdir()
+    (checker / "rule.py").write_text("# version 1\n")
+    monkeypatch.setattr("shapecheck.memo_record.source_roots", lambda: [checker])
+    check(capsys, "m.py")
+    check(capsys, "m.py")
+    assert len(runs) == 1
+    (checker / "rule.py").write_text("# version 2\n")
+    check(capsys, "m.py")
+    assert len(runs) == 2
+    (checker / "new_rule.py").write_text("")
+    check(capsys, "m.py")
+    assert len(runs) == 3
+
+
+def test_every_source_file_of_the_checker_is_an_input(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    check(capsys, "m.py")
+    [written] = memos(project / ".shapecheck_cache")
+    inputs = dict(marshal.loads(marshal.loads(written.read_bytes())[1])[1])
+    # The output formats too: they make the text a memo keeps.
+    for part in (("shapecheck", "formats", "text.py"), ("rules", "__init__.py"), ("shapecheck", "memo.py")):
+        assert any(path.endswith(os.path.join(*part)) for path in inputs), part
+
+
+def test_old_memos_are_pruned(project: Path, capsys: pytest.CaptureFixture[str],
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memo, "KEEP", 3)
+    for ignored in ("SC1", "SC2", "SC3", "SC101", "SC201"):
+        assert check(capsys, "--ignore", ignored, "m.py") == (0, [])
+    assert len(memos(project / ".shapecheck_cache")) == 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(cut=st.integers(min_value=0, max_value=400), flip=st.integers(min_value=0, max_value=400),
+       junk=st.binary(max_size=64))
+def test_a_corrupt_memo_is_ignored(tmp_path_factory: pytest.TempPathFactory, cut: int, flip: int,
+                                   junk: bytes) -> None:
+    folder = tmp_path_factory.mktemp("memo")
+    target = folder / "m.py"
+    target.write_text(CLEAN)
+    argv = ["check", "--cache-dir", str(folder / "cache"), str(target)]
+    key = memo.key(argv, os.getcwd())
+    memo.write(str(folder / "cache" / memo.FOLDER), key, {str(target): memo.signature(str(target))},
+               "out\n", "", 0)
+    [written] = memos(folder / "cache")
+    data = bytearray(written.read_bytes())
+    if flip < len(data):
+        data[flip] ^= 0x5A
+    written.write_bytes(bytes(data[:cut]) + junk)
+    os.utime(written, ns=(2**62, 2**62))  # never "racily" distrusted: only the bytes decide
+    answered = memo._read(str(written), key)
+    assert answered is None or answered == ("out\n", "", 0)
