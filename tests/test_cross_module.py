@@ -191,3 +191,23 @@ def test_a_fault_in_an_imported_xmap_spec_is_reported_at_the_call(tmp_path: Path
             """),
     })
     assert found == [("main.py", 8, "SC002")]
+
+
+LIB_WITH_A_BUG = textwrap.dedent("""\
+    import jax.numpy as jnp
+
+    def f(x):
+        bad = jnp.ones((3,)) + jnp.ones((4,))
+        return x + jnp.ones((5,))
+    """)
+
+
+def test_a_bug_in_another_modules_body_is_its_own_not_each_callers(tmp_path: Path) -> None:
+    # Line 4 of lib fails whatever the arguments: lib's own check reports it, once. The call
+    # reports what fails there for its own argument (6 against 5), which that bug must not hide.
+    main = "import jax.numpy as jnp\nfrom lib import f\n\nz = f(jnp.ones((6,)))\nw = f(jnp.ones((5,)))\n"
+    found = _check(tmp_path, {"lib.py": LIB_WITH_A_BUG, "main.py": main})
+    assert found == [("lib.py", 4, "SC101"), ("main.py", 4, "SC101")]
+    report = check_files([str(tmp_path / "main.py")], jobs=1)
+    [alone] = report.diagnostics
+    assert (alone.span.line, "sizes 6 and 5" in alone.message) == (4, True)

@@ -41,6 +41,7 @@ from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
+    from shapecheck.analyzer.report import Finding
 
 
 class Invocation(InterpreterState):
@@ -156,11 +157,10 @@ class Invocation(InterpreterState):
             self.active.discard(id(function.node))
             if foreign:
                 inside = self.reporter.release()
-                if inside and not alone:
-                    first = inside[0]
-                    self.reporter.add(call.node, first.code,
-                                      f"in `{function.name}` (module {function.module}), called here: "
-                                      f"{first.message}")
+                if alone:
+                    self.reporter.pass_up(inside)  # to `_report_inside`, which asked for them
+                elif inside:
+                    self._report_inside(function, call, inside)
         result: Value = None
         if frame.returns:
             result = frame.returns[0]
@@ -170,6 +170,26 @@ class Invocation(InterpreterState):
             result = Const(None)
         self.cache[key] = result
         return self._returned(result, declared_return, bindings)
+
+    def _report_inside(self, function: Function, call: CallArgs, inside: list[Finding]) -> None:
+        """Report at this call what another module's body found for these arguments only: what
+        it finds whatever the arguments is that module's own check's to report, once, and must
+        not hide this call's own problem behind it."""
+        key = id(function.node)
+        if key not in self.found_alone:
+            self.found_alone[key] = frozenset()  # a recursive call meanwhile finds nothing more
+            self.reporter.capture()
+            try:
+                self.call_function(function, CallArgs(function.node), Context(), alone=True)
+            finally:
+                self.found_alone[key] = frozenset((id(f.node), f.code) for f in self.reporter.release())
+        alone = self.found_alone[key]
+        for finding in inside:
+            if (id(finding.node), finding.code) not in alone:
+                self.reporter.add(call.node, finding.code,
+                                  f"in `{function.name}` (module {function.module}), called here: "
+                                  f"{finding.message}")
+                return
 
     def _returned(self, inferred: Value, declared: ArrayType | None, bindings: Bindings) -> Value:
         """What a call gives its caller: the declared return with the call's sizes, where the

@@ -43,6 +43,11 @@ class Reporter:
     def release(self) -> list[Finding]:
         return self._captured.pop()
 
+    def pass_up(self, findings: list[Finding]) -> None:
+        """Hand released findings to the enclosing capture, if any (else they are dropped)."""
+        if self._captured:
+            self._captured[-1].extend(findings)
+
     def add(self, node: ast.AST, code: Code, message: str,
             notes: Iterable[tuple[str, ast.AST]] = (), fallback: ast.AST | None = None) -> None:
         if self.muted:

@@ -23,6 +23,7 @@ from shapecheck.analyzer.imports import Imports
 from shapecheck.analyzer.report import Reporter
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Function, Value
+from shapecheck.codes import Code
 from shapecheck.literal import Lit
 from shapecheck.results import Placement
 from shapecheck.types import ArrayType
@@ -71,6 +72,8 @@ class InterpreterState:
         self.analysed: set[int] = set()
         self.cache: dict[tuple[object, ...], Value] = {}
         self.active: set[int] = set()  # functions being analysed: a call back into one is recursion
+        # Another module's function -> what its body finds whatever the arguments (node id, code).
+        self.found_alone: dict[int, frozenset[tuple[int, Code]]] = {}
         # Analyses per file are bounded: each function a few times over, whatever the call graph.
         self.budget = 200 + 20 * sum(1 for _ in _function_defs(module))
         self.frames: list[Frame] = []
