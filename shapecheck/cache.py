@@ -87,7 +87,7 @@ class ResultCache:
             return
         entry = _encode(result, self.environment, self._module_name(result.path))
         try:
-            self._prepare()
+            self.prepare()
             _write_atomically(self._entry(result.path), json.dumps(entry, separators=(",", ":")))
         except OSError:
             pass  # a read-only or full disk: the run still has its results, only slower next time
@@ -100,7 +100,8 @@ class ResultCache:
         key = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogatepass")).hexdigest()[:32]
         return self.entries / f"{key}.json"
 
-    def _prepare(self) -> None:
+    def prepare(self) -> None:
+        """Create the folder, with the `.gitignore` that keeps it out of version control."""
         if self._prepared:
             return
         self.entries.mkdir(parents=True, exist_ok=True)

@@ -161,7 +161,7 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
         text = render(report.diagnostics, len(files), config.root, output)
         write_output(text, None)
         status = exit_status(report.diagnostics, len(report.errors), output.exit_zero)
-        record.finish(index, report, cache.folder, text, warning, status)
+        record.finish(index, report, cache, text, warning, status)
     for failed in report.errors:
         sys.stderr.write(f"shapecheck: {failed.path}: {failed.error}\n")
     return status

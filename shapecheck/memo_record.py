@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from shapecheck import memo
-from shapecheck.cache import cacheable, source_roots
+from shapecheck.cache import ResultCache, cacheable, source_roots
 from shapecheck.config import Config
 from shapecheck.project import ProjectIndex, content_hash
 from shapecheck.results import Report
@@ -81,13 +81,13 @@ class Record:
             self.stat(path)
         return ProjectIndex.of(chosen, [config.root], probe=self.stat)
 
-    def finish(self, index: ProjectIndex, report: Report, cache_folder: Path, stdout: str, stderr: str,
+    def finish(self, index: ProjectIndex, report: Report, cache: ResultCache, stdout: str, stderr: str,
                status: int) -> None:
         """Write the memo, if the run's output is final and every lookup ends as in the run."""
         if status not in (0, 1) or not all(cacheable(result) for result in report.results):
             return
         # Written only where a later run of this command line looks (see memo.folder).
-        if os.path.realpath(self.folder) != os.path.realpath(cache_folder / memo.FOLDER):
+        if os.path.realpath(self.folder) != os.path.realpath(cache.folder / memo.FOLDER):
             return
         for result in report.results:
             for dependency in result.dependencies:
@@ -97,5 +97,10 @@ class Record:
                     return
             if any(index.find(module) is not None for module in result.missing):
                 return
-        if self.consistent:
-            memo.write(self.folder, self.key, self.inputs, stdout, stderr, status)
+        if not self.consistent:
+            return
+        try:
+            cache.prepare()
+        except OSError:
+            return  # a read-only or full disk: the next run is only slower
+        memo.write(self.folder, self.key, self.inputs, stdout, stderr, status)

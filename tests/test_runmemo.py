@@ -215,6 +215,18 @@ def test_the_memo_lives_in_the_result_cache(tmp_path: Path, monkeypatch: pytest.
     assert (tmp_path / ".shapecheck_cache" / ".gitignore").exists()
 
 
+def test_a_memo_alone_still_keeps_the_cache_out_of_version_control(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # No file result is stored when every named file is excluded; the memo is.
+    (project / "pyproject.toml").write_text("[tool.shapecheck]\nexclude = ['m.py']\n")
+    assert main(["check", "m.py"]) == 0
+    assert "no Python files found" in capsys.readouterr().err
+    assert len(memos(project / ".shapecheck_cache")) == 1
+    assert (project / ".shapecheck_cache" / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert main(["check", "m.py"]) == 0
+    assert "no Python files found" in capsys.readouterr().err  # replayed
+
+
 def test_a_path_changed_in_the_memos_own_clock_tick_is_not_trusted(
         project: Path, capsys: pytest.CaptureFixture[str], runs: list[list[str]]) -> None:
     check(capsys, "m.py")
