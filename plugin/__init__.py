@@ -26,17 +26,24 @@ imported project modules, which mypy's own types do not show: `freshness` stamps
 module with its text's hash, so mypy's cache and dmypy re-check importers after an edit, and
 the reporter re-reports whatever dmypy dropped.
 
+On a build with enough project text and a core to spare, the analyses run in a worker process
+(`prefetch`, `worker`) while mypy checks the modules they import; a result from it is used only
+where it is exactly what an analysis in mypy's process would give, so the output is the same.
+
 A file with shapecheck findings but none of those constructs (no annotation of the
 language, no assignment from jax/numpy, no checked call into them) is not reported.
 """
 
 from __future__ import annotations
 
-from mypy.plugin import Plugin
+from typing import TYPE_CHECKING
 
-from shapecheck.plugin.main import ShapecheckPlugin
+if TYPE_CHECKING:  # the analysis worker (`worker`) runs inside this package and imports no mypy
+    from mypy.plugin import Plugin
 
 
 def plugin(version: str) -> type[Plugin]:
     """mypy's entry point: the plugin class for any mypy version (it uses the 1.x+ hook API)."""
+    from shapecheck.plugin.main import ShapecheckPlugin
+
     return ShapecheckPlugin

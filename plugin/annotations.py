@@ -26,15 +26,19 @@ DTYPE_MODULE: Final = "shapecheck.dtype_objects"
 Lookup = Callable[[str], SymbolTableNode | None]
 
 
-def is_annotation(fullname: str, names: frozenset[str], lookup: Lookup) -> bool:
-    """Whether a name used as a type is one of ours: shapecheck's DType constants, or a
-    variable with a configured annotation name (the tutorial's `f32 = ArrayType()`).
-
-    Classes and aliases that share a name (`jax.Array`, `numpy.float32`) are left to mypy.
+def may_be_annotation(fullname: str, names: frozenset[str]) -> bool:
+    """Whether a name used as a type can be one of ours, judged from the name alone: one of
+    shapecheck's DType constants, or a configured annotation name (the tutorial's
+    `f32 = ArrayType()`). It is one when it also refers to a variable (`refers_to_variable`):
+    classes and aliases that share a name (`jax.Array`, `numpy.float32`) are left to mypy.
     """
     module, _, name = fullname.rpartition(".")
-    if module != DTYPE_MODULE and name not in names:
-        return False
+    return module == DTYPE_MODULE or name in names
+
+
+def refers_to_variable(fullname: str, lookup: Lookup) -> bool:
+    """Asked on each lookup, not remembered: while semantic analysis is in progress a name may
+    not be bound to its variable yet."""
     found = lookup(fullname)
     return found is not None and isinstance(found.node, Var)
 

@@ -1,4 +1,9 @@
-"""The plugin class: it routes mypy's hooks to the topic modules and holds nothing else."""
+"""The plugin class: it routes mypy's hooks to the topic modules and holds nothing else.
+
+mypy asks every plugin for a hook on each name it meets (about 180,000 type names and 100,000
+calls and members on a large package, most of them builtins and typing), so each lookup is a
+dictionary or set probe on the name, and the hook returned is made once per plugin.
+"""
 
 from __future__ import annotations
 
@@ -20,9 +25,9 @@ from mypy.plugin import (
 from mypy.types import FunctionLike, Type
 
 from shapecheck.plugin import hooks
-from shapecheck.plugin.annotations import is_annotation
+from shapecheck.plugin.annotations import may_be_annotation, refers_to_variable
 from shapecheck.plugin.dependencies import additional_deps
-from shapecheck.plugin.named_axes import takes_axis_names, widen_function, widen_method
+from shapecheck.plugin.named_axes import AxisNames, widen_function, widen_method
 from shapecheck.plugin.options import config_data, load_config
 from shapecheck.plugin.reporting import FileReporter
 from shapecheck.plugin.restored import restore_names
@@ -35,6 +40,14 @@ class ShapecheckPlugin(Plugin):
         self.config = load_config(options)
         self.reporter = FileReporter(self.config)
         self.watch = Watch()
+        self.watched = self.watch.cache
+        self.axis_names = AxisNames()
+        # Type names that cannot be an annotation of the language, whatever they refer to.
+        self.not_annotations: set[str] = set()
+        self.annotation = hooks.annotation_hook(self.reporter, self.lookup_fully_qualified)
+        self.assignment = hooks.assignment_hook(self.reporter)
+        self.call = hooks.call_hook(self.reporter)
+        self.attribute = hooks.attribute_hook(self.reporter)
 
     def set_modules(self, modules: dict[str, MypyFile]) -> None:
         super().set_modules(modules)
@@ -49,26 +62,47 @@ class ShapecheckPlugin(Plugin):
         return additional_deps(file) + restore_names(file)
 
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
-        if is_annotation(fullname, self.config.annotation_names, self.lookup_fully_qualified):
-            return hooks.annotation_hook(self.reporter, self.lookup_fully_qualified)
-        return None
+        if fullname in self.not_annotations:
+            return None
+        if not may_be_annotation(fullname, self.config.annotation_names):
+            self.not_annotations.add(fullname)
+            return None
+        return self.annotation if refers_to_variable(fullname, self.lookup_fully_qualified) else None
 
     def get_dynamic_class_hook(self, fullname: str) -> Callable[[DynamicClassDefContext], None] | None:
-        return hooks.assignment_hook(self.reporter) if self.watch(fullname) else None
+        watched = self.watched.get(fullname)
+        if watched is None:
+            watched = self.watch(fullname)
+        return self.assignment if watched else None
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        return hooks.call_hook(self.reporter) if self.watch(fullname) else None
+        watched = self.watched.get(fullname)
+        if watched is None:
+            watched = self.watch(fullname)
+        return self.call if watched else None
 
     def get_function_signature_hook(
             self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
-        return widen_function if takes_axis_names(fullname, method=False) else None
+        widened = self.axis_names.functions.get(fullname)
+        if widened is None:
+            widened = self.axis_names.takes(fullname, method=False)
+        return widen_function if widened else None
 
     def get_method_signature_hook(
             self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
-        return widen_method if takes_axis_names(fullname, method=True) else None
+        widened = self.axis_names.methods.get(fullname)
+        if widened is None:
+            widened = self.axis_names.takes(fullname, method=True)
+        return widen_method if widened else None
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        return hooks.call_hook(self.reporter) if self.watch(fullname) else None
+        watched = self.watched.get(fullname)
+        if watched is None:
+            watched = self.watch(fullname)
+        return self.call if watched else None
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
-        return hooks.attribute_hook(self.reporter) if self.watch(fullname) else None
+        watched = self.watched.get(fullname)
+        if watched is None:
+            watched = self.watch(fullname)
+        return self.attribute if watched else None

@@ -9,28 +9,50 @@ parameter, and `axis` everywhere else, keeps JAX's type, so mypy stays exactly a
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Final
 
 from mypy.plugin import CheckerPluginInterface, FunctionSigContext, MethodSigContext
 from mypy.types import CallableType, Type, UnionType
 
-from shapecheck.analyzer.library.reductions import ARG_REDUCTIONS, REDUCTIONS
-
 AXIS: Final = "axis"
 
-# Short names whose `axis` may name axes, in jax.numpy, jax.nn, jax.scipy.special and on arrays
-# (mypy reports the defining module, e.g. `jax._src.nn.functions.softmax`, so the test is on the
-# root package and the last name).
-NAMED_AXIS_FUNCTIONS: Final = frozenset({*REDUCTIONS, *ARG_REDUCTIONS, "logsumexp", "softmax",
-                                         "log_softmax", "standardize", "one_hot"})
+# Short names of array methods whose `axis` may name axes.
 NAMED_AXIS_METHODS: Final = frozenset({"sum", "prod", "max", "min", "mean", "any", "all", "std",
                                        "var", "argmax", "argmin"})
 
 
+@cache
+def named_axis_functions() -> frozenset[str]:
+    """Short names whose `axis` may name axes, in jax.numpy, jax.nn, jax.scipy.special and on
+    arrays (mypy reports the defining module, e.g. `jax._src.nn.functions.softmax`, so the test
+    is on the root package and the last name). Read from the analyzer's reduction table when
+    first asked: a build that never calls into jax does not import the analyzer for it."""
+    from shapecheck.analyzer.library.reductions import ARG_REDUCTIONS, REDUCTIONS
+
+    return frozenset({*REDUCTIONS, *ARG_REDUCTIONS, "logsumexp", "softmax", "log_softmax",
+                      "standardize", "one_hot"})
+
+
 def takes_axis_names(fullname: str, *, method: bool) -> bool:
     """Whether a jax function (`jax.numpy.sum`) or array method (`...Array.sum`) reduces by name."""
-    root, name = fullname.partition(".")[0], fullname.rpartition(".")[2]
-    return root == "jax" and name in (NAMED_AXIS_METHODS if method else NAMED_AXIS_FUNCTIONS)
+    if not fullname.startswith("jax."):
+        return False
+    name = fullname.rpartition(".")[2]
+    return name in (NAMED_AXIS_METHODS if method else named_axis_functions())
+
+
+class AxisNames:
+    """`takes_axis_names`, remembered per full name: mypy asks on every call it checks."""
+
+    def __init__(self) -> None:
+        self.functions: dict[str, bool] = {}
+        self.methods: dict[str, bool] = {}
+
+    def takes(self, fullname: str, *, method: bool) -> bool:
+        known = self.methods if method else self.functions
+        found = known[fullname] = takes_axis_names(fullname, method=method)
+        return found
 
 
 def widen_function(ctx: FunctionSigContext) -> CallableType:
