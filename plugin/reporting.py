@@ -18,7 +18,6 @@ from mypy.errors import ErrorInfo, Errors
 from mypy.nodes import MypyFile
 from mypy.types import UnboundType
 
-from shapecheck.analyzer.modules import content_hash
 from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic
 from shapecheck.engine import Engine, FileResult
@@ -30,7 +29,9 @@ from shapecheck.plugin.freshness import (
     source_hash,
     stamp,
 )
-from shapecheck.plugin.modules import MypyModules
+from shapecheck.plugin.modules import GraphPaths, MypyModules
+from shapecheck.plugin.prefetch import Prefetch, matches
+from shapecheck.project import content_hash
 
 
 @dataclass(slots=True)
@@ -84,6 +85,8 @@ class FileReporter:
         self.trees: dict[str, MypyFile] = {}  # path -> project module
         self.project: set[str] = set()
         self.unlinked: set[str] = set()  # project files that import no project module
+        self.parsed: list[str] = []  # project files parsed since the last prefetch started
+        self.prefetch: Prefetch | None = None
 
     def use_modules(self, modules: dict[str, MypyFile]) -> None:
         """mypy's module graph for this build (dmypy keeps it, and the plugin, between runs)."""
@@ -102,6 +105,18 @@ class FileReporter:
         if digest is not None:
             stamp(file, digest)
         self.generation += 1
+        self.parsed.append(file.path)
+
+    def _start_prefetch(self) -> None:
+        """Have the files just parsed analysed on another core (`prefetch`).
+
+        Called by the first hook after parsing: mypy has loaded the module graph by then. It
+        checks each module after the modules it imports, roughly the reverse of the order it
+        parsed them in, which is the order the worker gets them.
+        """
+        paths = list(dict.fromkeys(reversed(self.parsed)))
+        self.parsed = []
+        self.prefetch = Prefetch.start(self.engine.config, GraphPaths(self.graph), paths)
 
     def _load(self) -> None:
         # Imported modules are read once per generation of the project's texts; the engine
@@ -118,11 +133,15 @@ class FileReporter:
         Skipped (and left for a later hook) while an error watcher is active: mypy then is
         only trying out an inference and discards whatever is reported.
         """
+        if self.parsed:
+            self._start_prefetch()
         path = errors.file
-        if not path or any(True for _ in errors.get_watchers()):
-            return
+        # Most hooks fire in modules whose errors mypy hides (site-packages, ignore_errors) or in
+        # stubs: the set lookups come first, the watchers (a generator) only for checked files.
         if path in errors.ignored_files or path in errors.flushed_files or not path.endswith(".py"):
-            return  # stubs, and modules whose errors mypy hides (site-packages, ignore_errors)
+            return
+        if any(True for _ in errors.get_watchers()):
+            return
         self._depend(path)
         before = self.reported.get(path)
         if before is not None and before.fresh(errors, self.generation):
@@ -138,7 +157,7 @@ class FileReporter:
             if before is not None and self._unchanged(before, inputs):
                 result = before.result  # a project file changed, but none this result read
             else:
-                result = self.engine.analyze(path, text)
+                result = self._analyze(path, text)
         table = errors.error_info_map
         if before is not None and path in table:
             # Drop what is left of the previous report before reporting again.
@@ -151,6 +170,14 @@ class FileReporter:
             errors.report(1, 0, f"shapecheck could not analyse this file: {result.error.splitlines()[-1]}",
                           INTERNAL_ERROR)
         self.reported[path] = _Reported(self.generation, table, table.get(path, [])[count:], result, inputs)
+
+    def _analyze(self, path: str, text: str) -> FileResult:
+        """The worker's result where it has one that holds now, else an analysis here."""
+        if self.prefetch is not None and self.modules is not None:
+            result = self.prefetch.take(path)
+            if result is not None and matches(result, text, self.modules):
+                return result
+        return self.engine.analyze(path, text)
 
     def _unchanged(self, before: _Reported, inputs: _Inputs) -> bool:
         """Whether a result computed in an earlier generation is still the file's result."""
