@@ -22,7 +22,6 @@ pays for it.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -143,17 +142,10 @@ def _file_hash(path: str) -> str | None:
 
 
 def _write_atomically(target: Path, text: str) -> None:
-    import tempfile  # only a run that writes an entry needs it (a warm run writes none)
+    # Imported here: only a run that writes an entry needs it (a warm run writes none).
+    from shapecheck.atomic import write_atomically
 
-    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_atomically(target, text.encode("utf-8"), suffix=".json")
 
 
 _FILE_SELECTION = frozenset({"exclude", "extend_exclude", "respect_gitignore", "jobs"})

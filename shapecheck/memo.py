@@ -173,24 +173,14 @@ def _checksum(payload: bytes) -> int:
 def write(memo_folder: str, memo_key: tuple[str, ...], inputs: Mapping[str, tuple[int, int, int, int, int] | None],
           stdout: str, stderr: str, status: int) -> None:
     """Keep a run's output for `replay`; a disk that refuses costs the next run its speed only."""
-    import contextlib
-    import tempfile
+    from shapecheck.atomic import write_atomically
 
     payload = marshal.dumps((memo_key, tuple(sorted(inputs.items())), stdout, stderr, status))
     data = marshal.dumps((_checksum(payload), payload))
-    target = path(memo_folder, memo_key)
     try:
         os.makedirs(memo_folder, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=memo_folder, prefix=".tmp-")  # no SUFFIX: _prune leaves it alone
+        write_atomically(path(memo_folder, memo_key), data, suffix=".tmp")  # not SUFFIX: _prune skips it
     except OSError:
-        return
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(data)
-        os.replace(temporary, target)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
         return
     _prune(memo_folder)
 

@@ -7,7 +7,6 @@ import marshal
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -17,21 +16,7 @@ from hypothesis import strategies as st
 from shapecheck import memo
 from shapecheck.cli import main
 from shapecheck.engine import Engine
-
-LAYERS = textwrap.dedent("""\
-    import jax.numpy as jnp
-    from shapecheck import f32
-
-    def dense(x: f32[('b', 784)], w: f32[(784, 512)]) -> f32[('b', 512)]:
-        return jnp.dot(x, w)
-    """)
-
-MAIN = textwrap.dedent("""\
-    import jax.numpy as jnp
-    from layers import dense
-
-    h = dense(jnp.ones((8, 784)), jnp.ones((784, 512)))
-    """)
+from tests.test_cache import LAYERS, MAIN
 
 CLEAN = "import jax.numpy as jnp\nx = jnp.ones((3,)) + jnp.ones((3,))\n"
 BROKEN = "import jax.numpy as jnp\nx = jnp.ones((3,)) + jnp.ones((4,))\n"  # the same length
