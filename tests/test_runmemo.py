@@ -279,3 +279,21 @@ def test_a_corrupt_memo_is_ignored(tmp_path_factory: pytest.TempPathFactory, cut
     os.utime(written, ns=(2**62, 2**62))  # never "racily" distrusted: only the bytes decide
     answered = memo._read(str(written), key)
     assert answered is None or answered == ("out\n", "", 0)
+
+
+def test_every_fixture_is_reported_alike_from_the_memo(tmp_path: Path) -> None:
+    # The fixtures named one by one, as pre-commit passes them: the answer from the memo is the
+    # full run's, byte for byte, and it comes without the engine.
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    names = sorted(path.name for path in fixtures.glob("*.py"))
+    for name in names:
+        (tmp_path / name).write_bytes((fixtures / name).read_bytes())
+    child = ("import sys\nfrom shapecheck.cli import main\ncode = main(sys.argv[1:])\n"
+             "print(code, 'shapecheck.engine' in sys.modules, file=sys.stderr)\n")
+    command = [sys.executable, "-c", child, "check", "--format", "json", "--jobs", "1", *names]
+    full, memo_run = (subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
+                      for _ in range(2))
+    assert full.stderr.split()[-2:] == ["1", "True"]
+    assert memo_run.stderr.split()[-2:] == ["1", "False"]
+    assert memo_run.stdout == full.stdout
+    assert len(json.loads(full.stdout)) > 100
