@@ -131,6 +131,27 @@ VMAP = dedent("""\
     listed = jax.pmap(loss, in_axes=[None, 0, 0])(w, jnp.ones((4, 5, 3)), jnp.ones((4, 5, 2)))
 """)
 
+# jit: a tuple (or list) of in_shardings has one entry per positional argument of the call,
+# static ones not counted (JAX: ValueError, "in_shardings is the wrong length").
+JIT = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ("data", "model"))
+    rows, replicated = NamedSharding(mesh, P("data", None)), NamedSharding(mesh, P())
+
+
+    def step(w, x, lr):
+        return w - lr * jnp.dot(x.T, x)
+
+
+    w, x = jnp.ones((16, 16)), jnp.ones((8, 16))
+    fixed = jax.jit(step, in_shardings=(replicated, rows), static_argnums=2)(w, x, 0.1)
+    wrong = jax.jit(step, in_shardings=(replicated, rows))(w, x, 0.1)
+""")
+
 RULE = Rule(
     code=Code.INVALID_AXIS_SPEC,
     name="invalid-axis-spec",
@@ -146,7 +167,8 @@ RULE = Rule(
         "in_axes is an int, None, or a tuple with one entry per positional argument (vmap also "
         "takes a list), each a pytree prefix of its argument with int or None leaves; its "
         "out_axes a pytree prefix of the result; at least one argument must be mapped (vmap "
-        "accepts `axis_size` instead)."
+        "accepts `axis_size` instead). A `jit`'s in_shardings, when a tuple or list, has one "
+        "entry per positional argument of each call, static arguments not counted."
     ),
     why=(
         "The removed xmap raised these errors only when the program ran, often after minutes of "
@@ -164,5 +186,6 @@ RULE = Rule(
         Example(source=WRONG_ARGUMENT_COUNT, expected=((13, "SC002"),)),
         Example(source=SHARD_MAP, expected=((9, "SC002"),)),
         Example(source=VMAP, expected=((11, "SC002"), (12, "SC002"), (13, "SC002"))),
+        Example(source=JIT, expected=((16, "SC002"),)),
     ),
 )

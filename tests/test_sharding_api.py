@@ -272,16 +272,29 @@ def test_static_arguments_take_no_in_shardings_entry() -> None:
 
 
 def test_in_shardings_the_checker_cannot_line_up_are_not_reported() -> None:
-    # Keyword arguments with in_shardings, a tuple of the wrong length, static_argnums counted
-    # from the end or read from a variable: JAX refuses some, but not as a shape.
+    # Keyword arguments with in_shardings, static_argnums counted from the end or read from a
+    # variable: which entry goes with which argument is not certain, so nothing is said.
     assert codes("""\
         s = NamedSharding(mesh, P('data'))
         f = jax.jit(lambda a, b: a + b, in_shardings=(s, s))
         x = f(jnp.ones((6, 2)), b=jnp.ones((6, 2)))
-        y = f(jnp.ones((6, 2)), jnp.ones((6, 2)), jnp.ones((6, 2)))
         g = jax.jit(lambda a, n: a * n, static_argnums=-1, in_shardings=(s,))
         z = g(jnp.ones((6, 2)), 2)
         """) == []
+
+
+def test_a_tuple_of_in_shardings_of_the_wrong_length_is_reported_at_the_call() -> None:
+    # JAX's ValueError at the call ("in_shardings is the wrong length"); as for shard_map's
+    # in_specs and vmap's in_axes, SC002. Static arguments take no entry.
+    assert codes("""\
+        s = NamedSharding(mesh, P('data'))
+        f = jax.jit(lambda a, b: a + b, in_shardings=(s, s))
+        y = f(jnp.ones((8, 2)), jnp.ones((8, 2)), jnp.ones((8, 2)))
+        ok = f(jnp.ones((8, 2)), jnp.ones((8, 2)))
+        g = jax.jit(lambda a, n: a * n, static_argnums=1, in_shardings=[s, s])
+        z = g(jnp.ones((8, 2)), 2)
+        one = jax.jit(lambda a, b: a + b, in_shardings=s)(jnp.ones((8, 2)), jnp.ones((8, 2)))
+        """) == [(3, "SC002"), (6, "SC002")]
 
 
 def test_out_shardings_against_the_result() -> None:

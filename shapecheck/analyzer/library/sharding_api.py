@@ -300,6 +300,13 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
         entries: list[Value]
         if isinstance(jitted.in_shardings, Seq):
             entries = list(jitted.in_shardings.items) if len(jitted.in_shardings.items) == len(dynamic) else []
+            if not entries:
+                # JAX's ValueError at this call: the tuple must match the dynamic arguments.
+                inline = isinstance(call.node, ast.Call) and call.node.func is jitted.node
+                interp.reporter.add(call.node, Code.INVALID_AXIS_SPEC,
+                                    _arity_message(len(jitted.in_shardings.items), len(dynamic), name),
+                                    [] if inline else [("in_shardings given here", jitted.node)])
+                refused = True
         else:
             entries = [jitted.in_shardings] * len(dynamic)  # one sharding for every argument
         arg_labels = labels(call)
@@ -310,6 +317,12 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
     if jitted.out_shardings is not None and not refused:
         _place(interp, jitted.out_shardings, result, f"the result of {name}", call.node, ctx, _Rules())
     return result
+
+
+def _arity_message(entries: int, count: int, name: str) -> str:
+    return (f"in_shardings has {entries} entr{'y' if entries == 1 else 'ies'} but {name} is called with "
+            f"{count} positional argument{'' if count == 1 else 's'} (static ones not counted): in_shardings "
+            "needs one entry per such argument, or one sharding for all")
 
 
 def _name(fun: Value) -> str:
