@@ -75,6 +75,20 @@ SHARDING = dedent("""\
         y = jax.jit(jnp.tanh, in_shardings=P("batch"))(jnp.ones((8, 16)))
 """)
 
+# shard_map with axis_names: the specs name only its manual axes; the others are the
+# compiler's (JAX: ValueError, "must refer to an axis marked as manual").
+PARTIAL_MANUAL = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import PartitionSpec as P
+
+    mesh = jax.make_mesh((4, 2), ("data", "model"))
+    x = jnp.ones((8, 16))
+    fixed = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P("data"), out_specs=P("data"), axis_names={"data"})(x)
+    wrong = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P("data", "model"), out_specs=P("data", "model"),
+                          axis_names={"data"})(x)
+""")
+
 RULE = Rule(
     code=Code.UNKNOWN_RESOURCE,
     name="unknown-resource",
@@ -85,7 +99,8 @@ RULE = Rule(
         "`xmap`'s `axis_resources` is one of the mesh's axis names; and likewise each mesh axis "
         "a `PartitionSpec` of a `shard_map`'s in_specs or out_specs names, against its mesh, "
         "and of a `NamedSharding` or a bare spec under `jax.set_mesh` (`device_put`, "
-        "`with_sharding_constraint`, jit's `in_shardings`/`out_shardings`)."
+        "`with_sharding_constraint`, jit's `in_shardings`/`out_shardings`). A `shard_map` with "
+        "`axis_names` may name only those (its manual axes) in its specs."
     ),
     why=(
         "`axis_resources={'batch': 'data'}` under a mesh with axes ('x', 'y') refers to a "
@@ -98,5 +113,6 @@ RULE = Rule(
     more=(
         Example(source=SHARD_MAP, expected=((9, "SC206"),)),
         Example(source=SHARDING, expected=((7, "SC206"), (9, "SC206"))),
+        Example(source=PARTIAL_MANUAL, expected=((8, "SC206"),)),
     ),
 )

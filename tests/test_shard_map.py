@@ -424,3 +424,21 @@ def test_specs_and_meshes_from_another_module(tmp_path: Path) -> None:
     assert not report.errors
     assert sorted((Path(d.path).name, d.span.line - FIRST + 1, d.code) for d in report.diagnostics) == [
         ("main.py", 4, "SC205"), ("main.py", 5, "SC206")]
+
+
+def test_specs_name_only_the_manual_axes_of_a_partial_shard_map() -> None:
+    # Checked against JAX 0.10: `in_specs`/`out_specs` naming 'y' under axis_names={'x'} raise
+    # "must refer to an axis marked as manual"; without axis_names every axis is manual.
+    assert found("""\
+        x = jnp.ones((8, 8))
+        a = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', 'y'), axis_names={'x'})(x)
+        b = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P('x', None), out_specs=P('x', None), axis_names={'x'})(x)
+        c = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P('x', None), out_specs=P('x', 'y'), axis_names={'x'})(x)
+        d = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', 'y'))(x)
+        e = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', 'y'), axis_names={'x', 'y'})(x)
+        """) == {(2, "SC206"), (4, "SC206")}
+    [message] = messages("""\
+        x = jnp.ones((8, 8))
+        a = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', None), axis_names={'x'})(x)
+        """)
+    assert "'y' (dim 1)" in message and "manual only over 'x'" in message

@@ -208,6 +208,25 @@ def spec_problems(spec: PartitionSpec, value: ArrayType, mesh: MeshAxes, what: s
     return _too_long(spec, value, what) + names + _divisibility(spec, value, mesh, what, skip)
 
 
+def unmanaged_problems(spec: PartitionSpec, manual: frozenset[str], mesh: MeshAxes, what: str) -> list[Problem]:
+    """SC206 for each mesh axis `spec` names that a shard_map with `axis_names=manual` leaves
+    to the compiler: its in_specs and out_specs may name only its manual axes (JAX's ValueError
+    "must refer to an axis marked as manual")."""
+    problems: list[Problem] = []
+    for index, entry in enumerate(spec.dims):
+        if isinstance(entry, UnknownEntry):
+            continue
+        for axis in entry:
+            if axis not in manual and not mesh.lacks(axis):  # an axis the mesh lacks is SC206 already
+                listed = ", ".join(repr(name) for name in sorted(manual))
+                problems.append(Problem(
+                    Code.UNKNOWN_RESOURCE,
+                    f"PartitionSpec {spec.shown} of {what} names mesh axis {axis!r} (dim {index}), but the "
+                    f"shard_map is manual only over {listed} (axis_names): its specs may name only those",
+                    axes=(axis,), origin=spec.origin))
+    return problems
+
+
 def spec_faults(spec: PartitionSpec, mesh: MeshAxes, what: str) -> list[Problem]:
     """What is wrong with `spec` on `mesh` whatever value it splits: SC206 and SC201 (JAX raises
     them when a NamedSharding or a shard_map is built, before any value is seen)."""

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra.outcome import label
+from shapecheck.algebra.outcome import Problem, label
 from shapecheck.algebra.partition_spec import (
     MeshAxes,
     assemble,
@@ -24,6 +24,7 @@ from shapecheck.algebra.partition_spec import (
     out_spec_problems,
     spec_faults,
     spec_problems,
+    unmanaged_problems,
 )
 from shapecheck.algebra.replication import settle, unreplicated, vary
 from shapecheck.analyzer.calls import CallArgs
@@ -256,7 +257,7 @@ def _same_keys(a: Dict, b: Dict) -> bool:
 
 def _split_leaf(interp: Interpreter, site: _Site, spec: Spec, value: ArrayType, what: str,
                 node: ast.AST) -> tuple[Value, bool]:
-    problems = spec_problems(spec.spec, value, site.mesh, what)
+    problems = spec_problems(spec.spec, value, site.mesh, what) + _unmanaged(site, spec, what)
     faulty = report_spec_faults(interp, problems, spec, site.sm.node)
     written = spec_node(interp, spec)
     notes = [("the PartitionSpec is written here", written)] if written is not None else []
@@ -267,6 +268,13 @@ def _split_leaf(interp: Interpreter, site: _Site, spec: Spec, value: ArrayType, 
     if faulty:
         return None, True
     return vary(block(spec.spec, value, site.mesh), spec.spec, site.manual), False
+
+
+def _unmanaged(site: _Site, spec: Spec, what: str) -> list[Problem]:
+    # Only where axis_names is given and read; an empty set there means every mesh axis.
+    if not site.sm.manual:
+        return []
+    return unmanaged_problems(spec.spec, site.sm.manual, site.mesh, what)
 
 
 def _unknown_split(arg: Value) -> Value:
@@ -318,7 +326,7 @@ def _out_structure_message(specs: Seq, result: Seq, name: str) -> str:
 def _assemble_leaf(interp: Interpreter, site: _Site, spec: Spec, value: ArrayType, path: str) -> Value:
     local, varying = settle(value, site.manual)
     what = f"the result{path} of {site.name}"
-    problems = out_spec_problems(spec.spec, local, site.mesh, what)
+    problems = out_spec_problems(spec.spec, local, site.mesh, what) + _unmanaged(site, spec, what)
     faulty = report_spec_faults(interp, problems, spec, site.sm.node)
     target = spec_node(interp, spec) or site.sm.out_node
     for problem in problems:
