@@ -442,3 +442,23 @@ def test_specs_name_only_the_manual_axes_of_a_partial_shard_map() -> None:
         a = jax.shard_map(jnp.tanh, mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', None), axis_names={'x'})(x)
         """)
     assert "'y' (dim 1)" in message and "manual only over 'x'" in message
+
+
+def test_an_all_gathered_value_still_varies_over_the_gathered_mesh_axis() -> None:
+    # JAX 0.10 (check_vma) types all_gather's result as varying over the axis it gathers, even
+    # from an invariant argument, and refuses out_specs that do not name it; psum's it does not.
+    assert found("""\
+        x = jnp.ones((8, 8))
+        gather = lambda v: jax.lax.all_gather(v, 'x', tiled=True)
+        a = jax.shard_map(gather, mesh=mesh, in_specs=P('x', 'y'), out_specs=P())(x)
+        b = jax.shard_map(gather, mesh=mesh, in_specs=P('x', 'y'), out_specs=P(None, 'y'))(x)
+        c = jax.shard_map(gather, mesh=mesh, in_specs=P(), out_specs=P())(x)
+        d = jax.shard_map(gather, mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', 'y'))(x)
+        e = jax.shard_map(lambda v: jax.lax.psum(v, 'x'), mesh=mesh, in_specs=P('x', None), out_specs=P())(x)
+        """) == {(3, "SC207"), (4, "SC207"), (5, "SC207")}
+    # Each device's (4, 8) block gathers to (8, 8); out_specs concatenates the two over 'x'.
+    assert shape_of("""\
+        x = jnp.ones((8, 8))
+        gather = lambda v: jax.lax.all_gather(v, 'x', tiled=True)
+        y = jax.shard_map(gather, mesh=mesh, in_specs=P('x', None), out_specs=P('x', None))(x)
+        """, "y") == (16, 8)

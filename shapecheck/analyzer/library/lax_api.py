@@ -94,8 +94,14 @@ def all_gather(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
         return None
     name = names[0]
     size = value.named_dict.get(name, ctx.size_of(name))
-    return collectives.all_gather(value, name, size, as_int(call.kwargs.get("axis", Const(0))),
-                                  flag(call.kwargs.get("tiled", Const(False)), False))
+    gathered = collectives.all_gather(value, name, size, as_int(call.kwargs.get("axis", Const(0))),
+                                      flag(call.kwargs.get("tiled", Const(False)), False))
+    if name in ctx.manual:
+        # In a shard_map body JAX types the gathered value as varying over the mesh axis, even
+        # gathered from an invariant one: every device holds the same data, yet out_specs=P()
+        # is refused (SC207), unlike after psum.
+        return gathered.with_named((*gathered.named, (name, size)))
+    return gathered
 
 
 @REGISTRY.handles(f"{LAX}.axis_index")
