@@ -40,7 +40,6 @@ class ShapecheckPlugin(Plugin):
         self.config = load_config(options)
         self.reporter = FileReporter(self.config)
         self.watch = Watch()
-        self.watched = self.watch.cache
         self.axis_names = AxisNames()
         # Type names that cannot be an annotation of the language, whatever they refer to.
         self.not_annotations: set[str] = set()
@@ -70,39 +69,21 @@ class ShapecheckPlugin(Plugin):
         return self.annotation if refers_to_variable(fullname, self.lookup_fully_qualified) else None
 
     def get_dynamic_class_hook(self, fullname: str) -> Callable[[DynamicClassDefContext], None] | None:
-        watched = self.watched.get(fullname)
-        if watched is None:
-            watched = self.watch(fullname)
-        return self.assignment if watched else None
+        return self.assignment if self.watch(fullname) else None
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        watched = self.watched.get(fullname)
-        if watched is None:
-            watched = self.watch(fullname)
-        return self.call if watched else None
+        return self.call if self.watch(fullname) else None
 
     def get_function_signature_hook(
             self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
-        widened = self.axis_names.functions.get(fullname)
-        if widened is None:
-            widened = self.axis_names.takes(fullname, method=False)
-        return widen_function if widened else None
+        return widen_function if self.axis_names.takes(fullname, method=False) else None
 
     def get_method_signature_hook(
             self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
-        widened = self.axis_names.methods.get(fullname)
-        if widened is None:
-            widened = self.axis_names.takes(fullname, method=True)
-        return widen_method if widened else None
+        return widen_method if self.axis_names.takes(fullname, method=True) else None
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        watched = self.watched.get(fullname)
-        if watched is None:
-            watched = self.watch(fullname)
-        return self.call if watched else None
+        return self.call if self.watch(fullname) else None
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
-        watched = self.watched.get(fullname)
-        if watched is None:
-            watched = self.watch(fullname)
-        return self.attribute if watched else None
+        return self.attribute if self.watch(fullname) else None

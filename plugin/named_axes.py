@@ -51,7 +51,9 @@ class AxisNames:
 
     def takes(self, fullname: str, *, method: bool) -> bool:
         known = self.methods if method else self.functions
-        found = known[fullname] = takes_axis_names(fullname, method=method)
+        found = known.get(fullname)
+        if found is None:
+            found = known[fullname] = takes_axis_names(fullname, method=method)
         return found
 
 

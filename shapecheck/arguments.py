@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeAlias
 
-EXIT_ERROR = 2
+from shapecheck.cli import EXIT_ERROR
 
 
 class _Parser(argparse.ArgumentParser):

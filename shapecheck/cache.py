@@ -26,7 +26,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import fields
 from pathlib import Path
 from typing import Final
@@ -183,20 +183,26 @@ def source_roots() -> list[Path]:
     return sorted(roots)
 
 
+def source_tree(skipped: frozenset[str] = frozenset({"__pycache__"})) -> Iterator[tuple[str, list[str]]]:
+    """Each folder of shapecheck's own code (below no `skipped` folder name) with the `.py`
+    files in it, in a stable order."""
+    for root in source_roots():
+        for folder, subfolders, files in os.walk(root):
+            subfolders[:] = sorted(name for name in subfolders if name not in skipped)
+            yield folder, [os.path.join(folder, name) for name in sorted(files) if name.endswith(".py")]
+
+
 def _own_sources() -> list[tuple[str, int, int]]:
     """Size and modification time of the checker's own source files: an edited checker (a
     development checkout) must not reuse what its previous code found."""
     stamps: list[tuple[str, int, int]] = []
-    for root in source_roots():
-        for folder, subfolders, files in os.walk(root):
-            subfolders[:] = sorted(name for name in subfolders if name not in _NOT_THE_CHECKER)
-            for name in sorted(files):
-                if name.endswith(".py"):
-                    try:
-                        stat = os.stat(os.path.join(folder, name))
-                    except OSError:
-                        continue
-                    stamps.append((os.path.join(folder, name), stat.st_size, stat.st_mtime_ns))
+    for _, files in source_tree(_NOT_THE_CHECKER):
+        for file in files:
+            try:
+                stat = os.stat(file)
+            except OSError:
+                continue
+            stamps.append((file, stat.st_size, stat.st_mtime_ns))
     return stamps
 
 

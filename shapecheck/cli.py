@@ -130,7 +130,7 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
     from shapecheck.engine import Engine, tune_gc
     from shapecheck.formats import HUMAN_FORMATS
     from shapecheck.progress import no_progress, progress_bar, wanted
-    from shapecheck.reporting import emit, exit_status, render, write_output
+    from shapecheck.reporting import emit
 
     tune_gc()
     if stdin is not None:
@@ -139,7 +139,7 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
         checked = check_stdin(stdin, config)
         if checked is None:
             return EXIT_CLEAN  # an excluded PATH prints nothing, as ruff does
-        status = emit(checked.diagnostics, 1, len(checked.errors), config.root, output)
+        status, _ = emit(checked.diagnostics, 1, len(checked.errors), config.root, output)
         for failed in checked.errors:
             sys.stderr.write(f"shapecheck: {failed.path}: {failed.error}\n")
         return status
@@ -149,19 +149,15 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
         # As ruff: nothing to check is not an error, but it is rarely what was meant.
         warning = f"shapecheck: warning: no Python files found under {', '.join(args.paths or ['.'])}\n"
         sys.stderr.write(warning)
-    index = record.files(files, config) if record is not None else None
+    if record is not None:
+        record.files(files, config)
     cache = _cache(args, config)
     show = not args.no_progress and wanted(len(files), args.format in HUMAN_FORMATS)
     with progress_bar(len(files)) if show else no_progress() as progress:
         report = Engine(config, cache=cache).check_files(files, args.jobs, progress)
-    if record is None or index is None or cache is None:
-        status = emit(report.diagnostics, len(files), len(report.errors), config.root, output)
-    else:
-        # Not emit: the memo keeps the text, and a memo is only kept for output on stdout.
-        text = render(report.diagnostics, len(files), config.root, output)
-        write_output(text, None)
-        status = exit_status(report.diagnostics, len(report.errors), output.exit_zero)
-        record.finish(index, report, cache, text, warning, status)
+    status, text = emit(report.diagnostics, len(files), len(report.errors), config.root, output)
+    if record is not None and cache is not None:
+        record.finish(report, cache, text, warning, status)
     for failed in report.errors:
         sys.stderr.write(f"shapecheck: {failed.path}: {failed.error}\n")
     return status

@@ -32,16 +32,18 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterator, Mapping, Sequence
 
 FORMAT = 1
 FOLDER = "runs"  # inside the result cache's folder
 SUFFIX = ".memo"
 KEEP = 64  # memos kept per cache folder: one per command line, pre-commit's vary commit by commit
+REGULAR = 0o100000  # a signature's file type bits for a regular file
+
+Signature = tuple[int, int, int, int, int]
 
 
-
-def signature(path: str) -> tuple[int, int, int, int, int] | None:
+def signature(path: str) -> Signature | None:
     """(file type bits, inode, size, mtime_ns, ctime_ns); None: not there, or not stat-able
     (what `is_file()` and `exists()` answer False for)."""
     try:
@@ -92,13 +94,21 @@ def _project_root(cwd: str, config: str | None) -> str:
     # As config.load_config: the folder of --config's file, or of the nearest pyproject.toml.
     if config is not None:
         return os.path.dirname(os.path.realpath(os.path.join(cwd, config)))
-    start = here = os.path.realpath(cwd)
+    for candidate in pyprojects(cwd):
+        if os.path.isfile(candidate):
+            return os.path.dirname(candidate)
+    return os.path.realpath(cwd)
+
+
+def pyprojects(cwd: str) -> Iterator[str]:
+    """Where config.find_pyproject looks, nearest first: pyproject.toml in the working folder
+    (resolved) and in each folder above it."""
+    here = os.path.realpath(cwd)
     while True:
-        if os.path.isfile(os.path.join(here, "pyproject.toml")):
-            return here
+        yield os.path.join(here, "pyproject.toml")
         parent = os.path.dirname(here)
         if parent == here:
-            return start
+            return
         here = parent
 
 
@@ -120,7 +130,8 @@ def replay(argv: Sequence[str]) -> int | None:
         memo_folder = folder(argv, cwd)
         if memo_folder is None:
             return None
-        found = _read(path(memo_folder, key(argv, cwd)), key(argv, cwd))
+        memo_key = key(argv, cwd)
+        found = _read(path(memo_folder, memo_key), memo_key)
     except (OSError, ValueError):
         return None
     if found is None:
@@ -170,7 +181,7 @@ def _checksum(payload: bytes) -> int:
     return zlib.crc32(payload)
 
 
-def write(memo_folder: str, memo_key: tuple[str, ...], inputs: Mapping[str, tuple[int, int, int, int, int] | None],
+def write(memo_folder: str, memo_key: tuple[str, ...], inputs: Mapping[str, Signature | None],
           stdout: str, stderr: str, status: int) -> None:
     """Keep a run's output for `replay`; a disk that refuses costs the next run its speed only."""
     from shapecheck.atomic import write_atomically

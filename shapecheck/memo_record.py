@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from shapecheck import memo
-from shapecheck.cache import ResultCache, cacheable, source_roots
+from shapecheck.cache import ResultCache, cacheable, source_tree
 from shapecheck.config import Config
 from shapecheck.project import ProjectIndex, content_hash
 from shapecheck.results import Report
@@ -37,8 +37,9 @@ class Record:
         self.key = memo.key(argv, cwd)
         self.cwd = cwd
         self.folder = folder
-        self.inputs: dict[str, tuple[int, int, int, int, int] | None] = {}
+        self.inputs: dict[str, memo.Signature | None] = {}
         self.consistent = True  # no path looked different the second time it was looked at
+        self.index: ProjectIndex | None = None  # the run's imports are looked up again in it
 
     @staticmethod
     def start(argv: Sequence[str], config_file: Path | None) -> Record | None:
@@ -51,20 +52,19 @@ class Record:
         if config_file is not None:
             record.stat(os.path.join(cwd, config_file))
         else:
-            here = Path(cwd).resolve()
-            for ancestor in (here, *here.parents):
-                if record.stat(str(ancestor / "pyproject.toml")) is not None:
+            for candidate in memo.pyprojects(cwd):
+                found = record.stat(candidate)
+                if found is not None and found[0] == memo.REGULAR:
                     break
-        for root in source_roots():
-            for folder_name, subfolders, files in os.walk(root):
-                subfolders[:] = [name for name in subfolders if name != "__pycache__"]
-                record.stat(folder_name)
-                for name in files:
-                    if name.endswith(".py"):
-                        record.stat(os.path.join(folder_name, name))
+        # Every source file, output formats included: they make the text a memo keeps. The
+        # folders too, for a file added to one.
+        for folder_name, files in source_tree():
+            record.stat(folder_name)
+            for file in files:
+                record.stat(file)
         return record
 
-    def stat(self, path: str) -> tuple[int, int, int, int, int] | None:
+    def stat(self, path: str) -> memo.Signature | None:
         full = os.path.join(self.cwd, path)
         found = memo.signature(full)
         if full not in self.inputs:
@@ -73,18 +73,18 @@ class Record:
             self.consistent = False
         return found
 
-    def files(self, paths: Iterable[str], config: Config) -> ProjectIndex:
-        """State the files to check, and the package folders that name them; the index to look
-        their imports up in afterwards (`finish`), built as the run's own is."""
+    def files(self, paths: Iterable[str], config: Config) -> None:
+        """State the files to check, and the package folders that name them; build the index
+        their imports are looked up in again by `finish`, as the run's own is built."""
         chosen = list(paths)
         for path in chosen:
             self.stat(path)
-        return ProjectIndex.of(chosen, [config.root], probe=self.stat)
+        self.index = ProjectIndex.of(chosen, [config.root], probe=self.stat)
 
-    def finish(self, index: ProjectIndex, report: Report, cache: ResultCache, stdout: str, stderr: str,
-               status: int) -> None:
+    def finish(self, report: Report, cache: ResultCache, stdout: str, stderr: str, status: int) -> None:
         """Write the memo, if the run's output is final and every lookup ends as in the run."""
-        if status not in (0, 1) or not all(cacheable(result) for result in report.results):
+        index = self.index
+        if index is None or status not in (0, 1) or not all(cacheable(result) for result in report.results):
             return
         # Written only where a later run of this command line looks (see memo.folder).
         if os.path.realpath(self.folder) != os.path.realpath(cache.folder / memo.FOLDER):

@@ -96,13 +96,14 @@ def render(diagnostics: Sequence[Diagnostic], files: int, root: Path, options: O
 
 
 def emit(diagnostics: Sequence[Diagnostic], files: int, errors: int, root: Path,
-         options: OutputOptions) -> int:
-    """Write the run's output as `options` say; the exit status."""
+         options: OutputOptions) -> tuple[int, str]:
+    """Write the run's output as `options` say; the exit status, and the output (for the run
+    memo to keep)."""
     text = render(diagnostics, files, root, options)
     try:
         write_output(text, options.output_file)
     except OSError as error:
         sys.stderr.write(f"shapecheck: error: cannot write {options.output_file}: "
                          f"{error.strerror or error}\n")
-        return EXIT_ERROR
-    return exit_status(diagnostics, errors, options.exit_zero)
+        return EXIT_ERROR, text
+    return exit_status(diagnostics, errors, options.exit_zero), text

@@ -230,7 +230,7 @@ def test_an_edited_checker_is_not_answered_for(project: Path, capsys: pytest.Cap
     checker = project / "checker"
     checker.mkdir()
     (checker / "rule.py").write_text("# version 1\n")
-    monkeypatch.setattr("shapecheck.memo_record.source_roots", lambda: [checker])
+    monkeypatch.setattr("shapecheck.cache.source_roots", lambda: [checker])
     check(capsys, "m.py")
     check(capsys, "m.py")
     assert len(runs) == 1
