@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeAlias
 
-from shapecheck.cli import EXIT_ERROR
+EXIT_ERROR = 2  # as cli.EXIT_ERROR: importing cli from here would make an import cycle
 
 
 class _Parser(argparse.ArgumentParser):
