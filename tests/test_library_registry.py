@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections import Counter
 
 from shapecheck.analyzer.library import REGISTRIES, handlers
+from shapecheck.analyzer.library.registry import Registry
 
 
 def test_no_name_is_handled_by_two_library_modules() -> None:
@@ -21,3 +24,14 @@ def test_the_tables_hold_every_registered_handler() -> None:
         assert registry.methods.items() <= methods.items()
     assert "jax.numpy.einsum" in functions and "method:sum" in methods
     assert all(name.startswith(("method:", "attr:")) for name in methods)
+
+
+def test_every_library_module_with_a_registry_is_collected() -> None:
+    # A module whose REGISTRY is left out of REGISTRIES handles nothing, silently.
+    package = importlib.import_module("shapecheck.analyzer.library")
+    defined = {info.name: getattr(importlib.import_module(f"{package.__name__}.{info.name}"), "REGISTRY", None)
+               for info in pkgutil.iter_modules(package.__path__)}
+    missing = [name for name, registry in defined.items()
+               if isinstance(registry, Registry) and not any(registry is r for r in REGISTRIES)]
+    assert missing == []
+    assert sum(isinstance(registry, Registry) for registry in defined.values()) == len(REGISTRIES)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from shapecheck.analyzer.values import Mesh
 from shapecheck.dims import Dim
@@ -28,7 +28,7 @@ class Context:
     resource_notes: tuple[tuple[str, ast.AST], ...] = field(default=(), compare=False, hash=False)
     mesh: Mesh | None = None
     hidden: frozenset[str] = frozenset()  # vmap axes: invisible to annotations
-    depth: int = 0
+    depth: int = field(default=0, metadata={"key": False})  # a summary holds at any depth
     manual: frozenset[str] = frozenset()  # a shard_map body's manual mesh axes (among `hidden`)
 
     @property
@@ -52,17 +52,22 @@ class Context:
         sizes.update(names)
         merged = dict(self.resources)
         merged.update(resources or {})
-        return Context(
-            bound, self.bound is None or self.outer_unknown, self.any_name,
-            self.binders + ((binder,) if binder is not None else ()),
-            tuple(sorted(sizes.items())), tuple(sorted(merged.items())),
-            self.resource_notes + notes, self.mesh, self.hidden | hidden, self.depth + 1,
-            self.manual | manual,
+        return replace(
+            self, bound=bound, outer_unknown=self.bound is None or self.outer_unknown,
+            binders=self.binders + ((binder,) if binder is not None else ()),
+            sizes=tuple(sorted(sizes.items())), resources=tuple(sorted(merged.items())),
+            resource_notes=self.resource_notes + notes, hidden=self.hidden | hidden, depth=self.depth + 1,
+            manual=self.manual | manual,
         )
 
     def deeper(self) -> Context:
         return replace(self, depth=self.depth + 1)
 
     def key(self) -> tuple[object, ...]:
-        return (self.bound, self.outer_unknown, self.any_name, self.sizes, self.resources, self.mesh, self.hidden,
-                self.manual)
+        """What a function's summary depends on: every field but the notes for messages (not
+        compared) and those marked `key: False`. A new field is part of the key unless it says
+        otherwise."""
+        return tuple(getattr(self, name) for name in _KEY_FIELDS)
+
+
+_KEY_FIELDS = tuple(f.name for f in fields(Context) if f.compare and f.metadata.get("key", True))
