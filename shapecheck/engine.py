@@ -218,8 +218,14 @@ def _workers(paths: Sequence[str], chosen: int | None) -> int:
     jobs = chosen or os.cpu_count() or 1
     if jobs <= 1 or len(paths) < _MIN_FILES_FOR_WORKERS:
         return 0
-    if chosen is not None:
-        return jobs  # asked for (--jobs, or `jobs` in the configuration)
+    if chosen is None and not _large(paths):
+        return 0  # not asked for (--jobs, or `jobs` in the configuration), and would not pay
+    from shapecheck.pool import isolated
+
+    return jobs if isolated() else 0
+
+
+def _large(paths: Sequence[str]) -> bool:
     size = 0
     for path in paths:
         try:
@@ -227,8 +233,8 @@ def _workers(paths: Sequence[str], chosen: int | None) -> int:
         except OSError:
             continue
         if size >= _MIN_BYTES_FOR_WORKERS:
-            return jobs
-    return 0
+            return True
+    return False
 
 
 def _batches(paths: Sequence[str], count: int) -> Iterator[list[str]]:

@@ -4,19 +4,45 @@ A worker can die where Python cannot catch it (a segfault in a native extension,
 out-of-memory killer). The pool then fails every unfinished task; the files that were not
 checked are checked again in a fresh pool, one task per file, and a file that still brings its
 worker down is reported as not checked, while every other file keeps its results.
+
+The processes are safe to start inside the checked project (`isolated`), and they end with
+the run: a worker dies with the process it was forked from, and SIGTERM stops the workers
+before the run exits.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable, Sequence
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from types import FrameType
 from typing import TypeVar
 
 T = TypeVar("T")
 
 Task = Callable[[list[str]], list[T]]
+
+EXIT_TERMINATED = 128 + signal.SIGTERM
+"""The exit status of a run stopped by SIGTERM, as a shell reports a process it killed."""
+
+
+def isolated() -> bool:
+    """Whether worker processes can start with no checked folder on their `sys.path`.
+
+    multiprocessing starts its fork server and resource tracker as `python -c ...`, which puts
+    the working directory (the checked project, for a pre-commit hook) first on `sys.path`, and
+    the fork server ignores the path it is handed (Python 3.11 to 3.13): a project's `ast.py`
+    or `warnings.py` would run in them. PYTHONSAFEPATH (Python's -P) keeps the working directory
+    off; only an interpreter run with -E but neither -P nor -I would ignore it.
+    """
+    flags = sys.flags
+    return bool(flags.isolated or flags.safe_path or not flags.ignore_environment)
 
 
 def run_pool(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer: Callable[[], None],
@@ -28,21 +54,26 @@ def run_pool(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer
     `preload` names modules imported once, in the process the workers are forked from, instead
     of once in each worker.
     """
+    if not isolated():
+        raise RuntimeError("worker processes cannot be isolated from the checked project "
+                           "under python -E without -P: check in one process")
     _context(preload)
-    results, unfinished = _round(batches, task, jobs, initializer, on_result)
-    while unfinished:
-        # One file per task now, so a death costs only the files that were in flight.
-        done, again = _round([[path] for path in unfinished], task, jobs, initializer, on_result)
-        results.extend(done)
-        if len(again) == len(unfinished):
-            # No progress: one file at a time, so the one that kills its worker is known.
-            while again:
-                done, again, culprit = _one_by_one(again, task, initializer)
-                results.extend(done)
-                if culprit is not None:
-                    results.append(died(culprit))
-            break
-        unfinished = again
+    start = _Start(initializer)
+    with _stopped_by_sigterm():
+        results, unfinished = _round(batches, task, jobs, start, on_result)
+        while unfinished:
+            # One file per task now, so a death costs only the files that were in flight.
+            done, again = _round([[path] for path in unfinished], task, jobs, start, on_result)
+            results.extend(done)
+            if len(again) == len(unfinished):
+                # No progress: one file at a time, so the one that kills its worker is known.
+                while again:
+                    done, again, culprit = _one_by_one(again, task, start)
+                    results.extend(done)
+                    if culprit is not None:
+                        results.append(died(culprit))
+                break
+            unfinished = again
     return results
 
 
@@ -51,15 +82,123 @@ def _context(preload: Sequence[str] = ()) -> multiprocessing.context.ForkServerC
     context = multiprocessing.get_context("forkserver")
     if preload:  # effective until the fork server starts, once per process
         context.set_forkserver_preload(["__main__", *preload])
+    with _safe_path():
+        # Started here, inside the safe environment, rather than at the first worker's start;
+        # the resource tracker is started by the same call. Both are no-ops once running.
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
     return context
+
+
+_environment_lock = threading.Lock()
+
+
+@contextmanager
+def _safe_path() -> Iterator[None]:
+    """PYTHONSAFEPATH set for the processes started meanwhile; the environment as it was after."""
+    with _environment_lock:
+        saved = os.environ.get("PYTHONSAFEPATH")
+        os.environ["PYTHONSAFEPATH"] = "1"
+        try:
+            yield
+        finally:
+            if saved is None:
+                del os.environ["PYTHONSAFEPATH"]
+            else:
+                os.environ["PYTHONSAFEPATH"] = saved
+
+
+class _Start:
+    """A worker's initializer: tie its life to the run's, then the caller's set-up."""
+
+    def __init__(self, then: Callable[[], None]) -> None:
+        self.then = then
+        self.run = os.getpid()  # pickled here, in the run: the worker's parent is the fork server
+
+    def __call__(self) -> None:
+        _die_with(self.run)
+        self.then()
+
+
+def _die_with(run: int) -> None:
+    """End this worker when the run that it works for ends, however it ends.
+
+    The fork server that forks the workers exits only once every worker has (they hold the
+    write end of its "alive" pipe), so a worker cannot wait for its parent: it watches the run
+    itself. Without this a killed run's workers, fork server and resource tracker live on,
+    holding its stdout and stderr open (`shapecheck check . | wc -c` would never end).
+    """
+    try:
+        handle = os.pidfd_open(run)  # Linux: readable once the run has exited, no polling
+    except ProcessLookupError:
+        os._exit(1)
+    except (AttributeError, OSError):  # another system, or an old kernel
+        handle = None
+    threading.Thread(target=_watch, args=(run, handle), daemon=True,
+                     name="shapecheck-run-watch").start()
+
+
+def _watch(run: int, handle: int | None) -> None:
+    if handle is not None:
+        import select
+
+        select.select([handle], [], [])
+    else:
+        import time
+
+        while True:
+            try:
+                os.kill(run, 0)
+            except ProcessLookupError:
+                break
+            except PermissionError:
+                pass  # alive, under another user: not ours to signal, but alive
+            time.sleep(0.5)
+    os._exit(1)
+
+
+class _Terminated(SystemExit):
+    """SIGTERM arrived: the run stops, its workers first."""
+
+
+@contextmanager
+def _stopped_by_sigterm() -> Iterator[None]:
+    """SIGTERM raises `_Terminated` in the main thread while the pool runs (exit 143)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: FrameType | None) -> None:
+        raise _Terminated(EXIT_TERMINATED)
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def _pool(jobs: int, initializer: Callable[[], None]) -> Iterator[ProcessPoolExecutor]:
+    """A process pool whose workers are killed, not awaited, when the run is interrupted."""
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=initializer, mp_context=_context())
+    try:
+        yield pool
+    except BaseException:
+        # Private, but the only handle on the workers: waiting for them could take minutes.
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _one_by_one(paths: Sequence[str], task: Task[T], initializer: Callable[[], None],
                 ) -> tuple[list[T], list[str], str | None]:
     """Results until a file kills the worker: (results, the files after it, that file)."""
     results: list[T] = []
-    context = _context()
-    with ProcessPoolExecutor(max_workers=1, initializer=initializer, mp_context=context) as pool:
+    with _pool(1, initializer) as pool:
         for index, path in enumerate(paths):
             try:
                 results.extend(pool.submit(task, [path]).result())
@@ -72,8 +211,7 @@ def _round(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer: 
            on_result: Callable[[T], None] | None = None) -> tuple[list[T], list[str]]:
     results: list[T] = []
     unfinished: list[str] = []
-    context = _context()
-    with ProcessPoolExecutor(max_workers=jobs, initializer=initializer, mp_context=context) as pool:
+    with _pool(jobs, initializer) as pool:
         futures: list[tuple[list[str], Future[list[T]]]] = [
             (batch, pool.submit(task, batch)) for batch in batches
         ]
