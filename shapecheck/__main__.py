@@ -1,12 +1,18 @@
-"""`python -m shapecheck` is the `shapecheck` command."""
+"""`python -m shapecheck` is the `shapecheck` command.
+
+`python -m` puts the working directory first on `sys.path`, and Python imports modules from
+there (`runpy`'s own: `warnings`, `contextlib`, ...; `shapecheck` itself) before any line of
+this file runs: inside the checked project, a file with one of those names would be executed.
+That cannot be undone from here; `python -P -m shapecheck` (or `-I`), or the `shapecheck`
+command, keep the working directory off the path from the start.
+"""
 
 import os
 import sys
 
-# `python -m` puts the working directory first on sys.path: run inside the checked project, a
-# `libcst.py` or `pathspec.py` there would be imported, that is executed, in place of ours. The
-# checker never imports the code it checks, so the working directory leaves the path (as with
-# Python's -P); worker processes inherit the cleaned path.
+# What this file can still do: keep the working directory off the path for everything imported
+# from now on (the analyzer, libcst, pathspec), as -P would have. Worker processes do not inherit
+# the path: shapecheck.pool starts them with PYTHONSAFEPATH.
 if sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
