@@ -6,7 +6,7 @@ import importlib
 import pkgutil
 from collections import Counter
 
-from shapecheck.analyzer.library import REGISTRIES, handlers
+from shapecheck.analyzer.library import REGISTRIES, binder_callees, handlers
 from shapecheck.analyzer.library.registry import Registry
 
 
@@ -35,3 +35,14 @@ def test_every_library_module_with_a_registry_is_collected() -> None:
                if isinstance(registry, Registry) and not any(registry is r for r in REGISTRIES)]
     assert missing == []
     assert sum(isinstance(registry, Registry) for registry in defined.values()) == len(REGISTRIES)
+
+
+def test_the_callees_that_bind_axis_names_come_from_the_registrations() -> None:
+    # `walk.map_axis_names` reads the strings of these calls; the set is derived from
+    # `Registry.handles(binds_names=True)` and the aliases `qualnames` knows (`jax.P`).
+    callees = binder_callees()
+    assert {"vmap", "pmap", "xmap", "shard_map", "partial", "Mesh", "make_mesh", "P", "PartitionSpec",
+            "NamedSharding", "jit"} <= callees
+    assert not {"psum", "einsum", "sum"} & callees
+    flagged = {name for registry in REGISTRIES for name in registry.binders}
+    assert flagged <= set(handlers()[0])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from shapecheck.algebra import replication
 from shapecheck.algebra.broadcast import union_named
 from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.codes import Code
@@ -49,12 +50,20 @@ def pdot(x: ArrayType, y: ArrayType, names: Sequence[int | str], contract: Pairs
                              None, x.named_open or y.named_open), tuple(problems))
 
 
-def all_gather(value: ArrayType, name: str, size: Dim, axis: int | None, tiled: bool | None) -> ArrayType:
+def all_gather(value: ArrayType, name: str, size: Dim, axis: int | None, tiled: bool | None, *,
+               manual: bool = False) -> ArrayType:
     """`lax.all_gather(x, name, axis=, tiled=)`: the named axis `name` (of `size`) becomes positional.
 
     Untiled, it is a new dim at `axis`; tiled, dim `axis` grows `size` times. An axis out of
-    range, or an unknown `axis` or `tiled`, leaves the positional dims unknown.
+    range, or an unknown `axis` or `tiled`, leaves the positional dims unknown. `manual`:
+    `name` is a manual mesh axis of a shard_map body, where the result varies over it
+    (`replication.gathered`).
     """
+    gathered = _gather(value, name, size, axis, tiled)
+    return replication.gathered(gathered, name, size) if manual else gathered
+
+
+def _gather(value: ArrayType, name: str, size: Dim, axis: int | None, tiled: bool | None) -> ArrayType:
     named = tuple((n, s) for n, s in value.named if n != name)
     unknown = ArrayType(value.dtype, (), named, 0, value.named_open)
     if value.ellipsis is not None or axis is None or tiled is None:

@@ -3,7 +3,8 @@
 A value inside a shard_map body may differ between the devices along a mesh axis (it
 "varies" over it) or be the same on all of them. JAX 0.10 tracks this statically: a value
 varies over the mesh axes its arguments' in_specs split, and over `axis_index`'s axis; psum,
-pmean, pmax and pmin over an axis make it the same along it; other ops keep what their
+pmean, pmax and pmin over an axis make it the same along it; `all_gather`'s result varies over
+the gathered axis even when its argument did not (`gathered`); other ops keep what their
 inputs vary over. An out_spec must name every mesh axis its value varies over, since the
 value it does not name is taken from one device as if all held it (SC207).
 
@@ -20,6 +21,7 @@ from collections.abc import Mapping
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.partition_spec import PartitionSpec, Varying
 from shapecheck.codes import Code
+from shapecheck.dims import Dim
 from shapecheck.types import ArrayType
 
 
@@ -32,6 +34,16 @@ def vary(block: ArrayType, spec: PartitionSpec, manual: Mapping[str, int | None]
     named = dict(block.named)
     named.update((axis, manual[axis]) for axis in axes)
     return block.with_named(named)
+
+
+def gathered(value: ArrayType, axis: str, size: Dim) -> ArrayType:
+    """`lax.all_gather`'s result over the manual mesh axis `axis` (of `size`): varying over it.
+
+    Every device then holds the same data, yet JAX 0.10.2 types the result as varying over the
+    gathered axis even when the argument was invariant (`float32[4]` gathers to
+    `float32[2,4]{V:x}`), so `out_specs=P()` is refused (SC207), unlike after `psum`.
+    """
+    return value.with_named((*((n, s) for n, s in value.named if n != axis), (axis, size)))
 
 
 def settle(value: ArrayType, manual: Mapping[str, int | None]) -> tuple[ArrayType, Varying]:

@@ -34,6 +34,7 @@ class Signature:
     keyword_only: tuple[str, ...] = ()
     positional_only: int = 0
     variadic: str | None = None  # `*arrays`: every position after `positional`
+    var_keyword: str | None = None  # `**keywords`: every keyword no other parameter takes
 
     @classmethod
     def parse(cls, text: str) -> Signature:
@@ -41,8 +42,9 @@ class Signature:
         keyword_only: list[str] = []
         positional_only = 0
         variadic: str | None = None
+        var_keyword: str | None = None
         star = False
-        for part in (p.strip() for p in text.split(",")):
+        for part in _parameters(text):
             name = part.partition("=")[0].strip()
             if not name:
                 continue
@@ -50,13 +52,15 @@ class Signature:
                 positional_only = len(positional)
             elif name == "*":
                 star = True
+            elif name.startswith("**"):
+                var_keyword = name[2:]
             elif name.startswith("*"):
                 variadic, star = name[1:], True
             elif star:
                 keyword_only.append(name)
             else:
                 positional.append(name)
-        return cls(tuple(positional), tuple(keyword_only), positional_only, variadic)
+        return cls(tuple(positional), tuple(keyword_only), positional_only, variadic, var_keyword)
 
     def position(self, name: str) -> int | None:
         return self.positional.index(name) if name in self.positional else None
@@ -66,12 +70,34 @@ class Signature:
         return name in self.keyword_only or (index is not None and index >= self.positional_only)
 
     def accepts(self, name: str) -> bool:
-        return name in self.positional or name in self.keyword_only or name == self.variadic
+        return name in self.positional or name in self.keyword_only or name in (self.variadic, self.var_keyword)
+
+
+def _parameters(text: str) -> list[str]:
+    """`text` split at its top-level commas: a default may be a tuple (`pos_contract=((), ())`)."""
+    parts: list[str] = []
+    depth, start = 0, 0
+    for index, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    parts.append(text[start:])
+    return [part.strip() for part in parts]
 
 
 @dataclass(slots=True)
 class CallArgs:
-    """A call's evaluated arguments with the nodes they came from."""
+    """A call's evaluated arguments with the nodes they came from.
+
+    A library handler reads them by parameter name, through the signature its registration
+    declares (`call.arg("axis")`); only the calls of the program's own functions, and of the
+    functions a map wraps, are bound by position (`invocation`). `arg_nodes` holds one node
+    per positional argument (the whole call where a transform built the call without one).
+    """
 
     node: ast.AST
     args: list[Value] = field(default_factory=list)
@@ -84,6 +110,11 @@ class CallArgs:
     name: str = ""  # the canonical name of the API called (`jax.numpy.sum`, `method:sum`)
     written: str = ""  # the name as imported, before canonicalisation (`numpy.sum`)
     signature: Signature | None = None  # the called API's, set by its registration
+
+    def __post_init__(self) -> None:
+        missing = len(self.args) - len(self.arg_nodes)
+        if missing > 0:
+            self.arg_nodes = [*self.arg_nodes, *[self.node] * missing]
 
     # -- arguments by parameter name, through the API's declared signature
 
@@ -127,7 +158,13 @@ class CallArgs:
         assert self.signature is not None and self.signature.variadic is not None
         return self.args[len(self.signature.positional):]
 
-    # -- arguments by position and name, for handlers without a signature
+    def keywords(self) -> dict[str, Value]:
+        """The arguments a `**keywords` parameter collects: every keyword no other parameter takes."""
+        signature = self.signature
+        assert signature is not None and signature.var_keyword is not None
+        return {name: value for name, value in self.kwargs.items() if not signature.by_keyword(name)}
+
+    # -- what was called
 
     @property
     def plain_numpy(self) -> bool:
@@ -137,28 +174,6 @@ class CallArgs:
     @property
     def short_name(self) -> str:
         return self.name.rpartition(":")[2].rpartition(".")[2]
-
-    def get(self, index: int, name: str | None = None) -> Value:
-        if index < len(self.args):
-            return self.args[index]
-        return self.kwargs.get(name) if name else None
-
-    def has(self, index: int, name: str | None = None) -> bool:
-        return index < len(self.args) or (name is not None and name in self.kwargs)
-
-    def node_of(self, index: int, name: str | None = None) -> ast.AST:
-        if index < len(self.arg_nodes):
-            return self.arg_nodes[index]
-        if name and name in self.kwarg_nodes:
-            return self.kwarg_nodes[name]
-        return self.node
-
-    def expr_of(self, index: int, name: str | None = None) -> ast.expr | None:
-        if index < len(self.raw_args):
-            return self.raw_args[index]
-        if name:
-            return self.raw_kwargs.get(name)
-        return None
 
 
 Handler = Callable[["Interpreter", CallArgs, Context, Scope], Value]

@@ -21,6 +21,7 @@ from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.expressions import Expressions
 from shapecheck.analyzer.invocation import Invocation
+from shapecheck.analyzer.library import binder_callees
 from shapecheck.analyzer.literals import to_lit
 from shapecheck.analyzer.provenance import Provenance
 from shapecheck.analyzer.scope import Scope
@@ -62,7 +63,7 @@ class Interpreter(Statements, Expressions, Invocation):
     def map_axis_names(self) -> frozenset[str]:
         """Every axis name a map of this module could bind (read once, when first needed)."""
         if self._map_axis_names is None:
-            self._map_axis_names = map_axis_names(self.module)
+            self._map_axis_names = map_axis_names(self.module, binder_callees())
         return self._map_axis_names
 
     def _has_symbols(self, function: Function) -> bool:

@@ -99,7 +99,7 @@ class Invocation(InterpreterState):
             name = param.node.arg
             declared = self._param_type(param.node, function.scope)
             if index is not None and index < len(args):
-                value, node = args[index], call.node_of(index)
+                value, node = args[index], call.arg_nodes[index]
             elif name in call.kwargs:
                 value, node = call.kwargs[name], call.kwarg_nodes.get(name, call.node)
             elif param.default is not None:

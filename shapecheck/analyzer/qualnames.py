@@ -80,6 +80,16 @@ def canonical(name: str) -> str:
     return name
 
 
+def spellings(name: str) -> frozenset[str]:
+    """Every qualified name `canonical` makes `name`: itself and its aliases (`jax.P` for
+    `jax.sharding.PartitionSpec`)."""
+    found = {name}
+    for alias, target in _ALIASES:
+        if name == target or name.startswith(target + "."):
+            found.add(alias + name[len(target):])
+    return frozenset(spelled for spelled in found if canonical(spelled) == name)
+
+
 def member(name: str, module: str) -> str | None:
     """`name`'s last part when it is a direct member of `module` (after canonicalisation)."""
     name = canonical(name)

@@ -145,24 +145,20 @@ def subscripts(node: ast.expr) -> Iterator[ast.expr]:
             stack.extend((current.right, current.left))
 
 
-# Calls that bind axis names or carry them to something that does.
-_BINDERS = frozenset({
-    "xmap", "vmap", "pmap", "shard_map", "smap", "partial", "Mesh", "make_mesh", "AbstractMesh",
-    "pjit", "jit", "PartitionSpec", "P", "NamedSharding",
-})
 _NAME_KEYWORDS = frozenset({"axis_name", "spmd_axis_name", "axis_names", "in_axes", "out_axes",
                             "axis_sizes", "axis_resources"})
 
 
-def map_axis_names(module: ast.Module) -> frozenset[str]:
+def map_axis_names(module: ast.Module, binders: frozenset[str]) -> frozenset[str]:
     """The strings that could name an axis some map of `module` binds: every string literal in
-    a call of a map, a mesh or `partial` (`partial(jax.pmap, axis_name='i')`), in an axis-name
+    a call of a map, a mesh or `partial` (`partial(jax.pmap, axis_name='i')`; `binders`: their
+    callees as written, `pmap` or `P`, from the library's registrations), in an axis-name
     keyword anywhere, every string assigned to a name, alone or in a tuple, list or set
     (`BATCH = 'batch'`, `AXES = ('data', 'model')`), and string defaults of parameters. A
     superset, so that what it lacks is certainly bound by no map the module builds."""
     names: set[str] = set()
     for node in ast.walk(module):  # breadth-first and iterative: deep expressions are safe
-        if isinstance(node, ast.Call) and _callee(node.func) in _BINDERS:
+        if isinstance(node, ast.Call) and _callee(node.func) in binders:
             names.update(_strings([*node.args, *node.keywords]))
         elif isinstance(node, ast.keyword | ast.Assign | ast.AnnAssign):
             value = node.value

@@ -17,7 +17,6 @@ from shapecheck.analyzer.library import (
     elementwise,
     lax_api,
     layout_api,
-    maps,
     mesh_api,
     nn_api,
     numpy_constructors,
@@ -26,12 +25,16 @@ from shapecheck.analyzer.library import (
     reductions,
     shard_map_api,
     sharding_api,
+    transforms,
+    vmap_api,
+    xmap_api,
 )
 from shapecheck.analyzer.library.registry import Caller, Registry
+from shapecheck.analyzer.qualnames import spellings
 
 REGISTRIES: tuple[Registry, ...] = tuple(module.REGISTRY for module in (
-    builtins_api, lax_api, maps, mesh_api, nn_api, numpy_constructors, random_api, elementwise,
-    reductions, contractions, layout_api, array_attributes, operators, sharding_api,
+    builtins_api, lax_api, transforms, xmap_api, vmap_api, mesh_api, nn_api, numpy_constructors, random_api,
+    elementwise, reductions, contractions, layout_api, array_attributes, operators, sharding_api,
     shard_map_api,
 ))
 
@@ -46,6 +49,14 @@ def callers() -> dict[type, Caller]:
 def takes_functions() -> frozenset[str]:
     """The APIs whose imported arguments are loaded before the call (`Registry.handles`)."""
     return frozenset(name for registry in REGISTRIES for name in registry.takes_functions)
+
+
+@cache
+def binder_callees() -> frozenset[str]:
+    """The APIs that bind axis names or carry them (`Registry.handles(binds_names=True)`), as a
+    call may name them without its imports: each one's last part, and its aliases' (`P`)."""
+    return frozenset(spelled.rpartition(".")[2] for registry in REGISTRIES for name in registry.binders
+                     for spelled in spellings(name))
 
 
 @cache

@@ -51,51 +51,57 @@ def shape_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
     return Seq(tuple(Const(d) if isinstance(d, int) else None for d in dims))
 
 
-@REGISTRY.handles("attr:shape")
+# An attribute is read as a call of one parameter, the array it is read from.
+@REGISTRY.handles("attr:shape", signature="a")
 def shape_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0]
+    value = call.arg("a")
     if isinstance(value, ArrayType) and value.ellipsis is None:
         return Seq(tuple(Const(d) if isinstance(d, int) else SymSize(d) if isinstance(d, Sym) else None
                          for d in value.dims))
     return None
 
 
-@REGISTRY.handles("attr:ndim")
+@REGISTRY.handles("attr:ndim", signature="a")
 def ndim_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0]
+    value = call.arg("a")
     return Const(len(value.dims)) if isinstance(value, ArrayType) and value.ellipsis is None else None
 
 
-@REGISTRY.handles("attr:size")
+@REGISTRY.handles("attr:size", signature="a")
 def size_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0]
+    value = call.arg("a")
     if isinstance(value, ArrayType) and value.ellipsis is None:
         total = product(value.dims)
         return Const(total) if total is not None else None
     return None
 
 
-@REGISTRY.handles("attr:dtype")
+@REGISTRY.handles("attr:dtype", signature="a")
 def dtype_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0]
+    value = call.arg("a")
     return DType(value.dtype) if isinstance(value, ArrayType) and value.dtype else None
 
 
-@REGISTRY.handles("attr:at")
+@REGISTRY.handles("attr:at", signature="a")
 def at_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0]
+    value = call.arg("a")
     return AtIndexer(value) if isinstance(value, ArrayType) else None
 
 
-@REGISTRY.handles(*(f"method:at.{name}" for name in ("set", "add", "multiply", "divide", "power", "min", "max",
-                                            "apply")))
+_AT_OPTIONS = "indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None, wrap_negative_indices=True"
+
+
+# `x.at[i].set(v)`: the array `x` is the method's receiver, its first parameter.
+@REGISTRY.handles(*(f"method:at.{name}" for name in ("set", "add", "multiply", "divide", "power", "min", "max")),
+                  signature=f"a, values, *, {_AT_OPTIONS}")
+@REGISTRY.handles("method:at.apply", signature=f"a, func, *, {_AT_OPTIONS}")
 def at_update(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return call.args[0]
+    return call.arg("a")
 
 
-@REGISTRY.handles("attr:real", "attr:imag")
+@REGISTRY.handles("attr:real", "attr:imag", signature="a")
 def same_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return call.args[0]
+    return call.arg("a")
 
 
 @REGISTRY.handles("method:astype", signature="a, dtype, copy=False, device=None")
@@ -106,7 +112,9 @@ def astype(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     return value.with_dtype(dtype_arg(call.arg("dtype")))
 
 
-@REGISTRY.handles("method:copy", "method:block_until_ready", "method:conj", "method:conjugate", "method:round",
-         "method:clip", "method:sort")
+@REGISTRY.handles("method:copy", "method:block_until_ready", "method:conj", "method:conjugate", signature="a")
+@REGISTRY.handles("method:round", signature="a, decimals=0, out=None")
+@REGISTRY.handles("method:clip", signature="a, min=None, max=None")
+@REGISTRY.handles("method:sort", signature="a, axis=-1, *, kind=None, order=None, stable=True, descending=False")
 def same_method(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return call.args[0]
+    return call.arg("a")

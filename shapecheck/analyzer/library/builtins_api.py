@@ -20,9 +20,9 @@ REGISTRY = Registry()  # what this module handles; collected by `library.handler
 _MAX_RANGE = 64  # longer ranges are loops, not shapes: not worth tracking element by element
 
 
-@REGISTRY.handles("builtins.len")
+@REGISTRY.handles("builtins.len", signature="obj, /")
 def length(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.get(0)
+    value = call.arg("obj")
     if isinstance(value, Seq):
         return Const(len(value.items))
     if isinstance(value, ArrayType) and value.ellipsis is None and value.dims:
@@ -33,9 +33,10 @@ def length(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     return None
 
 
-@REGISTRY.handles("builtins.range")
+# `range(stop)` or `range(start, stop[, step])`: the bounds are read as they come.
+@REGISTRY.handles("builtins.range", signature="*bounds")
 def range_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    bounds = [as_int(arg) for arg in call.args]
+    bounds = [as_int(arg) for arg in call.rest()]
     if not bounds or any(b is None for b in bounds) or call.kwargs or (bounds[-1] == 0 and len(bounds) == 3):
         return None
     values = range(*[b for b in bounds if b is not None])
@@ -44,31 +45,31 @@ def range_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     return Seq(tuple(Const(v) for v in values), True)
 
 
-@REGISTRY.handles("builtins.tuple", "builtins.list")
+@REGISTRY.handles("builtins.tuple", "builtins.list", signature="iterable=(), /")
 def sequence(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.get(0)
-    if not call.args:
+    value = call.arg("iterable")
+    if not call.given("iterable"):
         return Seq((), call.short_name == "list")
     if isinstance(value, Seq):
         return Seq(value.items, call.short_name == "list")
     return None
 
 
-@REGISTRY.handles("builtins.reversed")
+@REGISTRY.handles("builtins.reversed", signature="sequence, /")
 def reversed_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.get(0)
+    value = call.arg("sequence")
     return Seq(value.items[::-1], True) if isinstance(value, Seq) else None
 
 
-@REGISTRY.handles("builtins.int")
+@REGISTRY.handles("builtins.int", signature="x=0, /, base=10")
 def int_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = as_int(call.get(0))
+    value = as_int(call.arg("x"))
     return Const(value) if value is not None else None
 
 
-@REGISTRY.handles("builtins.min", "builtins.max")
+@REGISTRY.handles("builtins.min", "builtins.max", signature="*args, key=None, default=None")
 def extreme(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    numbers = [as_int(arg) for arg in call.args]
+    numbers = [as_int(arg) for arg in call.rest()]
     if len(numbers) < 2 or any(n is None for n in numbers) or call.kwargs:
         return None
     known = [n for n in numbers if n is not None]
@@ -80,12 +81,12 @@ _BUILTIN_TYPES = {"list": Seq, "tuple": Seq, "dict": Dict, "int": Const, "float"
 _ARRAY_TYPES = ("ndarray", "Array", "ArrayImpl", "generic")
 
 
-@REGISTRY.handles("builtins.isinstance")
+@REGISTRY.handles("builtins.isinstance", signature="obj, class_or_tuple, /")
 def isinstance_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """What `isinstance` certainly answers for an array or a literal container; guards such as
     `isinstance(t, list | tuple) and len(t)` then decide which branch runs."""
-    value = call.get(0)
-    names = _class_names(call.expr_of(1))
+    value = call.arg("obj")
+    names = _class_names(call.arg_expr("class_or_tuple"))
     if value is None or names is None:
         return None
     if isinstance(value, ArrayType):
@@ -117,6 +118,6 @@ def _class_names(node: ast.expr | None) -> list[str] | None:
     return None
 
 
-@REGISTRY.handles("builtins.print")
+@REGISTRY.handles("builtins.print", signature="*args, sep=' ', end='\\n', file=None, flush=False")
 def print_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return Const(None)

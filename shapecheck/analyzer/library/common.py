@@ -110,6 +110,17 @@ def axis_names(value: int | str | tuple[int | str, ...] | bool | None) -> list[s
     return []
 
 
+def argnums(value: Value) -> tuple[int, ...] | None:
+    """An argnums argument (`grad`'s, pmap's static ones): an int or a sequence of ints."""
+    number = as_int(value)
+    if number is not None:
+        return (number,)
+    if isinstance(value, Seq):
+        numbers = [as_int(item) for item in value.items]
+        return None if None in numbers else tuple(n for n in numbers if n is not None)
+    return None
+
+
 def dtype_arg(value: Value) -> str | None:
     if isinstance(value, DType):
         return value.name
@@ -124,14 +135,10 @@ def requested_dtype(call: CallArgs, parameter: str = "dtype") -> str | Literal[F
     """A `dtype=` argument: a dtype name, None where it cannot be read (a user's dtype object),
     False when not given (or given as None)."""
     signature = call.signature
-    if signature is None:
-        if parameter not in call.kwargs:  # a handler without a signature: by keyword only
-            return False
-        value = call.kwargs[parameter]
-    elif signature.accepts(parameter) and call.given(parameter):
-        value = call.arg(parameter)
-    else:
+    assert signature is not None, f"{call.name} is registered without a signature"
+    if not (signature.accepts(parameter) and call.given(parameter)):
         return False
+    value = call.arg(parameter)
     if value == Const(None):
         return False
     return dtype_arg(value)  # None for a value the checker cannot read

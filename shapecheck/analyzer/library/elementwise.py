@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,7 @@ UNARY = (
     "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor", "ceil", "rint",
     "round", "around", "trunc", "fix", "conj", "conjugate", "real", "imag", "angle", "deg2rad",
     "rad2deg", "degrees", "radians", "nan_to_num", "sinc", "i0", "invert", "bitwise_not",
-    "fabs", "spacing", "flip", "fliplr", "flipud", "roll", "sort", "cumsum_", "exp_",
+    "fabs", "spacing", "fliplr", "flipud",
 )
 PREDICATES = ("isnan", "isinf", "isfinite", "logical_not", "signbit", "isneginf", "isposinf")
 BINARY = (
@@ -50,52 +51,68 @@ COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_e
 SPECIAL = ("erf", "erfc", "erfinv", "expit", "logit", "gammaln", "digamma", "ndtr", "ndtri",
            "log_ndtr", "xlogy", "xlog1py", "entr")
 LAX_ELEMENTWISE = ("exp", "log", "tanh", "logistic", "rsqrt", "sqrt", "neg", "abs", "sign", "floor",
-                   "ceil", "round", "sin", "cos", "erf", "stop_gradient", "square", "integer_pow",
+                   "ceil", "round", "sin", "cos", "erf", "stop_gradient", "square",
                    "add", "sub", "mul", "div", "max", "min", "pow", "atan2", "eq", "ne", "lt", "le",
-                   "gt", "ge", "select", "convert_element_type", "expm1", "log1p", "cbrt",
+                   "gt", "ge", "select", "expm1", "log1p", "cbrt",
                    "reduce_precision", "clamp")
 
 
-def elementwise(interp: Interpreter, call: CallArgs) -> Value:
-    arrays = [array(v) for v in call.args]
+def elementwise(interp: Interpreter, call: CallArgs, operands: Sequence[Value]) -> Value:
+    """`operands` (the call's arrays and numbers) broadcast together, with the function's dtype rule."""
+    arrays = [array(v) for v in operands]
     known = [a for a in arrays if a is not None]
     # The dtype by the function's rule (`jnp.sqrt` of ints is a float, `jnp.greater` a bool).
     dtype = function(call.short_name, [Typed(a.dtype, a.weak) for a in known])
     if call.plain_numpy:
         dtype = UNKNOWN  # NumPy's own rules (np.sqrt of int32 is float64)
-    if not any(isinstance(v, ArrayType) for v in call.args):
+    if not any(isinstance(v, ArrayType) for v in operands):
         # jnp.sqrt(64): Python numbers in, a 0-d array out.
-        if call.args and all(a is not None for a in arrays) and not call.kwargs:
+        if operands and all(a is not None for a in arrays) and not call.kwargs:
             return ArrayType(dtype.dtype, (), weak=dtype.weak)
         return None
     if any(a is None for a in arrays) or call.opaque:
-        partner = next(v for v in call.args if isinstance(v, ArrayType))
+        partner = next(v for v in operands if isinstance(v, ArrayType))
         return unknown_partner(partner)
     outcome = algebra_broadcast.broadcast(known, labels(call))
     return replace(finish(interp, outcome, call), dtype=dtype.dtype, weak=dtype.weak)
 
 
+# Elementwise functions broadcast every positional operand (`jnp.where(c, x, y)`,
+# `lax.clamp(lo, x, hi)`): one signature for all, whose operands the handler reads together.
 @REGISTRY.handles(*each(JNP, *UNARY), *each(JNP, *BINARY), *each("jax.scipy.special", *SPECIAL),
-         *each("jax.lax", *LAX_ELEMENTWISE), "jax.numpy.fft.fftshift")
+                  *each("jax.lax", *LAX_ELEMENTWISE), "jax.numpy.fft.fftshift", signature="*operands")
 def elementwise_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    name = call.short_name
-    if name == "where" and len(call.args) == 1:
+    if call.short_name == "where" and len(call.rest()) == 1:
         return None  # the one-argument form returns indices
-    if name == "clamp":
-        # lax.clamp(min, x, max): the array is in the middle
-        return elementwise(interp, call)
-    if name == "convert_element_type":
-        value = call.get(0)
-        return value.with_dtype(dtype_arg(call.get(1, "new_dtype"))) if isinstance(value, ArrayType) else None
-    if name in ("integer_pow", "roll", "flip"):
-        value = call.get(0)
-        return value if isinstance(value, ArrayType) else None
-    if name in ("sort",):
-        value = call.get(0)
-        return value if isinstance(value, ArrayType) else None
-    return elementwise(interp, call)
+    return elementwise(interp, call, call.rest())
 
 
-@REGISTRY.handles(*each(JNP, *PREDICATES), *each(JNP, *COMPARISONS))
+@REGISTRY.handles(*each(JNP, *PREDICATES), *each(JNP, *COMPARISONS), signature="*operands")
 def predicate(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return elementwise(interp, call)
+    return elementwise(interp, call, call.rest())
+
+
+@REGISTRY.handles("jax.lax.convert_element_type", signature="operand, new_dtype")
+def convert_element_type(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.arg("operand")
+    return value.with_dtype(dtype_arg(call.arg("new_dtype"))) if isinstance(value, ArrayType) else None
+
+
+# Functions that move or combine an array's elements but keep its shape and dtype.
+@REGISTRY.handles(f"{JNP}.roll", signature="a, shift, axis=None")
+@REGISTRY.handles(f"{JNP}.sort", signature="a, axis=-1, *, kind=None, order=None, stable=True, descending=False")
+def same_shape(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.arg("a")
+    return value if isinstance(value, ArrayType) else None
+
+
+@REGISTRY.handles(f"{JNP}.flip", signature="m, axis=None")
+def flip(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.arg("m")
+    return value if isinstance(value, ArrayType) else None
+
+
+@REGISTRY.handles("jax.lax.integer_pow", signature="x, y")
+def integer_pow(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.arg("x")
+    return value if isinstance(value, ArrayType) else None

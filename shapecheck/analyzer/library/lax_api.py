@@ -28,19 +28,20 @@ if TYPE_CHECKING:
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 
-def _names(interp: Interpreter, call: CallArgs, ctx: Context, index: int, what: str) -> tuple[int | str, ...] | None:
-    value = axes(call.get(index, "axis_name"))
+def _names(interp: Interpreter, call: CallArgs, ctx: Context, what: str) -> tuple[int | str, ...] | None:
+    """The call's `axis_name` (names, and positional ints among them), each checked bound (SC202)."""
+    value = axes(call.arg("axis_name"))
     if value is False or value is None or isinstance(value, bool):
         return None
-    check_bound(interp, axis_names(value), call, ctx, call.node_of(index, "axis_name"), what)
+    check_bound(interp, axis_names(value), call, ctx, call.arg_node("axis_name"), what)
     return value if isinstance(value, tuple) else (value,)
 
 
-@REGISTRY.handles(*each(LAX, "psum", "pmean", "pmax", "pmin"))
+@REGISTRY.handles(*each(LAX, "psum", "pmean", "pmax", "pmin"), signature="x, axis_name, *, axis_index_groups=None")
 def collective(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     what = f"lax.{call.short_name}"
-    names = _names(interp, call, ctx, 1, what)
-    value = call.get(0, "x")
+    names = _names(interp, call, ctx, what)
+    value = call.arg("x")
     if names is None:
         return None
     if isinstance(value, Const) and value.is_int and call.short_name == "psum":
@@ -61,13 +62,14 @@ def _reduce_tree(interp: Interpreter, call: CallArgs, value: Value, names: tuple
     return None
 
 
-@REGISTRY.handles(f"{LAX}.pdot")
+# Removed from JAX (the runtime keeps it); its parameters as JAX 0.4 wrote them.
+@REGISTRY.handles(f"{LAX}.pdot", signature="x, y, axis_name, pos_contract=((), ()), pos_batch=((), ()), precision=None")
 def pdot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    x, y = call.get(0, "x"), call.get(1, "y")
-    names = _names(interp, call, ctx, 2, "lax.pdot")
+    x, y = call.arg("x"), call.arg("y")
+    names = _names(interp, call, ctx, "lax.pdot")
     if not (isinstance(x, ArrayType) and isinstance(y, ArrayType)) or names is None:
         return None
-    outcome = collectives.pdot(x, y, names, _pairs(call.get(3, "pos_contract")), _pairs(call.get(4, "pos_batch")),
+    outcome = collectives.pdot(x, y, names, _pairs(call.arg("pos_contract")), _pairs(call.arg("pos_batch")),
                                labels(call, 2))
     interp.reporter.problems(outcome.problems, call.node, call.arg_nodes)
     return outcome.type
@@ -86,43 +88,43 @@ def _pairs(value: Value) -> tuple[list[int], list[int]] | None:
     return None
 
 
-@REGISTRY.handles(f"{LAX}.all_gather")
+@REGISTRY.handles(f"{LAX}.all_gather",
+                  signature="x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to='varying'")
 def all_gather(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    names = _names(interp, call, ctx, 1, "lax.all_gather")
-    value = call.get(0, "x")
+    names = _names(interp, call, ctx, "lax.all_gather")
+    value = call.arg("x")
     if not isinstance(value, ArrayType) or names is None or len(names) != 1 or not isinstance(names[0], str):
         return None
     name = names[0]
     size = value.named_dict.get(name, ctx.size_of(name))
-    gathered = collectives.all_gather(value, name, size, as_int(call.kwargs.get("axis", Const(0))),
-                                      flag(call.kwargs.get("tiled", Const(False)), False))
-    if name in ctx.manual:
-        # In a shard_map body JAX types the gathered value as varying over the mesh axis, even
-        # gathered from an invariant one: every device holds the same data, yet out_specs=P()
-        # is refused (SC207), unlike after psum.
-        return gathered.with_named((*gathered.named, (name, size)))
-    return gathered
+    axis = call.arg("axis") if call.given("axis") else Const(0)
+    tiled = call.arg("tiled") if call.given("tiled") else Const(False)
+    return collectives.all_gather(value, name, size, as_int(axis), flag(tiled, False), manual=name in ctx.manual)
 
 
-@REGISTRY.handles(f"{LAX}.axis_index")
+@REGISTRY.handles(f"{LAX}.axis_index", signature="axis_name")
 def axis_index(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    names = _names(interp, call, ctx, 0, "lax.axis_index")
+    names = _names(interp, call, ctx, "lax.axis_index")
     if names is None or len(names) != 1 or not isinstance(names[0], str):
         return None
     return ArrayType("i32", (), ((names[0], ctx.size_of(names[0])),))
 
 
-@REGISTRY.handles(*each(LAX, "ppermute", "pshuffle", "pswapaxes"))
+@REGISTRY.handles(*each(LAX, "ppermute", "pshuffle"), signature="x, axis_name, perm")
+@REGISTRY.handles(f"{LAX}.pswapaxes", signature="x, axis_name, axis, *, axis_index_groups=None")
 def permute(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    _names(interp, call, ctx, 1, f"lax.{call.short_name}")
-    value = call.get(0, "x")
+    _names(interp, call, ctx, f"lax.{call.short_name}")
+    value = call.arg("x")
     return value if isinstance(value, ArrayType) else None
 
 
-@REGISTRY.handles(*each(LAX, "psum_scatter", "all_to_all"))
+@REGISTRY.handles(f"{LAX}.psum_scatter",
+                  signature="x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False")
+@REGISTRY.handles(f"{LAX}.all_to_all",
+                  signature="x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False")
 def scatter(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    names = _names(interp, call, ctx, 1, f"lax.{call.short_name}")
-    value = call.get(0, "x")
+    names = _names(interp, call, ctx, f"lax.{call.short_name}")
+    value = call.arg("x")
     if not isinstance(value, ArrayType) or names is None:
         return None
     named = dict(value.named)

@@ -71,15 +71,15 @@ def transpose(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     return finish(interp, layout.transpose(value, [int(d) for d in dims if isinstance(d, int)]), call)
 
 
-@REGISTRY.handles("attr:T")
+@REGISTRY.handles("attr:T", signature="a")
 def transpose_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0]
+    value = call.arg("a")
     return finish(interp, layout.transpose(value), call) if isinstance(value, ArrayType) else None
 
 
-@REGISTRY.handles("attr:mT")
+@REGISTRY.handles("attr:mT", signature="a")
 def matrix_transpose(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.args[0]
+    value = call.arg("a")
     if isinstance(value, ArrayType) and value.ellipsis is None and len(value.dims) >= 2:
         return finish(interp, layout.swapaxes(value, -1, -2), call)
     return None

@@ -19,6 +19,7 @@ from shapecheck.analyzer.qualnames import (
 )
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Devices, Mesh, MeshContext, Seq, Value, as_str
+from shapecheck.dims import Dim
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 
-@REGISTRY.handles(DEVICES, LOCAL_DEVICES)
+@REGISTRY.handles(DEVICES, signature="backend=None")
+@REGISTRY.handles(LOCAL_DEVICES, signature="process_index=None, backend=None, host_id=None")
 def devices(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return Devices(None)
 
@@ -41,25 +43,30 @@ def _names(value: Value) -> tuple[str, ...] | None:
     return None
 
 
-@REGISTRY.handles(MESH)
+@REGISTRY.handles(MESH, signature="devices, axis_names, axis_types=None", binds_names=True)
 def mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    grid = call.get(0, "devices")
-    names = _names(call.get(1, "axis_names"))
-    if names is None:
-        return None
+    grid = call.arg("devices")
     if isinstance(grid, Devices):
         grid = ArrayType(None, (grid.count,))
-    if not isinstance(grid, ArrayType) or grid.ellipsis is not None or len(grid.dims) != len(names):
-        return Mesh(tuple((name, None) for name in names))
-    return Mesh(tuple((name, size if isinstance(size, int) else None)
-                      for name, size in zip(names, grid.dims, strict=True)))
+    if not isinstance(grid, ArrayType) or grid.ellipsis is not None:
+        return _mesh(None, _names(call.arg("axis_names")))
+    return _mesh(grid.dims, _names(call.arg("axis_names")))
 
 
-@REGISTRY.handles(MAKE_MESH, ABSTRACT_MESH)
+@REGISTRY.handles(MAKE_MESH, signature="axis_shapes, axis_names, axis_types=None, *, devices=None", binds_names=True)
 def make_mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    # `AbstractMesh(axis_sizes, axis_names)`: a mesh without devices, the same to shapes.
-    sizes = shape(call.get(0, "axis_sizes" if call.name == ABSTRACT_MESH else "axis_shapes"))
-    names = _names(call.get(1, "axis_names"))
+    return _mesh(shape(call.arg("axis_shapes")), _names(call.arg("axis_names")))
+
+
+@REGISTRY.handles(ABSTRACT_MESH, signature="axis_sizes, axis_names, axis_types=None, *, abstract_device=None",
+                  binds_names=True)
+def abstract_mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    # A mesh without devices, the same to shapes.
+    return _mesh(shape(call.arg("axis_sizes")), _names(call.arg("axis_names")))
+
+
+def _mesh(sizes: tuple[Dim, ...] | None, names: tuple[str, ...] | None) -> Value:
+    """A mesh of these axis names, with these sizes where they are known and as many."""
     if names is None:
         return None
     if sizes is None or len(sizes) != len(names):
@@ -68,13 +75,14 @@ def make_mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
                       for name, size in zip(names, sizes, strict=True)))
 
 
-@REGISTRY.handles("jax.experimental.mesh_utils.create_device_mesh")
+@REGISTRY.handles("jax.experimental.mesh_utils.create_device_mesh",
+                  signature="mesh_shape, devices=None, *, contiguous_submeshes=False, allow_split_physical_axes=False")
 def device_mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    dims = shape(call.get(0, "mesh_shape"))
+    dims = shape(call.arg("mesh_shape"))
     return ArrayType(None, dims) if dims is not None else None
 
 
-@REGISTRY.handles(SET_MESH, USE_MESH)
+@REGISTRY.handles(SET_MESH, USE_MESH, signature="mesh")
 def set_mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.get(0, "mesh")
+    value = call.arg("mesh")
     return MeshContext(value) if isinstance(value, Mesh) else None

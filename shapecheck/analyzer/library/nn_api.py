@@ -33,7 +33,7 @@ ACTIVATIONS = ("relu", "relu6", "sigmoid", "softplus", "soft_sign", "silu", "swi
 def activation(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.arg("x")
     if not isinstance(value, ArrayType):
-        return elementwise(interp, call)
+        return elementwise(interp, call, [value, *call.rest()])
     dtype = function(call.short_name, [Typed(value.dtype, value.weak)])  # sigmoid of ints is a float
     return replace(value, dtype=dtype.dtype, weak=dtype.weak)
 

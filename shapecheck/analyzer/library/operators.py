@@ -47,8 +47,12 @@ _FUNCTIONS: dict[type[ast.operator | ast.cmpop], str] = {
 }
 
 
+# An operator is read as a call of its operands: `a + b` is `operator:Add(a, b)`.
+_BINARY = "left, right, /"
+
+
 def arithmetic(interp: Interpreter, call: CallArgs, operator: type[ast.operator | ast.cmpop]) -> Value:
-    left, right = call.args
+    left, right = call.arg("left"), call.arg("right")
     a, b = array(left), array(right)
     if isinstance(left, ArrayType) or isinstance(right, ArrayType):
         if a is None or b is None:
@@ -72,7 +76,7 @@ def arithmetic(interp: Interpreter, call: CallArgs, operator: type[ast.operator 
 def _binary(operator: type[ast.operator]) -> None:
     # Keyed by the class's name: the interpreter looks up `operator:{type(node.op).__name__}`
     # for a binary operation and an augmented assignment alike.
-    @REGISTRY.handles(f"operator:{operator.__name__}")
+    @REGISTRY.handles(f"operator:{operator.__name__}", signature=_BINARY)
     def handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
         return arithmetic(interp, call, operator)
 
@@ -82,24 +86,25 @@ for _operator in (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, as
     _binary(_operator)
 
 
-@REGISTRY.handles("operator:Comparison")
+@REGISTRY.handles("operator:Comparison", signature=_BINARY)
 def comparison(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return arithmetic(interp, call, ast.cmpop)
 
 
-@REGISTRY.handles("operator:MatMult")
+@REGISTRY.handles("operator:MatMult", signature=_BINARY)
 def matmul_operator(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    left, right = call.args
+    left, right = call.arg("left"), call.arg("right")
     if isinstance(left, ArrayType) and isinstance(right, ArrayType):
         return finish(interp, linalg.matmul(left, right, labels(call)), call)
     return None
 
 
-@REGISTRY.handles("operator:Subscript")
+# `x[...]`: the indexed value; the index is read from the node, part by part.
+@REGISTRY.handles("operator:Subscript", signature="value, /")
 def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     node = call.node
     assert isinstance(node, ast.Subscript)
-    base = call.args[0]
+    base = call.arg("value")
     items: list[layout.IndexItem] = []
     raw: list[Value] = []
     # `x[a, b]` (and `x[(a, b)]`, the same index to NumPy) holds a tuple; `x[a]` the index itself.

@@ -24,33 +24,42 @@ class Registry:
     registered into a global by importing a module.
     """
 
-    __slots__ = ("callers", "functions", "methods", "takes_functions")
+    __slots__ = ("binders", "callers", "functions", "methods", "signatures", "takes_functions")
 
     def __init__(self) -> None:
         self.functions: dict[str, Handler] = {}
         self.methods: dict[str, Handler] = {}
+        self.signatures: dict[str, Signature] = {}
         self.callers: dict[type, Caller] = {}
         self.takes_functions: set[str] = set()
+        self.binders: set[str] = set()
 
-    def handles(self, *names: str, signature: str | None = None,
-                takes_functions: bool = False) -> Callable[[Handler], Handler]:
+    def handles(self, *names: str, signature: str, takes_functions: bool = False,
+                binds_names: bool = False) -> Callable[[Handler], Handler]:
         """Register a handler for qualified names (`jax.numpy.sum`) or keys like `method:sum`.
 
-        With `signature` (the APIs' parameters as their docs write them; a method's receiver is
-        its first parameter) the handler reads arguments by parameter name: `call.arg("axis")`.
+        `signature` is the APIs' parameters as their docs write them (a method's or an
+        attribute's receiver is its first parameter): the handler reads each argument by
+        parameter name, `call.arg("axis")`, and a position is written only here.
         `takes_functions`: the API is given functions and specs that may be imported from
         another module (`jax.vmap(model.apply, in_axes=model.AXES)`), so the interpreter loads
         what its arguments name before the call, where other calls leave imports unresolved.
+        `binds_names`: the API binds axis names, or carries names to one that does (a map, a
+        mesh, a PartitionSpec, `partial`): a string written in its call may name an axis a map
+        binds (`walk.map_axis_names`).
         """
-        declared = Signature.parse(signature) if signature is not None else None
+        declared = Signature.parse(signature)
 
         def register(handler: Handler) -> Handler:
-            bound = handler if declared is None else _binding(handler, declared)
+            bound = _binding(handler, declared)
             for name in names:
                 table = self.methods if name.startswith(("method:", "attr:")) else self.functions
                 table[name] = bound
+                self.signatures[name] = declared
                 if takes_functions:
                     self.takes_functions.add(name)
+                if binds_names:
+                    self.binders.add(name)
             return handler
 
         return register

@@ -67,35 +67,36 @@ _VALUE_CODES: Final = frozenset({Code.AXIS_OUT_OF_RANGE, Code.MESH_INDIVISIBLE})
 # ---------------------------------------------------------------- building
 
 
-@REGISTRY.handles(SHARD_MAP, EXPERIMENTAL_SHARD_MAP, takes_functions=True)
+@REGISTRY.handles(SHARD_MAP, signature="f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(), "
+                  "check_vma=True", takes_functions=True, binds_names=True)
 def shard_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if call.opaque:
         return None
-    experimental = call.name == EXPERIMENTAL_SHARD_MAP
-    fun = call.get(0, "f")
-    if not call.args and "f" not in call.kwargs:
+    if not call.given("f"):
         # `@jax.shard_map(mesh=..., in_specs=..., out_specs=...)`: the decorator it returns.
-        return None if experimental else Partial(Qual(SHARD_MAP), (), tuple(call.kwargs.items()))
-    # The experimental function takes its options by position too; jax.shard_map by keyword only.
-    def option(index: int, name: str) -> Value:
-        return call.get(index, name) if experimental else call.kwargs.get(name)
+        return Partial(Qual(SHARD_MAP), (), tuple(call.kwargs.items()))
+    manual = _axis_names(call.arg("axis_names"), call.arg_expr("axis_names")) if call.given("axis_names") \
+        else frozenset()
+    return _build(interp, call, manual, flag(call.arg("check_vma"), True) if call.given("check_vma") else True)
 
-    def option_node(index: int, name: str) -> ast.AST:
-        return call.node_of(index, name) if experimental else call.kwarg_nodes.get(name, call.node)
 
-    mesh_given = call.has(1, "mesh") if experimental else "mesh" in call.kwargs
-    mesh = resolved(interp, option(1, "mesh"))
-    if experimental:
-        vma = flag(call.get(4, "check_rep"), True) if call.has(4, "check_rep") else True
-    else:
-        vma = flag(call.kwargs["check_vma"], True) if "check_vma" in call.kwargs else True
-    manual = _axis_names(call.kwargs.get("axis_names"), call.raw_kwargs.get("axis_names")) \
-        if "axis_names" in call.kwargs else frozenset()
+# Deprecated since JAX 0.8, it takes its options by position too, and calls check_vma check_rep.
+@REGISTRY.handles(EXPERIMENTAL_SHARD_MAP, signature="f, mesh, in_specs, out_specs, check_rep=True",
+                  takes_functions=True, binds_names=True)
+def experimental_shard_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if call.opaque or not call.given("f"):
+        return None
+    return _build(interp, call, frozenset(), flag(call.arg("check_rep"), True) if call.given("check_rep") else True)
+
+
+def _build(interp: Interpreter, call: CallArgs, manual: frozenset[str] | None, vma: bool | None) -> ShardMap:
+    """The shard_mapped function; the faults of its specs on its mesh are reported here."""
+    mesh = resolved(interp, call.arg("mesh"))
     built = ShardMap(
-        fun, mesh if isinstance(mesh, Mesh) else None, mesh_given, resolved(interp, option(2, "in_specs")),
-        resolved(interp, option(3, "out_specs")),
-        manual, vma, call.node, option_node(2, "in_specs"), option_node(3, "out_specs"))
-    if mesh_given:
+        call.arg("f"), mesh if isinstance(mesh, Mesh) else None, call.given("mesh"),
+        resolved(interp, call.arg("in_specs")), resolved(interp, call.arg("out_specs")),
+        manual, vma, call.node, call.arg_node("in_specs"), call.arg_node("out_specs"))
+    if built.mesh_given:
         # The specs' own faults hold whatever is passed: reported once, at the spec, even
         # when the function is never called here.
         axes = mesh_axes(built.mesh)
@@ -198,7 +199,7 @@ def _split_arguments(interp: Interpreter, site: _Site, call: CallArgs) -> list[V
         argument = label(arg_labels, index)  # a call built by a transform may lack some nodes
         what = f"argument {argument} of {site.name} (in_specs[{index}])" if isinstance(specs, Seq) \
             else f"argument {argument} of {site.name}"
-        split, faulty = _split(interp, site, entry, arg, what, call.node_of(index))
+        split, faulty = _split(interp, site, entry, arg, what, call.arg_nodes[index])
         refused |= faulty
         body_args.append(split)
     return None if refused else body_args

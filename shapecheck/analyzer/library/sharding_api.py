@@ -73,14 +73,15 @@ REGISTRY = Registry()  # what this module handles; collected by `library.handler
 # ---------------------------------------------------------------- specs and shardings
 
 
-@REGISTRY.handles(PARTITION_SPEC)
+@REGISTRY.handles(PARTITION_SPEC, signature="*partitions, unreduced=frozenset(), reduced=frozenset()",
+                  binds_names=True)
 def partition_spec(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if call.opaque:
         return None  # `P(*axes)` not expanded: not even its length is known
-    return read_spec(call.args, call.node, interp.module_name)
+    return read_spec(call.rest(), call.node, interp.module_name)
 
 
-@REGISTRY.handles(NAMED_SHARDING, signature="mesh, spec, *, memory_kind=None")
+@REGISTRY.handles(NAMED_SHARDING, signature="mesh, spec, *, memory_kind=None", binds_names=True)
 def named_sharding(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     spec = resolved(interp, call.arg("spec"))
     if not isinstance(spec, Spec):
@@ -245,8 +246,8 @@ _JIT_OPTIONS: Final = ("in_shardings=None, out_shardings=None, static_argnums=No
                        "backend=None, inline=False, compiler_options=None")
 
 
-@REGISTRY.handles(JIT, signature=f"fun, /, *, {_JIT_OPTIONS}", takes_functions=True)
-@REGISTRY.handles(PJIT, signature=f"fun, {_JIT_OPTIONS}", takes_functions=True)
+@REGISTRY.handles(JIT, signature=f"fun, /, *, {_JIT_OPTIONS}", takes_functions=True, binds_names=True)
+@REGISTRY.handles(PJIT, signature=f"fun, {_JIT_OPTIONS}", takes_functions=True, binds_names=True)
 def jit(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     fun = call.arg("fun")
     if not isinstance(fun, Function | Partial | Xmap | Vmap | Jitted | Qual | ShardMap):
@@ -312,7 +313,7 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
         arg_labels = labels(call)
         for number, (index, entry) in enumerate(zip(dynamic, entries, strict=False)):
             what = f"argument {arg_labels[index]} of {name} (in_shardings[{number}])"
-            refused |= _place(interp, entry, call.args[index], what, call.node_of(index), ctx, _Rules())
+            refused |= _place(interp, entry, call.args[index], what, call.arg_nodes[index], ctx, _Rules())
     # JAX stops at the first argument it refuses: the result is never computed.
     if jitted.out_shardings is not None and not refused:
         _place(interp, jitted.out_shardings, result, f"the result of {name}", call.node, ctx, _Rules())

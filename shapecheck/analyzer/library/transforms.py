@@ -1,0 +1,128 @@
+"""Transforms that keep a function's meaning: `functools.partial`, `checkpoint` and friends, and
+`grad`/`value_and_grad`, whose gradients have their arguments' shapes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from shapecheck.algebra.axis_mapping import ValueTree
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library.common import argnums, flag
+from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.library.trees import to_value, value_tree
+from shapecheck.analyzer.qualnames import PARTIAL
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import (
+    Const,
+    Function,
+    Partial,
+    Qual,
+    Seq,
+    ShardMap,
+    Value,
+    Vmap,
+    Xmap,
+    as_int,
+)
+from shapecheck.dims import Dim
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+
+
+# `partial(jax.pmap, axis_name='i')` carries axis names to the map it builds.
+@REGISTRY.handles(PARTIAL, signature="func, /, *args, **keywords", takes_functions=True, binds_names=True)
+def partial(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if not call.given("func") or call.opaque:
+        return None
+    return Partial(call.arg("func"), tuple(call.rest()), tuple(call.keywords().items()))
+
+
+_CHECKPOINT_OPTIONS = "prevent_cse=True, policy=None, static_argnums=()"
+
+
+# checkpointing and friends change how a function runs, never the shapes it computes.
+@REGISTRY.handles("jax.checkpoint", "jax.ad_checkpoint.checkpoint",
+                  signature=f"fun, *, {_CHECKPOINT_OPTIONS}, static_argnames=()")
+@REGISTRY.handles("jax.remat", signature=f"fun, *, {_CHECKPOINT_OPTIONS}")
+@REGISTRY.handles("jax.named_call", signature="fun, *, name=None")
+@REGISTRY.handles("jax.custom_jvp", "jax.custom_vjp", signature="fun, nondiff_argnums=(), nondiff_argnames=()")
+def same_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return _function(call.arg("fun"))
+
+
+@REGISTRY.handles("functools.wraps", signature="wrapped, assigned=WRAPPER_ASSIGNMENTS, updated=WRAPPER_UPDATES")
+def wraps(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return _function(call.arg("wrapped"))
+
+
+def _function(fun: Value) -> Value:
+    return fun if isinstance(fun, Function | Partial | Xmap | Vmap | ShardMap) else None
+
+
+# ---------------------------------------------------------------- grad
+
+# `jax.grad(f)` is a partial application of this name (no program can write it), so that
+# calling it reaches `grad_call` with the function, the options and the call's arguments.
+_GRAD_CALL = "jax.grad()"
+
+
+@REGISTRY.handles("jax.grad", "jax.value_and_grad", takes_functions=True,
+                  signature="fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()")
+def grad(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if call.opaque:
+        return None
+    numbers = argnums(call.arg("argnums")) if call.given("argnums") else (0,)
+    has_aux = flag(call.arg("has_aux"), False) if call.given("has_aux") else False
+    if numbers is None or has_aux is None:
+        return None
+    # An int argnums gives one gradient, a tuple a tuple of them (even of one).
+    single = not call.given("argnums") or as_int(call.arg("argnums")) is not None
+    options = (Seq(tuple(Const(n) for n in numbers)), Const(single), Const(has_aux),
+               Const(call.short_name == "value_and_grad"))
+    return Partial(Qual(_GRAD_CALL), (call.arg("fun"), *options))
+
+
+@REGISTRY.handles(_GRAD_CALL, signature="fun, argnums, single, has_aux, with_value, /, *args, **kwargs")
+def grad_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """A gradient has its argument's shape, and varies over the named axes the value does."""
+    if not call.given("with_value"):
+        return None
+    fun = call.arg("fun")
+    numbers = argnums(call.arg("argnums"))
+    single, has_aux, with_value = (flag(call.arg(name)) for name in ("single", "has_aux", "with_value"))
+    args = call.rest()
+    if not numbers or max(numbers) >= len(args) or min(numbers) < 0:
+        return None
+    inner = CallArgs(call.node, list(args), list(call.arg_nodes[len(call.args) - len(args):]), call.keywords(),
+                     dict(call.kwarg_nodes))
+    result = interp.call(fun, inner, ctx, scope)
+    value = result.items[0] if has_aux and isinstance(result, Seq) and result.items else result
+    if has_aux and not isinstance(result, Seq):
+        value = None
+    named = value.named if isinstance(value, ArrayType) else None
+    grads = [_gradient(value_tree(args[i]), named) for i in numbers]
+    gradient = to_value(grads[0]) if single else Seq(tuple(to_value(g) for g in grads))
+    aux = result.items[1] if has_aux and isinstance(result, Seq) and len(result.items) > 1 else None
+    if with_value:
+        return Seq(((Seq((value, aux)) if has_aux else value), gradient))
+    return Seq((gradient, aux)) if has_aux else gradient
+
+
+def _gradient(tree: ValueTree, named: tuple[tuple[str, Dim], ...] | None) -> ValueTree:
+    """The gradient with respect to `tree`: its shapes, over its named axes and the value's
+    (`named`; None when the value is unknown: then it may vary over more)."""
+    if isinstance(tree, ArrayType):
+        axes = dict(named or ())
+        axes.update(tree.named)
+        return replace(tree.with_named(axes), named_open=tree.named_open or named is None, weak=False)
+    if isinstance(tree, tuple):
+        return tuple(_gradient(item, named) for item in tree)
+    if isinstance(tree, dict):
+        return {key: _gradient(item, named) for key, item in tree.items()}
+    return None

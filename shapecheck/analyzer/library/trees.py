@@ -1,0 +1,38 @@
+"""Argument and result values as the algebra's value trees (`axis_mapping.ValueTree`), and back:
+what the maps and transforms hand to the algebra and take from it."""
+
+from __future__ import annotations
+
+from shapecheck.algebra.axis_mapping import ValueTree
+from shapecheck.analyzer.values import Const, Dict, Seq, Value, as_str
+from shapecheck.types import ArrayType
+
+
+def value_tree(value: Value) -> ValueTree:
+    """Arrays, Python numbers (as arrays of unknown dtype), and tuples, lists and string-keyed
+    dicts of them; None where nothing is known."""
+    if isinstance(value, ArrayType):
+        return value
+    if isinstance(value, Const) and isinstance(value.value, int | float) and not isinstance(value.value, bool):
+        return ArrayType(None, ())
+    if isinstance(value, Seq):
+        return tuple(value_tree(item) for item in value.items)
+    if isinstance(value, Dict):
+        items = {}
+        for key, item in value.items:
+            name = as_str(key)
+            if name is None:
+                return None
+            items[name] = value_tree(item)
+        return items
+    return None
+
+
+def to_value(tree: ValueTree) -> Value:
+    if isinstance(tree, ArrayType):
+        return tree
+    if isinstance(tree, tuple):
+        return Seq(tuple(to_value(item) for item in tree))
+    if isinstance(tree, dict):
+        return Dict(tuple((Const(k), to_value(v)) for k, v in tree.items()))
+    return None
