@@ -66,6 +66,22 @@ ASSEMBLED = Example(source=dedent("""\
     unchecked = jax.shard_map(shift, mesh=mesh, in_specs=P('x'), out_specs=P(), check_vma=False)(jnp.ones((8, 8)))
 """), expected=((14, "SC207"),))
 
+# JAX 0.10.2 types an all_gather's result as varying over the gathered axis, even gathered from
+# an invariant value: out_specs must name the axis (it then assembles the gathered copies).
+GATHERED = Example(source=dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ('x', 'y'))
+    x = jnp.ones((4,))
+
+    summed = jax.shard_map(lambda a: jax.lax.psum(a, 'x'), mesh=mesh, in_specs=P(), out_specs=P())(x)
+    gathered = jax.shard_map(lambda a: jax.lax.all_gather(a, 'x'), mesh=mesh, in_specs=P(), out_specs=P())(x)
+    placed = jax.shard_map(lambda a: jax.lax.all_gather(a, 'x'), mesh=mesh, in_specs=P(), out_specs=P(None, 'x'))(x)
+"""), expected=((10, "SC207"),))
+
 RULE = Rule(
     code=Code.UNREPLICATED_OUTPUT,
     name="unreplicated-output",
@@ -74,7 +90,9 @@ RULE = Rule(
         "(with `check_vma=True`, the default). A value varies over the mesh axes its "
         "arguments' in_specs split them over and over `lax.axis_index`'s axis; "
         "`lax.psum`, `pmean`, `pmax` and `pmin` over an axis make it the same on every device "
-        "along it; other operations keep what their inputs vary over."
+        "along it; `lax.all_gather`'s result varies over the gathered axis even when its argument "
+        "did not (JAX 0.10 types it so, though every device holds the same data); other operations "
+        "keep what their inputs vary over."
     ),
     why=(
         "An out_spec that leaves out a mesh axis says the result is the same on every device "
@@ -87,5 +105,5 @@ RULE = Rule(
     ),
     wrong=Example(source=WRONG, expected=((11, "SC207"),)),
     fixed=Example(source=FIXED),
-    more=(ASSEMBLED,),
+    more=(ASSEMBLED, GATHERED),
 )
