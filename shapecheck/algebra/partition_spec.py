@@ -227,6 +227,10 @@ def unmanaged_problems(spec: PartitionSpec, manual: frozenset[str], mesh: MeshAx
     return problems
 
 
+SPEC_FAULTS: Final = frozenset({Code.UNKNOWN_RESOURCE, Code.RESOURCE_COOCCURRENCE})
+"""The codes of a spec's own faults against its mesh (`spec_faults`): they hold whatever value it splits."""
+
+
 def spec_faults(spec: PartitionSpec, mesh: MeshAxes, what: str) -> list[Problem]:
     """What is wrong with `spec` on `mesh` whatever value it splits: SC206 and SC201 (JAX raises
     them when a NamedSharding or a shard_map is built, before any value is seen)."""

@@ -11,8 +11,8 @@ import sys
 
 
 def main() -> int:
-    """Serve on stdin/stdout until the client exits (then the process ends); 2 when the `lsp`
-    extra is missing."""
+    """Serve on stdin/stdout until the client exits (then the process ends, with 0 after a
+    shutdown request and 1 without, as LSP asks); 2 when the `lsp` extra is missing."""
     missing = [name for name in ("pygls", "lsprotocol") if importlib.util.find_spec(name) is None]
     if missing:
         sys.stderr.write(f"shapecheck: error: the language server needs {' and '.join(missing)}; "
@@ -20,8 +20,8 @@ def main() -> int:
         return 2
     from shapecheck.lsp.features import serve
 
-    serve()
+    code = serve()
     # The client said exit: leave now, without waiting for an analysis still running on the
     # worker thread (up to the time limit) or flushing the stdout pygls has closed.
     sys.stderr.flush()
-    os._exit(0)
+    os._exit(code)

@@ -144,6 +144,7 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
     @server.feature(types.SHUTDOWN)
     @answer
     def on_shutdown(ls: ShapecheckServer, params: None) -> None:
+        ls.shut_down = True
         for timer in ls.timers.values():
             timer.cancel()
         ls.executor.shutdown(wait=False, cancel_futures=True)
@@ -151,8 +152,8 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
     return server
 
 
-def serve() -> None:
-    """Serve on stdio. SHAPECHECK_LSP_LOG (a logging level name) sets what goes to stderr,
+def serve() -> int:
+    """Serve on stdio; the exit code. SHAPECHECK_LSP_LOG (a logging level name) sets what goes to stderr,
     SHAPECHECK_LSP_DEBOUNCE the seconds of quiet before a changed buffer is checked (default
     none: edits made during an analysis are coalesced into the next)."""
     from shapecheck.engine import tune_gc
@@ -161,7 +162,7 @@ def serve() -> None:
     level = getattr(logging, os.environ.get("SHAPECHECK_LSP_LOG", "").upper(), None)
     logging.basicConfig(level=level if isinstance(level, int) else logging.WARNING,
                         format="shapecheck-lsp %(levelname)s %(name)s: %(message)s")
-    build(_seconds(os.environ.get("SHAPECHECK_LSP_DEBOUNCE"), DEBOUNCE_S)).start_io()
+    return build(_seconds(os.environ.get("SHAPECHECK_LSP_DEBOUNCE"), DEBOUNCE_S)).run_stdio()
 
 
 def _seconds(value: str | None, default: float) -> float:

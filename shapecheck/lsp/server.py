@@ -15,20 +15,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 import traceback
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from shapecheck import __version__
 from shapecheck.lsp.analysis import Analysis
 from shapecheck.lsp.buffers import Buffer, Buffers, same_path
 from shapecheck.lsp.diagnostics import to_lsp
+from shapecheck.lsp.frames import dispatch
 from shapecheck.lsp.positions import Lines, encoding_name
 from shapecheck.lsp.projects import Projects
 from shapecheck.project import content_hash, module_names
@@ -63,6 +67,7 @@ class ShapecheckServer(LanguageServer):
         self.debounce = debounce
         self.buffers = Buffers()
         self.projects = Projects()
+        self.shut_down = False  # the client asked for shutdown: nothing more is published
         self.documents: dict[str, _Document] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self.pending: deque[str] = deque()
@@ -70,6 +75,31 @@ class ShapecheckServer(LanguageServer):
         self.warned: set[tuple[Path, str]] = set()
         # One analysis at a time: engines and their module summaries are not thread-safe.
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shapecheck-lsp")
+
+    # --- transport ----------------------------------------------------------------------
+
+    def run_stdio(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
+        """Serve on stdio until the client says exit or closes the stream; the exit code LSP
+        asks for: 0 after a shutdown request, 1 without."""
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(dispatch(stdin or sys.stdin.buffer, self.protocol, self.frame_problem))
+        except SystemExit as exit:  # raised by pygls's exit handler, with the code LSP asks for
+            return exit.code if isinstance(exit.code, int) else 1
+        except BrokenPipeError:
+            log.error("the client closed the connection")
+        except KeyboardInterrupt:
+            pass
+        return 0 if self.shut_down else 1
+
+    def frame_problem(self, problem: str) -> None:
+        """Say what of the client's stream was skipped, on stderr and in the editor's log."""
+        log.warning("%s", problem)
+        try:
+            self.window_log_message(types.LogMessageParams(type=types.MessageType.Warning,
+                                                           message=f"shapecheck: {problem}"))
+        except Exception:
+            log.exception("cannot send the problem to the client")
 
     # --- buffers ------------------------------------------------------------------------
 
@@ -133,6 +163,8 @@ class ShapecheckServer(LanguageServer):
         try:
             analysis = await asyncio.get_running_loop().run_in_executor(
                 self.executor, self.projects.analyze, buffer, self.buffers.snapshot())
+            if self.shut_down:
+                return
             current = self.buffers.get(uri)
             if current is None or current.version != buffer.version:
                 return  # the editor moved on; that version is waiting or queued

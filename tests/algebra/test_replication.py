@@ -3,6 +3,7 @@ results, and SC207 for an out_spec that omits an axis the result varies over."""
 
 from __future__ import annotations
 
+from shapecheck.algebra.collectives import all_gather
 from shapecheck.algebra.partition_spec import UNKNOWN_ENTRY, PartitionSpec, Varying
 from shapecheck.algebra.reduction import reduce
 from shapecheck.algebra.replication import settle, unreplicated, vary
@@ -59,3 +60,13 @@ def test_several_missing_axes_in_one_problem() -> None:
 
 def test_unread_out_spec_reports_nothing() -> None:
     assert unreplicated(PartitionSpec((UNKNOWN_ENTRY,)), Varying(frozenset({"x"})), WHAT) == []
+
+
+def test_an_all_gather_over_a_manual_axis_varies_over_it() -> None:
+    # JAX 0.10.2: all_gather(float32[4], 'x') in a shard_map body is float32[2,4]{V:x}, even from
+    # an invariant argument, so out_specs=P() is refused; over a vmap's axis nothing varies.
+    invariant = ArrayType("f32", (4,))
+    gathered = all_gather(invariant, "x", 2, 0, False, manual=True)
+    assert gathered == ArrayType("f32", (2, 4), (("x", 2),))
+    assert unreplicated(spec(), settle(gathered, MANUAL)[1], WHAT) != []
+    assert all_gather(ArrayType("f32", (4,), (("i", 2),)), "i", 2, 0, False) == ArrayType("f32", (2, 4))

@@ -8,17 +8,14 @@ import ast
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra.outcome import Problem
-from shapecheck.algebra.partition_spec import UNKNOWN_ENTRY, MeshAxes, SpecEntry
+from shapecheck.algebra.partition_spec import SPEC_FAULTS, UNKNOWN_ENTRY, MeshAxes, SpecEntry
 from shapecheck.algebra.partition_spec import PartitionSpec as Partition
 from shapecheck.analyzer.values import Const, Dict, Mesh, Seq, Spec, Value, as_str
-from shapecheck.codes import Code
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
 UNKNOWN_MESH: Final = MeshAxes((), names_known=False)
-SPEC_CODES: Final = frozenset({Code.UNKNOWN_RESOURCE, Code.RESOURCE_COOCCURRENCE})
-"""A spec's own faults against its mesh: they hold whatever value it splits."""
 
 
 def read_spec(args: list[Value], node: ast.AST, module: str) -> Spec:
@@ -65,7 +62,7 @@ def report_spec_faults(interp: Interpreter, problems: list[Problem], spec: Spec,
     """SC206 and SC201 at the `P(...)` that makes them (at `fallback` when another module wrote
     it: the problem's own origin may be a node of that module); True when there were any."""
     target = spec_node(interp, spec) or fallback
-    faults = [problem for problem in problems if problem.code in SPEC_CODES]
+    faults = [problem for problem in problems if problem.code in SPEC_FAULTS]
     for problem in faults:
         interp.reporter.add(target, problem.code, problem.message)
     return bool(faults)

@@ -1,32 +1,33 @@
 """`jax.shard_map` (and `jax.experimental.shard_map.shard_map`): PartitionSpecs over a mesh.
 
-DESIGN.md section 3a. The rules are the algebra's (`partition_spec`, `replication`); here the
-arguments are bound, in_specs and out_specs matched to the call's arguments and the body's
-results as pytree prefixes, and the problems reported where JAX raises them: SC206 and SC201
-at the `P(...)` (they hold whatever value it splits), SC106 and SC205 at the argument, SC002
-at in_specs/out_specs, SC207 at the out_spec. The body sees each argument's per-device block,
-with the mesh axes it varies over as hidden named axes (`replication`), and every manual mesh
-axis bound for collectives.
+DESIGN.md section 3a. The rules are the algebra's: `spec_trees` matches in_specs and
+out_specs to the arguments and the body's result and splits and assembles them (with
+`partition_spec` and `replication`). Here the arguments are bound, read into the algebra's
+trees and back, and its problems reported where JAX raises them: SC206 and SC201 at the
+`P(...)` (they hold whatever value it splits), SC106 and SC205 at the argument, SC002 at
+in_specs/out_specs, SC207 at the out_spec. The body sees each argument's per-device block,
+with the mesh axes it varies over as hidden named axes, and every manual mesh axis bound for
+collectives.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Final
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from shapecheck.algebra.outcome import Problem, label
-from shapecheck.algebra.partition_spec import (
-    MeshAxes,
-    assemble,
-    block,
-    out_spec_problems,
-    spec_faults,
-    spec_problems,
-    unmanaged_problems,
+from shapecheck.algebra.partition_spec import SPEC_FAULTS, spec_faults
+from shapecheck.algebra.spec_trees import (
+    Blocks,
+    Node,
+    Site,
+    Specs,
+    Values,
+    assemble_results,
+    split_arguments,
 )
-from shapecheck.algebra.replication import settle, unreplicated, vary
+from shapecheck.algebra.vmap_axes import UNREAD, Kept
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import array, flag, labels
@@ -54,14 +55,11 @@ from shapecheck.analyzer.values import (
     as_str,
 )
 from shapecheck.codes import Code
-from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
-
-_VALUE_CODES: Final = frozenset({Code.AXIS_OUT_OF_RANGE, Code.MESH_INDIVISIBLE})  # faults of a value under it
 
 
 # ---------------------------------------------------------------- building
@@ -132,16 +130,6 @@ def _specs(tree: Value) -> Iterator[Spec]:
 # ---------------------------------------------------------------- calling
 
 
-@dataclass(frozen=True, slots=True)
-class _Site:
-    """What one call of a shard_map checks against: its mesh, manual axes and names for messages."""
-
-    sm: ShardMap
-    mesh: MeshAxes
-    manual: dict[str, int | None]  # the manual mesh axes and their sizes: the body's bound names
-    name: str  # the mapped function, for messages
-
-
 @REGISTRY.calls(ShardMap)
 def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """The global value the shard_mapped function returns for this call's arguments."""
@@ -153,10 +141,21 @@ def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Conte
         manual_names: tuple[str, ...] | None = None
     else:
         manual_names = tuple(n for n in mesh.names if not sm.manual or n in sm.manual)
-    site = _Site(sm, mesh, {n: mesh.size(n) for n in manual_names or ()}, _function_name(sm.fun))
-    body_args = _split_arguments(interp, site, call)
-    if body_args is None:
+    site = Site(mesh, {n: mesh.size(n) for n in manual_names or ()}, sm.manual or frozenset(),
+                _function_name(sm.fun), sm.check_vma)
+    split = split_arguments([_tree(arg) for arg in call.args], _spec_tree(interp, sm.in_specs), site, labels(call))
+    for problem in split.problems:
+        origin = problem.origin if isinstance(problem.origin, ast.AST) else None
+        if problem.code == Code.INVALID_AXIS_SPEC:
+            interp.reporter.add(sm.in_node, problem.code, problem.message)
+        elif problem.code in SPEC_FAULTS:
+            interp.reporter.add(origin or sm.node, problem.code, problem.message)
+        else:  # a fault of the argument under its spec: at the argument
+            notes = [("the PartitionSpec is written here", origin)] if origin is not None else []
+            interp.reporter.add(call.arg_nodes[problem.operands[0]], problem.code, problem.message, notes)
+    if split.args is None:
         return None  # JAX refuses the arguments before it traces the body
+    body_args = [_value(part, arg) for part, arg in zip(split.args, call.args, strict=True)]
     bound = ", ".join(repr(n) for n in site.manual) or "no axis"
     inner = ctx.enter_map(dict(site.manual), hidden=frozenset(site.manual),
                           binder=(f"this shard_map binds its mesh's axes {bound}", sm.node),
@@ -169,7 +168,14 @@ def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Conte
         # JAX stops in the body, before out_specs: what they would say of a result built past
         # an error (a psum over a mistyped name leaves its axis varying) only echoes it.
         return None
-    return _assemble(interp, site, sm.out_specs, result, "", top=True)
+    assembled, problems = assemble_results(_tree(result), _spec_tree(interp, sm.out_specs), site)
+    for problem in problems:
+        origin = problem.origin if isinstance(problem.origin, ast.AST) else None
+        if problem.code in SPEC_FAULTS:
+            interp.reporter.add(origin or sm.node, problem.code, problem.message)
+        else:
+            interp.reporter.add(origin or sm.out_node, problem.code, problem.message)
+    return _value(assembled, result)
 
 
 def _function_name(fun: Value) -> str:
@@ -180,163 +186,44 @@ def _function_name(fun: Value) -> str:
     return "the shard_mapped function"
 
 
-def _split_arguments(interp: Interpreter, site: _Site, call: CallArgs) -> list[Value] | None:
-    """Each argument's per-device value; None when JAX refuses the arguments (reported)."""
-    specs = site.sm.in_specs
-    count = len(call.args)
-    entries: list[Value]
-    if isinstance(specs, Seq):
-        if specs.is_list or len(specs.items) != count:
-            interp.reporter.add(site.sm.in_node, Code.INVALID_AXIS_SPEC, _arity_message(specs, count, site.name))
-            return None
-        entries = list(specs.items)
-    else:
-        entries = [specs] * count  # one spec (or an unknown one) for every argument
-    arg_labels = labels(call)
-    refused = False
-    body_args: list[Value] = []
-    for index, (entry, arg) in enumerate(zip(entries, call.args, strict=True)):
-        argument = label(arg_labels, index)  # a call built by a transform may lack some nodes
-        what = f"argument {argument} of {site.name} (in_specs[{index}])" if isinstance(specs, Seq) \
-            else f"argument {argument} of {site.name}"
-        split, faulty = _split(interp, site, entry, arg, what, call.arg_nodes[index])
-        refused |= faulty
-        body_args.append(split)
-    return None if refused else body_args
-
-
-def _arity_message(specs: Seq, count: int, name: str) -> str:
-    if specs.is_list:
-        return (f"in_specs is a list, but shard_map matches it against the tuple of arguments {name} is "
-                f"called with: write a tuple, one entry per argument")
-    entries = len(specs.items)
-    return (f"in_specs has {entries} entr{'y' if entries == 1 else 'ies'} but {name} is called with {count} "
-            f"argument{'' if count == 1 else 's'}: in_specs needs one entry per argument")
-
-
-def _split(interp: Interpreter, site: _Site, entry: Value, arg: Value, what: str,
-           node: ast.AST) -> tuple[Value, bool]:
-    """`arg` as the body sees it under `entry` (a pytree prefix of it), and whether JAX refuses it."""
-    if entry == Const(None):
-        return arg, False  # None in in_specs: not split, the same on every device
-    if isinstance(entry, Spec):
-        leaf = array(arg)
-        if leaf is not None:
-            return _split_leaf(interp, site, entry, leaf, what, node)
-        if isinstance(arg, Seq):
-            parts = [_split(interp, site, entry, item, f"{what}[{i}]", node) for i, item in enumerate(arg.items)]
-            return Seq(tuple(p for p, _ in parts), arg.is_list), any(f for _, f in parts)
-        if isinstance(arg, Dict):
-            keyed = [(key, _split(interp, site, entry, item, f"{what}[{as_str(key)!r}]", node))
-                     for key, item in arg.items]
-            return Dict(tuple((key, part) for key, (part, _) in keyed)), any(f for _, (_, f) in keyed)
-        return None, False
-    if isinstance(entry, Seq) and isinstance(arg, Seq) and len(entry.items) == len(arg.items) \
-            and entry.is_list == arg.is_list:
-        parts = [_split(interp, site, sub, item, f"{what}[{i}]", node)
-                 for i, (sub, item) in enumerate(zip(entry.items, arg.items, strict=True))]
-        return Seq(tuple(p for p, _ in parts), arg.is_list), any(f for _, f in parts)
-    if isinstance(entry, Dict) and isinstance(arg, Dict) and _same_keys(entry, arg):
-        subs = dict(zip(_keys(entry) or (), (sub for _, sub in entry.items), strict=True))
-        keyed = [(key, _split(interp, site, subs[as_str(key) or ""], item, f"{what}[{as_str(key)!r}]", node))
-                 for key, item in arg.items]
-        return Dict(tuple((key, part) for key, (part, _) in keyed)), any(f for _, (_, f) in keyed)
-    return _unknown_split(arg), False
-
-
-def _keys(tree: Dict) -> tuple[str, ...] | None:
-    """A dict's string keys in order; None when one cannot be read."""
-    keys = tuple(as_str(key) for key, _ in tree.items)
-    return None if any(key is None for key in keys) else tuple(key or "" for key in keys)
-
-
-def _same_keys(a: Dict, b: Dict) -> bool:
-    """Two dicts JAX matches as one pytree node: the same keys, in any order."""
-    left, right = _keys(a), _keys(b)
-    return left is not None and right is not None and sorted(left) == sorted(right)
-
-
-def _split_leaf(interp: Interpreter, site: _Site, spec: Spec, value: ArrayType, what: str,
-                node: ast.AST) -> tuple[Value, bool]:
-    problems = spec_problems(spec.spec, value, site.mesh, what) + _unmanaged(site, spec, what)
-    faulty = report_spec_faults(interp, problems, spec, site.sm.node)
-    written = spec_node(interp, spec)
-    notes = [("the PartitionSpec is written here", written)] if written is not None else []
-    for problem in problems:
-        if problem.code in _VALUE_CODES:
-            interp.reporter.add(node, problem.code, problem.message, notes)
-            faulty = True
-    if faulty:
-        return None, True
-    return vary(block(spec.spec, value, site.mesh), spec.spec, site.manual), False
-
-
-def _unmanaged(site: _Site, spec: Spec, what: str) -> list[Problem]:
-    # Only where axis_names is given and read; an empty set there means every mesh axis.
-    if not site.sm.manual:
-        return []
-    return unmanaged_problems(spec.spec, site.sm.manual, site.mesh, what)
-
-
-def _unknown_split(arg: Value) -> Value:
-    """An argument under a spec the checker cannot read: its rank and dtype, nothing else."""
-    if isinstance(arg, ArrayType):
-        return arg.with_dims((None,) * len(arg.dims), arg.ellipsis)
-    if isinstance(arg, Seq):
-        return Seq(tuple(_unknown_split(item) for item in arg.items), arg.is_list)
+def _tree(value: Value) -> Values:
+    """An argument or a result as the algebra's tree: arrays (Python numbers among them) in
+    tuples, lists and dicts."""
+    leaf = array(value)
+    if leaf is not None:
+        return leaf
+    if isinstance(value, Seq):
+        return Node("list" if value.is_list else "tuple", tuple(_tree(item) for item in value.items))
+    if isinstance(value, Dict):
+        return Node("dict", tuple(_tree(item) for _, item in value.items), tuple(as_str(key) for key, _ in value.items))
     return None
 
 
-def _assemble(interp: Interpreter, site: _Site, specs: Value, result: Value, path: str, *, top: bool) -> Value:
-    """The global value out_specs (a pytree prefix of the result) assemble from the body's result."""
-    if isinstance(specs, Spec):
-        leaf = array(result)
-        if leaf is not None:
-            return _assemble_leaf(interp, site, specs, leaf, path)
-        if isinstance(result, Seq):
-            return Seq(tuple(_assemble(interp, site, specs, item, f"{path}[{i}]", top=False)
-                             for i, item in enumerate(result.items)), result.is_list)
-        if isinstance(result, Dict):
-            return Dict(tuple((key, _assemble(interp, site, specs, item, f"{path}[{as_str(key)!r}]", top=False))
-                              for key, item in result.items))
+def _spec_tree(interp: Interpreter, value: Value) -> Specs:
+    """in_specs or out_specs as the algebra's tree. A spec another module wrote has no origin
+    here: its problems are reported at this file's shard_map."""
+    if value == Const(None):
         return None
-    if isinstance(specs, Dict) and isinstance(result, Dict) and _same_keys(specs, result):
-        subs = dict(zip(_keys(specs) or (), (sub for _, sub in specs.items), strict=True))
-        return Dict(tuple((key, _assemble(interp, site, subs[as_str(key) or ""], item,
-                                          f"{path}[{as_str(key)!r}]", top=False))
-                          for key, item in result.items))
-    if isinstance(specs, Seq) and isinstance(result, Seq):
-        if len(specs.items) != len(result.items) or specs.is_list != result.is_list:
-            if top:
-                interp.reporter.add(site.sm.out_node, Code.INVALID_AXIS_SPEC, _out_structure_message(specs, result, site.name))
-            return None
-        return Seq(tuple(_assemble(interp, site, sub, item, f"{path}[{i}]", top=False)
-                         for i, (sub, item) in enumerate(zip(specs.items, result.items, strict=True))),
-                   result.is_list)
-    return None
+    if isinstance(value, Spec):
+        return value.spec if spec_node(interp, value) is not None else replace(value.spec, origin=None)
+    if isinstance(value, Seq):
+        return Node("list" if value.is_list else "tuple", tuple(_spec_tree(interp, item) for item in value.items))
+    if isinstance(value, Dict):
+        return Node("dict", tuple(_spec_tree(interp, item) for _, item in value.items),
+                    tuple(as_str(key) for key, _ in value.items))
+    return UNREAD
 
 
-def _out_structure_message(specs: Seq, result: Seq, name: str) -> str:
-    def shown(seq: Seq) -> str:
-        return f"a {'list' if seq.is_list else 'tuple'} of {len(seq.items)}"
-
-    return (f"out_specs is {shown(specs)} but {name} returns {shown(result)}: out_specs needs one entry per "
-            f"result")
-
-
-def _assemble_leaf(interp: Interpreter, site: _Site, spec: Spec, value: ArrayType, path: str) -> Value:
-    local, varying = settle(value, site.manual)
-    what = f"the result{path} of {site.name}"
-    problems = out_spec_problems(spec.spec, local, site.mesh, what) + _unmanaged(site, spec, what)
-    faulty = report_spec_faults(interp, problems, spec, site.sm.node)
-    target = spec_node(interp, spec) or site.sm.out_node
-    for problem in problems:
-        if problem.code == Code.AXIS_OUT_OF_RANGE:
-            interp.reporter.add(target, problem.code, problem.message)
-            faulty = True
-    if faulty:
+def _value(tree: Blocks | Values, original: Value) -> Value:
+    """The algebra's tree back as a value, with `original`'s containers and what it kept."""
+    if isinstance(tree, Kept):
+        return original
+    if isinstance(tree, Node):
+        if isinstance(original, Seq):
+            return Seq(tuple(_value(part, item) for part, item in zip(tree.items, original.items, strict=True)),
+                       original.is_list)
+        if isinstance(original, Dict):
+            return Dict(tuple((key, _value(part, item))
+                              for part, (key, item) in zip(tree.items, original.items, strict=True)))
         return None
-    if site.sm.check_vma:
-        for problem in unreplicated(spec.spec, varying, what):
-            interp.reporter.add(target, problem.code, problem.message)
-    return assemble(spec.spec, local, site.mesh)
+    return tree

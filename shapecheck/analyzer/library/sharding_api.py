@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra.partition_spec import spec_faults, spec_problems
+from shapecheck.algebra.spec_trees import shardings_arity
 from shapecheck.analyzer import walk
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -304,8 +305,8 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
             if not entries:
                 # JAX's ValueError at this call: the tuple must match the dynamic arguments.
                 inline = isinstance(call.node, ast.Call) and call.node.func is jitted.node
-                interp.reporter.add(call.node, Code.INVALID_AXIS_SPEC,
-                                    _arity_message(len(jitted.in_shardings.items), len(dynamic), name),
+                problem = shardings_arity(len(jitted.in_shardings.items), len(dynamic), name)
+                interp.reporter.add(call.node, problem.code, problem.message,
                                     [] if inline else [("in_shardings given here", jitted.node)])
                 refused = True
         else:
@@ -318,12 +319,6 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
     if jitted.out_shardings is not None and not refused:
         _place(interp, jitted.out_shardings, result, f"the result of {name}", call.node, ctx, _Rules())
     return result
-
-
-def _arity_message(entries: int, count: int, name: str) -> str:
-    return (f"in_shardings has {entries} entr{'y' if entries == 1 else 'ies'} but {name} is called with "
-            f"{count} positional argument{'' if count == 1 else 's'} (static ones not counted): in_shardings "
-            "needs one entry per such argument, or one sharding for all")
 
 
 def _name(fun: Value) -> str:
