@@ -12,6 +12,7 @@ from typing import Final
 JNP: Final = "jax.numpy"
 LAX: Final = "jax.lax"
 NN: Final = "jax.nn"
+SPECIAL: Final = "jax.scipy.special"
 XMAP: Final = "jax.experimental.maps.xmap"
 VMAP: Final = "jax.vmap"
 PMAP: Final = "jax.pmap"

@@ -15,10 +15,7 @@ from typing import Final
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
-JNP: Final = "jax.numpy"
-LAX: Final = "jax.lax"
-NN: Final = "jax.nn"
-SPECIAL: Final = "jax.scipy.special"
+from shapecheck.analyzer.qualnames import JNP, LAX, NN, SPECIAL
 
 # The names each runtime module defines itself (the rest is jax's, passed through).
 _REDUCTIONS: Final = frozenset(("sum", "prod", "max", "min", "amax", "amin", "mean", "var", "std", "any",

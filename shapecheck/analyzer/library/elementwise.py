@@ -18,7 +18,7 @@ from shapecheck.analyzer.library.common import (
 )
 from shapecheck.analyzer.library.operators import unknown_partner
 from shapecheck.analyzer.library.registry import Registry, each
-from shapecheck.analyzer.qualnames import JNP
+from shapecheck.analyzer.qualnames import JNP, LAX, SPECIAL
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Value,
@@ -48,7 +48,7 @@ BINARY = (
 )
 COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
                "logical_and", "logical_or", "logical_xor", "isclose")
-SPECIAL = ("erf", "erfc", "erfinv", "expit", "logit", "gammaln", "digamma", "ndtr", "ndtri",
+SPECIAL_FUNCTIONS = ("erf", "erfc", "erfinv", "expit", "logit", "gammaln", "digamma", "ndtr", "ndtri",
            "log_ndtr", "xlogy", "xlog1py", "entr")
 LAX_ELEMENTWISE = ("exp", "log", "tanh", "logistic", "rsqrt", "sqrt", "neg", "abs", "sign", "floor",
                    "ceil", "round", "sin", "cos", "erf", "stop_gradient", "square",
@@ -79,8 +79,8 @@ def elementwise(interp: Interpreter, call: CallArgs, operands: Sequence[Value]) 
 
 # Elementwise functions broadcast every positional operand (`jnp.where(c, x, y)`,
 # `lax.clamp(lo, x, hi)`): one signature for all, whose operands the handler reads together.
-@REGISTRY.handles(*each(JNP, *UNARY), *each(JNP, *BINARY), *each("jax.scipy.special", *SPECIAL),
-                  *each("jax.lax", *LAX_ELEMENTWISE), "jax.numpy.fft.fftshift", signature="*operands")
+@REGISTRY.handles(*each(JNP, *UNARY), *each(JNP, *BINARY), *each(SPECIAL, *SPECIAL_FUNCTIONS),
+                  *each(LAX, *LAX_ELEMENTWISE), f"{JNP}.fft.fftshift", signature="*operands")
 def elementwise_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if call.short_name == "where" and len(call.rest()) == 1:
         return None  # the one-argument form returns indices
@@ -92,7 +92,7 @@ def predicate(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     return elementwise(interp, call, call.rest())
 
 
-@REGISTRY.handles("jax.lax.convert_element_type", signature="operand, new_dtype")
+@REGISTRY.handles(f"{LAX}.convert_element_type", signature="operand, new_dtype")
 def convert_element_type(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.arg("operand")
     return value.with_dtype(dtype_arg(call.arg("new_dtype"))) if isinstance(value, ArrayType) else None
@@ -112,7 +112,7 @@ def flip(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     return value if isinstance(value, ArrayType) else None
 
 
-@REGISTRY.handles("jax.lax.integer_pow", signature="x, y")
+@REGISTRY.handles(f"{LAX}.integer_pow", signature="x, y")
 def integer_pow(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.arg("x")
     return value if isinstance(value, ArrayType) else None
