@@ -5,6 +5,7 @@ from __future__ import annotations
 from textwrap import dedent
 
 from shapecheck.codes import Code
+from shapecheck.config import DEFAULT_MAX_FILE_SIZE
 from shapecheck.parsing import MAX_DEPTH
 from shapecheck.rules.rule import Example, Rule
 
@@ -29,9 +30,10 @@ RULE = Rule(
     summary=(
         f"Reports code the checker did not analyse because it reached one of its bounds: an "
         f"expression nested more than {MAX_DEPTH:,} levels deep (from that level on its value is "
-        f"unknown), or a file that took longer than the time limit per file. Everything found "
-        f"before the bound is still reported. The run exits with status 2: the file is not fully "
-        f"checked."
+        f"unknown), a file that took longer than the time limit per file or ran out of memory, "
+        f"or a file over the size bound (`max-file-size`, {DEFAULT_MAX_FILE_SIZE // 1_000_000} MB by default), which is not read at "
+        f"all. Everything found before the bound is still reported. The run exits with status 2: "
+        f"the file is not fully checked."
     ),
     why=(
         "A checker that crashes, hangs or silently skips a file on deeply nested code (usually "

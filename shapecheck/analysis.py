@@ -40,6 +40,9 @@ def analyze_text(path: str, text: str, config: Config, loader: ModuleLoader, *, 
     Parsing and analysis run within the bounds of `shapecheck.bounds`; a file that reaches one
     gets SC005 beside what was found.
     """
+    size = source_size(text)
+    if size > config.max_file_size:
+        return too_large(path, size, config)
     lines = text.count("\n") + 1
     try:
         return run_bounded(lambda: _analyze(path, text, config, keep_types, loader, lines,
@@ -52,8 +55,32 @@ def analyze_text(path: str, text: str, config: Config, loader: ModuleLoader, *, 
         limit = _limit(path, f"the file nests deeper than the {RECURSION_LIMIT:,} Python frames "
                              "the checker may use; the file is unchecked")
         return FileResult(path, _filter([limit], text, config), (), None, lines)
+    except MemoryError:
+        limit = _limit(path, f"ran out of memory while checking the file ({size:,} bytes); the file is "
+                             "unchecked")
+        return FileResult(path, _filter([limit], text, config), (), None, lines)
     except Exception:
         return FileResult(path, (), (), "internal error:\n" + traceback.format_exc(), lines)
+
+
+def source_size(text: str) -> int:
+    """The size of a source text in bytes, as UTF-8 (the encoding of a file that declares none)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def too_large(path: str, size: int, config: Config) -> FileResult:
+    """The result of a file over `config.max_file_size`: SC005, and nothing read or parsed.
+
+    Its memory and time grow with its size (about 200 bytes of memory per byte of source), so
+    the bound is checked before the file is read; a suppression comment inside it cannot be
+    seen, `--ignore SC005` can.
+    """
+    limit = _limit(path, f"file not checked: it is {size:,} bytes, over the bound of "
+                         f"{config.max_file_size:,} bytes per file (raise `max-file-size` in "
+                         "[tool.shapecheck] to check it)")
+    if not config.enabled(limit.code):
+        return FileResult(path)
+    return FileResult(path, (replace(limit, severity=severity_of(limit.code)),))
 
 
 def _analyze(path: str, text: str, config: Config, keep_types: bool, loader: ModuleLoader,
@@ -120,6 +147,9 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
     except AnalysisTimeout:
         stopped = _limit(path, f"analysis stopped after {time_limit:g} s, the time limit per file; "
                                "what was found before is reported, the rest of the file is unchecked")
+    except MemoryError:
+        stopped = _limit(path, "analysis stopped: it ran out of memory; what was found before is "
+                               "reported, the rest of the file is unchecked")
     if not reporter.findings and not types:
         return ([stopped] if stopped else []), ()
     # Which nodes are this file's (rather than another module's, interpreted for a call) costs

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from shapecheck.bounds import TIME_LIMIT_S
 from shapecheck.config import Config
-from shapecheck.files import read_regular
+from shapecheck.files import FileTooLarge, read_regular
 from shapecheck.project import ModuleSource, ProjectIndex, content_hash
 from shapecheck.results import Dependency, FileResult, Report, TypedSpan
 
@@ -105,7 +105,11 @@ class Engine:
         from shapecheck.parsing import SourceDecodeError, decode  # a warm run never decodes
 
         try:
-            text = decode(read_regular(path))
+            text = decode(read_regular(path, self.config.max_file_size))
+        except FileTooLarge as error:  # refused before it is read: its size alone can exhaust memory
+            from shapecheck.analysis import too_large
+
+            return too_large(str(path), error.size, self.config)
         except OSError as error:
             return FileResult(str(path), (), (), f"cannot read file: {error.strerror or error}")
         except SourceDecodeError as error:

@@ -147,15 +147,38 @@ def _walk(folder: Path, matcher: _Matcher, floor: Path | None) -> Iterator[Path]
             yield entry
 
 
-def read_regular(path: str | Path) -> bytes:
-    """The bytes of a regular file. A FIFO, socket or device raises OSError, never blocks:
-    it is opened without waiting for a writer and refused on what fstat says it is."""
+class FileTooLarge(OSError):
+    """A file over the size bound of `read_regular`: refused before a byte of it is read."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(errno.EFBIG, f"{size:,} bytes, over the bound of {limit:,}")
+        self.size = size
+
+
+def read_regular(path: str | Path, limit: int | None = None) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes (FileTooLarge past it). A FIFO,
+    socket, device or folder raises OSError, never blocks: it is opened without waiting for a
+    writer and refused on what fstat says it is."""
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device); skipped")
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, f"not a regular file ({_kind(status.st_mode)}); skipped")
+        if limit is not None and status.st_size > limit:
+            raise FileTooLarge(status.st_size, limit)
         os.set_blocking(descriptor, True)
         with os.fdopen(descriptor, "rb", closefd=False) as file:
-            return file.read()
+            if limit is None:
+                return file.read()
+            data = file.read(limit + 1)  # a file that grew since fstat is refused all the same
+        if len(data) > limit:
+            raise FileTooLarge(len(data), limit)
+        return data
     finally:
         os.close(descriptor)
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    return next((name for test, name in kinds if test(mode)), "not a file")

@@ -46,7 +46,8 @@ def decode(data: bytes) -> str:
 
 def cpython_syntax(path: str, text: str, feature_version: tuple[int, int] | None = None,
                    ) -> ast.Module | Diagnostic:
-    """CPython's tree of `text`, or SC004 where CPython's parser rejects it."""
+    """CPython's tree of `text`; or SC004 where CPython's parser rejects it, SC005 where it
+    ran out of memory (the file may be valid: it is unchecked)."""
     try:
         return ast.parse(text, filename=path, feature_version=feature_version)
     except SyntaxError as syntax:
@@ -58,14 +59,29 @@ def cpython_syntax(path: str, text: str, feature_version: tuple[int, int] | None
             end_line, end_column = line, column + 1
         return Diagnostic(path, Span(line, column, end_line, end_column), Code.SYNTAX_ERROR,
                           f"syntax error: {syntax.msg}")
-    except MemoryError:
-        # CPython's parser gives up on nesting past its own stack; the interpreter cannot run it.
-        return Diagnostic(path, Span(1, 0, 1, 1), Code.SYNTAX_ERROR,
-                          "syntax error: too complex for CPython's parser (nesting too deep)")
+    except MemoryError as error:
+        if _parser_gave_up(error, text):  # on nesting past its stack: the interpreter cannot run it
+            return Diagnostic(path, Span(1, 0, 1, 1), Code.SYNTAX_ERROR,
+                              "syntax error: too complex for CPython's parser (nesting too deep)")
+        return Diagnostic(path, Span(1, 0, 1, 1), Code.ANALYSIS_LIMIT,
+                          f"ran out of memory while parsing the file ({len(text):,} characters); "
+                          "the file is unchecked")
     except (ValueError, RecursionError) as other:  # null bytes; nesting past the recursion limit
         return Diagnostic(path, Span(1, 0, 1, 1), Code.SYNTAX_ERROR, f"syntax error: {other}")
 
 
+
+def _parser_gave_up(error: MemoryError, text: str) -> bool:
+    """Whether CPython's parser refused nesting past its stack, rather than ran out of memory.
+
+    Both are a MemoryError. Python 3.12 and later say which ("Parser stack overflowed - Python
+    source too complex to parse"); 3.11 says nothing, so the text is measured.
+    """
+    if str(error):
+        return "too complex" in str(error)
+    from shapecheck.nesting import could_overflow_parser  # only after a MemoryError
+
+    return could_overflow_parser(text)
 
 
 @dataclass(frozen=True, slots=True)
