@@ -21,7 +21,7 @@ def main() -> int:
     from shapecheck.lsp.features import serve
 
     code = serve()
-    # The client said exit: leave now, without waiting for an analysis still running on the
-    # worker thread (up to the time limit) or flushing the stdout pygls has closed.
+    # The client said exit: leave now, without waiting for the worker thread (its analysis
+    # ended with the checker's process) or flushing the stdout pygls has closed.
     sys.stderr.flush()
     os._exit(code)

@@ -10,7 +10,6 @@ from lsprotocol import types
 
 from shapecheck.diagnostic import Diagnostic, Span
 from shapecheck.lsp.analysis import Analysis
-from shapecheck.lsp.assignments import import_line, top_level_names
 from shapecheck.lsp.positions import Lines
 from shapecheck.positions import NEWLINE
 
@@ -103,12 +102,11 @@ def annotation(value: ArrayType, names: frozenset[str]) -> str | None:
 
 
 def _annotations(analysis: Analysis, lines: Lines, first: int, last: int) -> list[types.CodeAction]:
-    tree = analysis.tree
-    if tree is None:
+    syntax = analysis.syntax
+    if syntax is None:
         return []
     actions: list[types.CodeAction] = []
-    bound: set[str] | None = None
-    for assignment, value in analysis.assignments:
+    for assignment, value in syntax.assignments:
         if value is None or not assignment.single or not first <= assignment.target.line <= last:
             continue
         text = annotation(value, analysis.config.annotation_names)
@@ -116,9 +114,8 @@ def _annotations(analysis: Analysis, lines: Lines, first: int, last: int) -> lis
             continue
         target = assignment.target
         edits = [(Span(target.end_line, target.end_column, target.end_line, target.end_column), f": {text}")]
-        bound = top_level_names(tree) if bound is None else bound
-        if value.dtype not in bound:
-            at = import_line(tree)
+        if value.dtype not in syntax.bound:
+            at = syntax.import_line
             edits.insert(0, (Span(at, 0, at, 0), f"from shapecheck import {value.dtype}\n"))
         actions.append(_action(f"Annotate {assignment.name} with {text}", analysis, lines, edits))
     return actions

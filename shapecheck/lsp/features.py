@@ -86,6 +86,7 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
     @server.feature(types.INITIALIZED)
     @answer
     def on_initialized(ls: ShapecheckServer, params: types.InitializedParams) -> None:
+        ls.checker.start()  # its imports, while the editor sends the first buffers
         watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
         if watched and watched.dynamic_registration:
             asyncio.get_running_loop().create_task(ls.watch_files())
@@ -147,6 +148,7 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
         ls.shut_down = True
         for timer in ls.timers.values():
             timer.cancel()
+        ls.checker.close()  # an analysis still running ends with its process
         ls.executor.shutdown(wait=False, cancel_futures=True)
 
     return server

@@ -1,7 +1,7 @@
 """The engines of a workspace: one per configuration (the pyproject.toml a file finds).
 
-Runs on the analysis worker only, so the engines and their module summaries are never shared
-between threads.
+Run in the checker's process (checker.py), one analysis at a time, so the engines and their
+module summaries are never shared between threads.
 """
 
 from __future__ import annotations
@@ -58,15 +58,11 @@ class Projects:
         Never raises: an internal error is the result's error (shown as SC000).
         """
         result, config = self._run(buffer, buffers)
-        analysis = Analysis(buffer, result, config)
         try:
-            # Parsed and read here, on the worker, rather than on the event loop when it is
-            # published or at the first hover or inlay request.
-            analysis.parses  # noqa: B018
-            analysis.assignments  # noqa: B018
+            return Analysis.of(buffer, result, config)
         except Exception:
             log.exception("reading the syntax of %s failed", buffer.path)
-        return analysis
+            return Analysis(buffer, result, config)
 
     def _run(self, buffer: Buffer, buffers: list[Buffer]) -> tuple[FileResult, Config]:
         config = Config()

@@ -1,7 +1,8 @@
 """The language server's state: open buffers, their analyses, and when to analyse which.
 
 It holds no shape rule (features.py routes the LSP messages here). Analyses run one at a time
-on a worker thread so the event loop keeps answering hover and the next keystroke. An edit is
+in the checker's process (checker.py), waited for on a worker thread, so the event loop keeps
+answering hover and the next keystroke whatever the analysis does. An edit is
 checked at once when the worker is idle; edits that arrive while it runs are coalesced into one
 check of the latest text when it finishes, and the result of a version the editor has moved
 past is dropped (the engine offers no way to interrupt an analysis, so it runs to its end).
@@ -31,10 +32,10 @@ from pygls.lsp.server import LanguageServer
 from shapecheck import __version__
 from shapecheck.lsp.analysis import Analysis
 from shapecheck.lsp.buffers import Buffer, Buffers, same_path
+from shapecheck.lsp.checker import Checker, Closed
 from shapecheck.lsp.diagnostics import to_lsp
 from shapecheck.lsp.frames import dispatch
 from shapecheck.lsp.positions import Lines, encoding_name
-from shapecheck.lsp.projects import Projects
 from shapecheck.project import content_hash, module_names
 from shapecheck.results import Report
 
@@ -66,14 +67,14 @@ class ShapecheckServer(LanguageServer):
         super().__init__("shapecheck", __version__)
         self.debounce = debounce
         self.buffers = Buffers()
-        self.projects = Projects()
+        self.checker = Checker()
         self.shut_down = False  # the client asked for shutdown: nothing more is published
         self.documents: dict[str, _Document] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self.pending: deque[str] = deque()
         self.worker: asyncio.Task[None] | None = None
         self.warned: set[tuple[Path, str]] = set()
-        # One analysis at a time: engines and their module summaries are not thread-safe.
+        # One analysis at a time: the checker's process holds the engines and their summaries.
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shapecheck-lsp")
 
     # --- transport ----------------------------------------------------------------------
@@ -90,6 +91,8 @@ class ShapecheckServer(LanguageServer):
             log.error("the client closed the connection")
         except KeyboardInterrupt:
             pass
+        finally:
+            self.checker.close()
         return 0 if self.shut_down else 1
 
     def frame_problem(self, problem: str) -> None:
@@ -162,7 +165,7 @@ class ShapecheckServer(LanguageServer):
             return  # closed, or typed into since: its timer enqueues it again
         try:
             analysis = await asyncio.get_running_loop().run_in_executor(
-                self.executor, self.projects.analyze, buffer, self.buffers.snapshot())
+                self.executor, self.checker.analyze, buffer, self.buffers.snapshot())
             if self.shut_down:
                 return
             current = self.buffers.get(uri)
@@ -171,6 +174,8 @@ class ShapecheckServer(LanguageServer):
             self.publish(uri, analysis)
             if self.outdated(analysis) and uri not in self.pending:
                 self.pending.append(uri)
+        except Closed:
+            return  # shutting down
         except Exception:
             self.report_failure(f"checking {uri}")
 
@@ -227,7 +232,7 @@ class ShapecheckServer(LanguageServer):
     def warn_about_settings(self) -> None:
         """Say once per message why a pyproject.toml's settings are not applied (its files are
         checked with the defaults meanwhile)."""
-        for pyproject, error in list(self.projects.config_errors.items()):
+        for pyproject, error in list(self.checker.config_errors.items()):
             if (pyproject, error) not in self.warned:
                 self.warned.add((pyproject, error))
                 self.window_show_message(types.ShowMessageParams(

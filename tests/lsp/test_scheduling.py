@@ -1,6 +1,6 @@
 """When the server analyses what: coalesced checks, stale work dropped, requests never waiting.
 
-The server runs in this process with a stand-in for its projects whose checks wait for the
+The server runs in this process with a stand-in for its checker whose checks wait for the
 test's word, so what overlaps what is decided by the test, not by timing.
 """
 
@@ -25,7 +25,7 @@ URI = "file:///project/model.py"
 
 
 class StandIn:
-    """Projects whose checks block until `gate` is set, recording what was analysed."""
+    """A checker whose checks block until `gate` is set, recording what was analysed."""
 
     def __init__(self) -> None:
         self.gate = threading.Event()
@@ -35,7 +35,7 @@ class StandIn:
     def analyze(self, buffer: Buffer, buffers: list[Buffer]) -> Analysis:
         self.checked.append(buffer.version)
         assert self.gate.wait(30), "the test never let the check finish"
-        return Analysis(buffer, FileResult(buffer.path), Config())
+        return Analysis.of(buffer, FileResult(buffer.path), Config())
 
 
 class Harness:
@@ -43,7 +43,7 @@ class Harness:
         self.server = ShapecheckServer()
         self.projects = StandIn()
         self.published: list[int | None] = []
-        self.server.projects = self.projects  # type: ignore[assignment]
+        self.server.checker = self.projects  # type: ignore[assignment]
         self.server.encoding = lambda: "utf-16"  # type: ignore[method-assign]
         self.server.text_document_publish_diagnostics = (  # type: ignore[method-assign]
             lambda params: self.published.append(params.version))

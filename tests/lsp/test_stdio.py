@@ -1,5 +1,5 @@
-"""`shapecheck lsp` over raw stdio: frames written by hand, malformed ones among them, and the
-exit codes LSP asks for."""
+"""`shapecheck lsp` over raw stdio: frames written by hand, malformed ones among them, the exit
+codes LSP asks for, and answers while a large buffer is being checked."""
 
 from __future__ import annotations
 
@@ -166,3 +166,74 @@ def test_exit_after_shutdown_ends_with_0(raw: Raw) -> None:
     raw.answer(2)
     raw.send("exit")
     assert raw.exit_code() == 0
+
+
+SMALL = "import jax.numpy as jnp\n\nb = jnp.ones((3, 4)) + jnp.ones((4,))\nc = b + jnp.ones((5,))\n"
+UNIT = """
+def layer_{i}(x, y):
+    h = jnp.ones((4, 8)) + jnp.ones((8,))
+    return jnp.sum(h, axis=0)
+
+
+a_{i} = jnp.ones((3, 4), dtype=jnp.float32)
+b_{i} = a_{i} + jnp.ones((5,), dtype=jnp.float32)
+"""
+
+
+def _large(size: int) -> str:
+    units = [UNIT.format(i=i) for i in range(size // len(UNIT.format(i=0)) + 1)]
+    return "import jax.numpy as jnp\n" + "".join(units)
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is `pid` (Linux)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads the processes in /proc")
+def test_requests_are_answered_while_a_large_buffer_is_checked(raw: Raw) -> None:
+    # 2 MB: its parse alone holds CPython's GIL for seconds, its analysis takes far longer.
+    raw.initialize()
+    small = raw.open("small.py", SMALL)
+    diagnostics = raw.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                           and m["params"]["uri"] == small)
+    assert [d["code"] for d in diagnostics["params"]["diagnostics"]] == ["SC101"]
+    raw.open("large.py", _large(2_000_000))
+    waited = []
+    for ident in range(10, 20):  # over about five seconds of its check
+        started = time.monotonic()
+        raw.hover(small, ident, 2, 0)
+        answer = raw.answer(ident, timeout=60)
+        waited.append(time.monotonic() - started)
+        assert answer["result"] is not None and "f32[(3, 4)]" in answer["result"]["contents"]["value"]
+        time.sleep(0.5)
+    assert max(waited) < 2.0, [round(w, 2) for w in waited]
+    checkers = _children(raw.process.pid)
+    assert checkers, "the analyses run in a process of their own"
+    started = time.monotonic()
+    raw.send("shutdown", None, 99)
+    raw.answer(99, timeout=10)
+    raw.send("exit")
+    assert raw.exit_code(10) == 0
+    assert time.monotonic() - started < 5.0
+    deadline = time.monotonic() + 5
+    while any(_alive(pid) for pid in checkers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in checkers), "the analysis ends with the server"

@@ -1,0 +1,167 @@
+"""The language server's analyses, in a process of their own.
+
+CPython's parser holds the GIL through a whole parse (seconds for a buffer of megabytes), so an
+analysis on a thread of the server left every request unanswered meanwhile; in a child process
+it takes nothing from the server. The engine stops an analysis at its time limit between two
+bytecodes, never inside the parser: past a deadline of its own the checker ends the process,
+reports the buffer unchecked (SC005) and starts a fresh process for the next check.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import threading
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Final
+
+from shapecheck.bounds import TIME_LIMIT_S
+from shapecheck.codes import Code
+from shapecheck.config import Config
+from shapecheck.diagnostic import Diagnostic, Span
+from shapecheck.lsp.analysis import Analysis
+from shapecheck.lsp.buffers import Buffer
+from shapecheck.results import FileResult
+from shapecheck.rules import severity_of
+
+log = logging.getLogger(__name__)
+
+DEADLINE_S: Final = 2 * TIME_LIMIT_S
+"""Seconds one check may take in all: the engine's time limit, what it cannot interrupt (the
+parse), and the editor's reading of the syntax after it."""
+
+_Request = tuple[Buffer, list[Buffer], list[str]]
+_Answer = tuple[Analysis, dict[Path, str]]
+
+
+class Closed(Exception):
+    """The checker was closed (the server is shutting down): nothing more is analysed."""
+
+
+class Checker:
+    """Projects (the engines and their module summaries) in a child process, one analysis at a
+    time: `analyze` is called from one thread, `start` and `close` from any."""
+
+    def __init__(self, deadline: float = DEADLINE_S) -> None:
+        self.deadline = deadline
+        self.config_errors: dict[Path, str] = {}
+        self._lock = threading.Lock()
+        self._process: BaseProcess | None = None
+        self._connection: Connection | None = None
+        self._held: dict[str, Buffer] = {}  # the buffers the process holds, by URI
+        self._closed = False
+
+    def start(self) -> None:
+        """Start the process unless it runs (early: its imports take a moment)."""
+        with self._lock:
+            if self._closed:
+                raise Closed
+            if self._process is not None and self._process.is_alive():
+                return
+            context = multiprocessing.get_context("spawn")  # no fork: the server runs threads
+            ours, theirs = context.Pipe()
+            process = context.Process(target=_serve, args=(theirs, logging.getLogger().level),
+                                      name="shapecheck-lsp-checker", daemon=True)
+            process.start()
+            theirs.close()  # the process's end: its exit then reads as the end of the pipe here
+            self._process, self._connection, self._held = process, ours, {}
+
+    def analyze(self, buffer: Buffer, buffers: list[Buffer]) -> Analysis:
+        """The analysis of `buffer` with `buffers` open (as Projects.analyze). Never raises but
+        Closed: past the deadline the buffer is unchecked, a process that died an internal error."""
+        self.start()
+        connection = self._connection
+        assert connection is not None
+        # Only the buffers that changed travel: a large one open beside the edited one is sent once.
+        changed = [b for b in buffers if self._held.get(b.uri) is not b]
+        request: _Request = (buffer, changed, [b.uri for b in buffers])
+        try:
+            connection.send(request)
+            self._held = {b.uri: b for b in buffers}
+            if not connection.poll(self.deadline):
+                self._end()
+                return Analysis(buffer, FileResult(buffer.path, (_stopped(buffer.path, self.deadline),)), Config())
+            answer: _Answer = connection.recv()
+        except (EOFError, OSError):
+            code = self._end()
+            if self._closed:
+                raise Closed from None
+            return Analysis(buffer, FileResult(buffer.path, error=f"internal error: the analysis process ended "
+                                                                  f"(exit code {code}); the file is unchecked"),
+                            Config())
+        analysis, self.config_errors = answer
+        return analysis
+
+    def close(self) -> None:
+        """End the process, an analysis in it too; analyze raises Closed from now on."""
+        with self._lock:
+            self._closed = True
+            process = self._process
+        if process is not None and process.is_alive():
+            process.kill()
+
+    def _end(self) -> int | None:
+        with self._lock:
+            process, connection = self._process, self._connection
+            self._process, self._connection, self._held = None, None, {}
+        if connection is not None:
+            connection.close()
+        if process is None:
+            return None
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+        return process.exitcode
+
+
+def _stopped(path: str, seconds: float) -> Diagnostic:
+    return Diagnostic(path, Span(1, 0, 1, 1), Code.ANALYSIS_LIMIT,
+                      f"analysis stopped after {seconds:g} s, twice the time limit per file, and did "
+                      "not finish; the file is unchecked", severity=severity_of(Code.ANALYSIS_LIMIT))
+
+
+def _serve(connection: Connection, level: int) -> None:
+    """The process: analyse each buffer asked for, holding the open buffers between requests."""
+    from shapecheck.engine import tune_gc
+    from shapecheck.lsp.projects import Projects
+
+    # The process inherits the server's stdin and stdout, the client's pipes: a stray print
+    # here would corrupt the protocol, and the client would not see the server's end while
+    # this process held them open.
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    logging.basicConfig(level=level, format="shapecheck-lsp-checker %(levelname)s %(name)s: %(message)s")
+    _end_with_parent()
+    tune_gc()  # as the CLI does
+    projects = Projects()
+    held: dict[str, Buffer] = {}
+    while True:
+        try:
+            request: _Request = connection.recv()
+        except (EOFError, OSError):
+            return
+        buffer, changed, uris = request
+        held.update((b.uri, b) for b in changed)
+        held = {uri: held[uri] for uri in uris if uri in held}
+        analysis = projects.analyze(buffer, list(held.values()))
+        answer: _Answer = (analysis, dict(projects.config_errors))
+        connection.send(answer)
+
+
+def _end_with_parent() -> None:
+    """Exit when the server does, even in the middle of an analysis (a server killed outright
+    cannot end this process itself)."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        parent.join()
+        os._exit(0)
+
+    threading.Thread(target=watch, name="shapecheck-lsp-parent", daemon=True).start()
