@@ -144,3 +144,49 @@ def test_memory_bound_figures_are_documented() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
     assert f"{DEFAULT_MAX_FILE_SIZE // 1_000_000} MB" in readme
     assert "max-file-size" in readme
+
+
+_OVERFLOWING = {
+    "unary": lambda n: "-" * n + "1",
+    "not": lambda n: "not " * n + "x",
+    "power": lambda n: "a ** " * n + "a",
+    "lambda": lambda n: "lambda a, b=-1: " * n + "x",
+    "conditional": lambda n: "x if c else " * n + "x",
+    "brackets": lambda n: "f(a=[{k: (" * 40 + "-" * n + "1" + ")}])" * 40,
+    "blocks": lambda n: "".join(" " * i + "if x:\n" for i in range(99)) + " " * 99 + "-" * n + "1\n",
+    "f-string": lambda n: 'f"{' + "-" * n + '1}"',
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_OVERFLOWING))
+def test_the_depth_bound_covers_what_overflows_cpythons_parser(kind: str) -> None:
+    from shapecheck.nesting import could_overflow_parser
+
+    # CPython decides: the smallest size of each construct that its parser refuses.
+    make = _OVERFLOWING[kind]
+    low, high = 1, 8_000
+    assert _overflows(make(high))
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if _overflows(make(middle)) else (middle + 1, high)
+    assert could_overflow_parser(make(low))
+
+
+def _overflows(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except MemoryError:
+        return True
+    except (SyntaxError, RecursionError):  # RecursionError: building the tree, after parsing
+        return False
+    return False
+
+
+def test_ordinary_code_is_far_below_the_depth_bound() -> None:
+    from shapecheck import nesting
+
+    for module in (ast, json, pytest, nesting):
+        assert not nesting.could_overflow_parser(Path(str(module.__file__)).read_text(encoding="utf-8"))
+    table = "TABLE = [\n" + "".join(f"    (-{i}, {i} ** 2, not {i}, -{i} * -{i}),\n" for i in range(20_000)) + "]\n"
+    assert not nesting.could_overflow_parser(table)
+    assert not nesting.could_overflow_parser(FLAT)
