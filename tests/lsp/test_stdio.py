@@ -1,5 +1,5 @@
 """`shapecheck lsp` over raw stdio: frames written by hand, malformed ones among them, the exit
-codes LSP asks for, and answers while a large buffer is being checked."""
+codes LSP asks for, answers while a large buffer is checked, and the size bound."""
 
 from __future__ import annotations
 
@@ -15,6 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from shapecheck.codes import Code
+from shapecheck.config import load_config
+from shapecheck.engine import Engine
 
 from .support import ROOT
 
@@ -237,3 +241,19 @@ def test_requests_are_answered_while_a_large_buffer_is_checked(raw: Raw) -> None
     while any(_alive(pid) for pid in checkers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(pid) for pid in checkers), "the analysis ends with the server"
+
+
+def test_a_buffer_over_the_size_bound_is_unchecked_at_once_as_in_the_cli(raw: Raw, tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n\n[tool.shapecheck]\nmax-file-size = 100000\n")
+    text = _large(200_000)
+    (tmp_path / "large.py").write_text(text)
+    cli = Engine(load_config(start=tmp_path)).check_files([str(tmp_path / "large.py")], jobs=1).diagnostics
+    assert [d.code for d in cli] == [Code.ANALYSIS_LIMIT]
+    raw.initialize()
+    started = time.monotonic()
+    large = raw.open("large.py", text)
+    published = raw.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                         and m["params"]["uri"] == large)
+    assert time.monotonic() - started < 10  # the checker's start included
+    assert [(d["code"], d["range"]["start"]["line"] + 1, d["message"]) for d in published["params"]["diagnostics"]] \
+        == [(str(d.code), d.span.line, d.message) for d in cli]
