@@ -10,6 +10,7 @@ import libcst as cst
 import pytest
 
 from shapecheck.analyzer.calls import CallArgs, Signature
+from shapecheck.analyzer.library import REGISTRIES
 from shapecheck.analyzer.values import Const
 from shapecheck.api import analyze_source
 
@@ -23,6 +24,19 @@ def test_parse_reads_kinds_of_parameters() -> None:
     plain = Signature.parse("a, axis=None, *, where=None")
     assert plain.positional == ("a", "axis") and plain.keyword_only == ("where",)
     assert plain.variadic is None and plain.positional_only == 0
+
+
+def test_parse_reads_var_keywords_and_defaults_with_commas() -> None:
+    partial = Signature.parse("func, /, *args, **keywords")
+    assert partial.positional == ("func",) and partial.variadic == "args" and partial.var_keyword == "keywords"
+    pdot = Signature.parse("x, y, axis_name, pos_contract=((), ()), pos_batch=((), ()), precision=None")
+    assert pdot.positional == ("x", "y", "axis_name", "pos_contract", "pos_batch", "precision")
+
+
+def test_every_registration_declares_its_signature() -> None:
+    # `Registry.handles` requires one: no handler reads its arguments by position by hand.
+    for registry in REGISTRIES:
+        assert set(registry.signatures) == {*registry.functions, *registry.methods}
 
 
 def _call(signature: str, args: list[object], kwargs: dict[str, object]) -> CallArgs:
@@ -49,6 +63,13 @@ def test_variadic_parameters_collect_the_remaining_positions() -> None:
     call = _call("subscripts, /, *operands, out=None", ["ij", 1, 2], {})
     assert call.arg("subscripts") == Const("ij")
     assert call.rest() == [Const(1), Const(2)]
+
+
+def test_var_keywords_collect_the_keywords_no_parameter_takes() -> None:
+    call = _call("func, /, *args, **keywords", [1, 2], {"func": 3, "axis": 4})
+    assert call.arg("func") == Const(1) and call.rest() == [Const(2)]
+    assert call.keywords() == {"func": Const(3), "axis": Const(4)}
+    assert _call("a, *, axis=0, **rest", [1], {"axis": 2, "b": 3}).keywords() == {"b": Const(3)}
 
 
 def test_an_undeclared_parameter_is_a_programming_error() -> None:
@@ -97,6 +118,13 @@ def _type_of(expression: str) -> str:
     ("jnp.uint16(x)", "u16[(3, 4)]"),
     ("jnp.bool(x)", "bool_[(3, 4)]"),
     ("jnp.einsum('ij,jk->ik', x, jnp.ones((4, 2)))", "f32[(3, 2)]"),
+    # APIs that shared one handler under different parameter names, now registered apart
+    ("jnp.flip(m=x)", "f32[(3, 4)]"),
+    ("jnp.roll(x, 1, axis=0)", "f32[(3, 4)]"),
+    ("jax.lax.convert_element_type(x, new_dtype=jnp.int32)", "i32[(3, 4)]"),
+    ("jnp.where(x > 0, x, jnp.zeros((4,)))", "f32[(3, 4)]"),
+    ("jax.grad(lambda a: jnp.sum(a))(x)", "f32[(3, 4)]"),
+    ("jax.checkpoint(fun=lambda a: a * 2)(x)", "f32[(3, 4)]"),
 ])
 def test_arguments_bind_by_each_apis_signature(expression: str, expected: str) -> None:
     assert _type_of(expression) == expected
