@@ -15,7 +15,11 @@ from typing import Final
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
-from shapecheck.analyzer.qualnames import JNP, LAX, NN, SPECIAL
+# The module names are qualnames' (one home); `migrate` reads them from here.
+from shapecheck.analyzer.qualnames import JNP as JNP
+from shapecheck.analyzer.qualnames import LAX as LAX
+from shapecheck.analyzer.qualnames import NN as NN
+from shapecheck.analyzer.qualnames import SPECIAL as SPECIAL
 
 # The names each runtime module defines itself (the rest is jax's, passed through).
 _REDUCTIONS: Final = frozenset(("sum", "prod", "max", "min", "amax", "amin", "mean", "var", "std", "any",
