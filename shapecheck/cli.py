@@ -123,7 +123,8 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
     except ConfigError as error:
         sys.stderr.write(f"shapecheck: error: {error}\n")
         return EXIT_ERROR
-    missing = [p for p in args.paths if not os.path.exists(p)] if stdin is None else []
+    # A broken link is there (a pre-commit hook passes it): checking it says it is unreadable.
+    missing = [p for p in args.paths if not os.path.lexists(p)] if stdin is None else []
     if missing:
         sys.stderr.write(f"shapecheck: error: no such file or directory: {', '.join(missing)}\n")
         return EXIT_ERROR

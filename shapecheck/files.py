@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -63,7 +63,7 @@ class _Matcher:
         if folder not in self.gitignores:
             spec = None
             file = folder / ".gitignore"
-            if file.is_file():
+            if _quietly(file.is_file):
                 import pathspec
 
                 try:
@@ -104,7 +104,7 @@ class _Matcher:
                 spec = self._gitignore(ancestor)
                 if spec is not None:
                     specs.append((str(ancestor), spec))
-                if (ancestor / ".git").exists():
+                if _quietly((ancestor / ".git").exists):
                     break
             self.specs_above[key] = specs
         return specs
@@ -117,12 +117,17 @@ class _Matcher:
 
 
 def discover(paths: Sequence[str | Path], config: Config) -> list[Path]:
-    """Python files to check, sorted and without duplicates."""
+    """Python files to check, sorted and without duplicates.
+
+    What cannot be examined (a folder that cannot be listed, a `*.py` that is a FIFO, a device
+    or a broken link) is returned as well, as a file named on the command line is: checking it
+    reports why it was not checked (SC000), and the rest of the walk goes on.
+    """
     matcher = _Matcher(config)
     found: set[Path] = set()
     for raw in paths or ["."]:
         path = Path(raw)
-        if path.is_dir():
+        if _quietly(path.is_dir):
             if matcher.excluded_by_user(path, True):
                 continue
             # Inside a folder the user named, its ancestors' .gitignore files do not apply when
@@ -134,17 +139,42 @@ def discover(paths: Sequence[str | Path], config: Config) -> list[Path]:
     return sorted(found)
 
 
+_SOURCES = (".py", ".pyi")
+
+
 def _walk(folder: Path, matcher: _Matcher, floor: Path | None) -> Iterator[Path]:
     try:
-        entries = sorted(folder.iterdir())
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
     except OSError:
+        yield folder  # cannot be listed: checking it says why, and the rest goes on
         return
     for entry in entries:
-        if entry.is_dir() and not entry.is_symlink():
-            if not matcher.skip_entry(entry, True, floor):
-                yield from _walk(entry, matcher, floor)
-        elif entry.suffix in (".py", ".pyi") and entry.is_file() and not matcher.skip_entry(entry, False, floor):
-            yield entry
+        path = folder / entry.name
+        is_folder = False
+        try:
+            # Links to folders are not followed (a link may lead out of the project, or round).
+            is_folder = entry.is_dir(follow_symlinks=False)
+            wanted = (not matcher.skip_entry(path, True, floor) if is_folder
+                      else path.suffix in _SOURCES and not _quietly(entry.is_dir)
+                      and not matcher.skip_entry(path, False, floor))
+        except OSError:
+            wanted = is_folder or path.suffix in _SOURCES  # checking it says what went wrong
+            is_folder = False
+        if wanted and is_folder:
+            yield from _walk(path, matcher, floor)
+        elif wanted:
+            # Whatever it is (a FIFO, a device, a broken link): named, it would be checked too.
+            yield path
+
+
+def _quietly(test: Callable[[], bool]) -> bool:
+    """`test()`, False where the file system refuses to answer (the answer is then found out,
+    and reported, when the path is read)."""
+    try:
+        return test()
+    except OSError:
+        return False
 
 
 class FileTooLarge(OSError):
@@ -162,6 +192,9 @@ def read_regular(path: str | Path, limit: int | None = None) -> bytes:
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         status = os.fstat(descriptor)
+        if stat.S_ISDIR(status.st_mode):  # one a walk could not list (it lists the others)
+            raise OSError(errno.EISDIR, f"a folder that cannot be listed ({_listing_error(path)}); "
+                                        "nothing in it was checked")
         if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.EINVAL, f"not a regular file ({_kind(status.st_mode)}); skipped")
         if limit is not None and status.st_size > limit:
@@ -178,7 +211,15 @@ def read_regular(path: str | Path, limit: int | None = None) -> bytes:
         os.close(descriptor)
 
 
+def _listing_error(path: str | Path) -> str:
+    try:
+        os.listdir(path)
+    except OSError as error:
+        return error.strerror or str(error)
+    return "it could not be listed when the files were collected"
+
+
 def _kind(mode: int) -> str:
-    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
              (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
     return next((name for test, name in kinds if test(mode)), "not a file")

@@ -40,12 +40,16 @@ class Packages:
         self._probe = probe
 
     def real(self, path: Path) -> Path:
-        """`path.resolve()`, resolving its folder once for all the files in it."""
-        if path.is_symlink():
-            return path.resolve()
-        folder = self._resolved.get(path.parent)
-        if folder is None:
-            folder = self._resolved[path.parent] = path.parent.resolve()
+        """`path.resolve()`, resolving its folder once for all the files in it; as far as the
+        file system lets it (a link it refuses to read, as /proc/1/cwd, stays as it is)."""
+        try:
+            if path.is_symlink():
+                return path.resolve()
+            folder = self._resolved.get(path.parent)
+            if folder is None:
+                folder = self._resolved[path.parent] = path.parent.resolve()
+        except OSError:
+            return Path(os.path.abspath(path))
         return folder / path.name
 
     def package(self, folder: Path) -> tuple[str, ...]:
@@ -55,7 +59,7 @@ class Packages:
             marker = folder / "__init__.py"
             if self._probe is not None:
                 self._probe(str(marker))
-            is_package = marker.is_file() and folder.parent != folder
+            is_package = _is_file(marker) and folder.parent != folder
             found = (*self.package(folder.parent), folder.name) if is_package else ()
             self._parts[folder] = found
         return found
@@ -156,3 +160,10 @@ class ProjectIndex:
                 entries = frozenset()
             self.listings[root] = entries
         return entries
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # not answered (a folder that cannot be searched): not there, for imports
+        return False
