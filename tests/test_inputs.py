@@ -3,13 +3,16 @@ UTF-8, modules found as Python finds them, bytes as CPython decodes them."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 from shapecheck.cli import main
+from shapecheck.formats import FORMATS
 
 MISMATCH = "import jax.numpy as jnp\nx = jnp.ones((3,)) + jnp.ones((4,))\n"
 
@@ -82,3 +85,58 @@ def test_a_walk_gives_what_naming_gives_for_entries_that_are_not_files(
     walked = _json_run(capsys, ".")  # a FIFO opened in blocking mode would hang here
     named = _json_run(capsys, "ok.py", "pipe.py", "device.py", "gone.py")
     assert walked == named == (2, {("ok.py", "SC101")} | odd)
+
+
+# --- names that are not UTF-8 --------------------------------------------------------------
+
+
+@pytest.fixture
+def bad_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    name = os.fsdecode(b"bad\xff.py")
+    try:
+        (tmp_path / name).write_text(MISMATCH)
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system takes only UTF-8 names")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    monkeypatch.chdir(tmp_path)
+    return name
+
+
+def _strict_output(monkeypatch: pytest.MonkeyPatch, fmt: str, *paths: str) -> tuple[int, str]:
+    """The output of a run, from a stdout that accepts only valid UTF-8 (as a UTF-8 terminal or
+    pipe does); raises where the output is not."""
+    buffer = io.BytesIO()
+    stdout = io.TextIOWrapper(buffer, encoding="utf-8", errors="strict", newline="")
+    monkeypatch.setattr(sys, "stdout", stdout)
+    status = main(["check", "--no-cache", "--no-progress", "--format", fmt, *paths])
+    stdout.flush()
+    return status, buffer.getvalue().decode("utf-8")
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_a_name_that_is_not_utf8_is_written_as_valid_utf8(
+        bad_name: str, monkeypatch: pytest.MonkeyPatch, fmt: str) -> None:
+    status, out = _strict_output(monkeypatch, fmt, ".")
+    assert status == 1
+    if fmt in ("json", "gitlab", "sarif"):
+        strings: list[str] = []
+        json.loads(out, object_hook=lambda o: strings.extend(v for v in o.values() if isinstance(v, str)) or o)
+        for value in strings:
+            value.encode("utf-8")  # no lone surrogate in any string of the document
+    shown = "\n".join(strings) if fmt in ("json", "gitlab", "sarif") else out
+    assert "bad\\xff.py" in shown or "bad%FF.py" in shown  # the byte is shown, not lost
+    if fmt == "json":
+        assert [d["path"] for d in json.loads(out)] == ["bad\\xff.py"]
+
+
+def test_sarif_names_the_raw_bytes_of_the_file(bad_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    from urllib.parse import unquote_to_bytes
+
+    _, out = _strict_output(monkeypatch, "sarif", ".")
+    log = json.loads(out)
+    schema = json.loads((Path(__file__).parent / "schemas" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(log)
+    uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == "bad%FF.py"
+    assert unquote_to_bytes(uri) == os.fsencode(bad_name)  # a consumer finds the file again

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shapecheck.diagnostic import Diagnostic
+from shapecheck.formats.locations import shown
 
 
 def _data(text: str) -> str:
@@ -19,9 +20,9 @@ def _property(text: str) -> str:
 def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None) -> str:
     lines = []
     for d in diagnostics:
-        message = d.message + "".join(f"\nnote: {n.message} ({n.path}:{n.span.line})" for n in d.notes)
+        message = shown(d.message + "".join(f"\nnote: {n.message} ({n.path}:{n.span.line})" for n in d.notes))
         lines.append(
-            f"::{d.severity.value} file={_property(d.path)},line={d.span.line},col={d.span.column + 1},"
+            f"::{d.severity.value} file={_property(shown(d.path))},line={d.span.line},col={d.span.column + 1},"
             f"endLine={d.span.end_line},endColumn={d.span.end_column + 1},"
             f"title={_property('shapecheck ' + d.code)}::{_data(message)}"
         )

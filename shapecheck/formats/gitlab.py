@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from shapecheck.diagnostic import INCOMPLETE, Diagnostic, Severity
-from shapecheck.formats.locations import project_relative
+from shapecheck.formats.locations import project_relative, shown
 
 # GitLab's scale is info < minor < major < critical < blocker. A finding is a bug in the checked
 # program (major); a file that could not be checked at all hides every finding in it (critical).
@@ -28,7 +28,7 @@ _UNCHECKED = "critical"
 
 def _fingerprint(path: str, d: Diagnostic, occurrence: int) -> str:
     key = "\0".join((path, d.code, d.message, str(occurrence)))
-    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
 def issues(diagnostics: Sequence[Diagnostic], root: Path) -> list[dict[str, Any]]:
@@ -36,13 +36,13 @@ def issues(diagnostics: Sequence[Diagnostic], root: Path) -> list[dict[str, Any]
     out = []
     for d in diagnostics:
         relative = project_relative(d.path, root)
-        path = str(relative) if relative is not None else Path(d.path).as_posix()
+        path = shown(str(relative) if relative is not None else Path(d.path).as_posix())
         seen[path, d.code, d.message] += 1
         notes = "".join(f"\nnote: {n.message} ({n.path}:{n.span.line})" for n in d.notes)
         out.append({
             "type": "issue",
             "check_name": d.code,
-            "description": f"{d.code} {d.message}{notes}",
+            "description": shown(f"{d.code} {d.message}{notes}"),
             "severity": _UNCHECKED if d.code in INCOMPLETE else _SEVERITY[d.severity],
             "fingerprint": _fingerprint(path, d, seen[path, d.code, d.message]),
             "location": {"path": path, "lines": {"begin": d.span.line, "end": d.span.end_line}},

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from shapecheck.diagnostic import Diagnostic, Span
+from shapecheck.formats.locations import shown
 
 
 def _position(span: Span) -> dict[str, int]:
@@ -17,12 +18,12 @@ def _position(span: Span) -> dict[str, int]:
 
 def as_dict(d: Diagnostic) -> dict[str, Any]:
     return {
-        "path": d.path,
+        "path": shown(d.path),
         **_position(d.span),
         "code": d.code,
-        "message": d.message,
+        "message": shown(d.message),
         "severity": d.severity.value,
-        "notes": [{"path": n.path, **_position(n.span), "message": n.message} for n in d.notes],
+        "notes": [{"path": shown(n.path), **_position(n.span), "message": shown(n.message)} for n in d.notes],
     }
 
 

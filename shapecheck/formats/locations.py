@@ -1,4 +1,5 @@
-"""Where a diagnostic's file is, as CI dashboards want it: relative to the project root."""
+"""Where a diagnostic's file is, as CI dashboards want it (relative to the project root), and
+as every format can write it (valid UTF-8, whatever bytes the name has)."""
 
 from __future__ import annotations
 
@@ -20,3 +21,17 @@ def project_relative(path: str, root: Path) -> PurePosixPath | None:
             continue
         return PurePosixPath(relative.as_posix())
     return None
+
+
+def shown(text: str) -> str:
+    """`text` as valid Unicode: each byte of a file name that is not UTF-8 (decoded by Python
+    as a lone surrogate, `bad\\udcff.py`) written as `\\xNN` (`bad\\xff.py`), as Python's
+    `backslashreplace` writes it. The output of a run stays valid UTF-8, which every format
+    needs (JSON: RFC 8259; terminals and CI logs expect it); SARIF URIs keep the raw bytes
+    instead, percent-encoded."""
+    if text.isascii():
+        return text
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte: `\\udNNN`
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from shapecheck.diagnostic import Diagnostic, Severity, Span
-from shapecheck.formats.locations import project_relative
+from shapecheck.formats.locations import project_relative, shown
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 ROOT_ID = "%SRCROOT%"
@@ -37,7 +37,8 @@ def artifact_location(path: str, root: Path) -> dict[str, str]:
     relative = project_relative(path, root)
     if relative is None:
         return {"uri": Path(os.path.abspath(path)).as_uri()}
-    return {"uri": quote(str(relative), safe="/"), "uriBaseId": ROOT_ID}
+    # The name's bytes, percent-encoded: a name that is not UTF-8 keeps every byte (`%FF`).
+    return {"uri": quote(os.fsencode(str(relative)), safe="/"), "uriBaseId": ROOT_ID}
 
 
 def _location(path: str, span: Span, root: Path, message: str | None = None) -> dict[str, Any]:
@@ -45,7 +46,7 @@ def _location(path: str, span: Span, root: Path, message: str | None = None) -> 
         "physicalLocation": {"artifactLocation": artifact_location(path, root), "region": _region(span)}
     }
     if message is not None:
-        location["message"] = {"text": message}
+        location["message"] = {"text": shown(message)}
     return location
 
 
@@ -103,7 +104,7 @@ def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = No
         result: dict[str, Any] = {
             "ruleId": d.code,
             "level": _LEVEL[d.severity],
-            "message": {"text": d.message},
+            "message": {"text": shown(d.message)},
             "locations": [_location(d.path, d.span, root)],
         }
         if d.code in index:

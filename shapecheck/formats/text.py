@@ -7,6 +7,7 @@ from pathlib import Path
 
 from shapecheck.diagnostic import Diagnostic, Span
 from shapecheck.files import read_regular
+from shapecheck.formats.locations import shown
 from shapecheck.parsing import SourceDecodeError, decode
 
 UNSAVED: dict[str, str] = {}
@@ -69,10 +70,11 @@ def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = No
     out: list[str] = []
     cache: dict[str, tuple[str, ...]] = {}
     for d in diagnostics:
-        out.append(f"{d.path}:{d.span.line}:{d.span.column + 1}: {d.code} {d.message}")
+        out.append(f"{shown(d.path)}:{d.span.line}:{d.span.column + 1}: {d.code} {shown(d.message)}")
         out.extend(_excerpt(d.path, d.span, cache))
         for note in d.notes:
-            out.append(f"  = note: {note.message} ({note.path}:{note.span.line}:{note.span.column + 1})")
+            out.append(f"  = note: {shown(note.message)} ({shown(note.path)}:{note.span.line}:"
+                       f"{note.span.column + 1})")
         out.append("")
     out.append(summary(diagnostics, files))
     return "\n".join(out) + "\n"
