@@ -5,9 +5,11 @@ and N bytes of JSON. pygls's reader trusts every frame: after one bad Content-Le
 the next bodies as headers and never answers again, shutdown and exit included. This reader
 skips what cannot be a message and says so: a header block without a valid Content-Length (not
 a number, negative, missing) is skipped with what follows it, up to the next Content-Length
-header; bytes before a header that are no header are skipped; a body that holds a whole JSON
-value and more (its Content-Length said more than the message had) gives the extra bytes back
-to be read as the next frame.
+header; bytes before a header that are no header are skipped. A Content-Length larger than its
+message runs into the next frame: where a whole JSON message is followed by a Content-Length
+header inside the length, the message is skipped and the frame read from that header, without
+waiting for the rest of the length (the client may be waiting for an answer); a header cut by
+the length is found again by `dispatch`, which gives back what follows a whole message.
 """
 
 from __future__ import annotations
@@ -53,13 +55,17 @@ class Frames:
             length = await self._header()
             if length is None:
                 return None
-            if await self._fill(length):
-                body = bytes(self._data[:length])
-                del self._data[:length]
+            end = await self._fill(length)
+            if end is None:
+                self._problem(f"the stream ended {length - len(self._data)} bytes before the end "
+                              f"of a message of {length} bytes")
+                return None
+            body = bytes(self._data[:end])
+            del self._data[:end]
+            if end == length:
                 return body
-            self._problem(f"the stream ended {length - len(self._data)} bytes before the end "
-                          f"of a message of {length} bytes")
-            return None
+            self._problem(f"a message of {end} bytes under a Content-Length of {length} was skipped; "
+                          "the next frame started inside it")
 
     async def _header(self) -> int | None:
         """The Content-Length of the next valid header block, its block consumed."""
@@ -108,11 +114,35 @@ class Frames:
             if not await self._more():
                 return None
 
-    async def _fill(self, size: int) -> bool:
-        while len(self._data) < size:
+    async def _fill(self, size: int) -> int | None:
+        """Read until `size` bytes are here: `size`, or where a whole message ends and the next
+        frame starts before it; None if the stream ends first."""
+        searched = 0
+        while True:
+            end = self._frame_inside(searched, size)
+            if end is not None:
+                return end
+            if len(self._data) >= size:
+                return size
+            searched = max(0, len(self._data) - len(HEADER) + 1)
             if not await self._more():
-                return False
-        return True
+                return None
+
+    def _frame_inside(self, start: int, size: int) -> int | None:
+        """Where, from `start` and before `size`, a Content-Length header follows a whole JSON
+        message: a body's own text may hold the header's words, but only inside a string."""
+        region = bytes(self._data[start:size + len(HEADER) - 1]).lower()
+        at = region.find(HEADER)
+        while at >= 0:
+            end = start + at
+            if self._data[:end].rstrip().endswith(b"}"):
+                try:
+                    json.loads(bytes(self._data[:end]))
+                    return end
+                except ValueError:
+                    pass
+            at = region.find(HEADER, at + 1)
+        return None
 
     async def _more(self) -> bool:
         if self._ended:

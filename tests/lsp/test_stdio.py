@@ -135,8 +135,11 @@ MALFORMED: dict[str, Callable[[bytes], bytes]] = {
     "non-numeric length": lambda body: b"Content-Length: twelve\r\n\r\n" + body,
     "negative length": lambda body: b"Content-Length: -%d\r\n\r\n" % len(body) + body,
     "empty length": lambda body: b"Content-Length: \r\n\r\n" + body,
-    # Longer than its body: the length runs into the next frame's header and body.
+    # Longer than its body: the length runs into the next frame's header and body, cuts the
+    # next header, or runs past everything the client sends before it waits for an answer.
     "short body": lambda body: b"Content-Length: %d\r\n\r\n" % (len(body) + 30) + body,
+    "short body, header cut": lambda body: b"Content-Length: %d\r\n\r\n" % (len(body) + 5) + body,
+    "short body, long overrun": lambda body: b"Content-Length: %d\r\n\r\n" % (len(body) + 100_000) + body,
     "missing Content-Length": lambda body: b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" + body,
     "no header at all": lambda body: body,
 }
