@@ -107,10 +107,12 @@ class ProjectIndex:
         packages = Packages(probe)
         for file in files:
             path = Path(file)
-            for name in packages.module_names(path):
-                index.paths.setdefault(name, str(file))
+            real = packages.real(path)
+            if not index._beside_its_package(real):
+                for name in packages.module_names(path):
+                    index.paths.setdefault(name, str(file))
             roots[str(packages.import_root(path))] = None
-            roots[str(packages.real(path).parent)] = None
+            roots[str(real.parent)] = None
         for root in extra_roots:
             roots[str(Path(root).resolve())] = None
         index.roots = tuple(roots)
@@ -120,34 +122,81 @@ class ProjectIndex:
         path = self.paths.get(module) or self._on_disk(module)
         if path is None:
             return None
-        # Read as the checked files are: regular files only (a FIFO would block), in their
-        # declared encoding.
+        # Read as the checked files are: regular files only (a FIFO would block), within the
+        # size bound (a module is parsed and interpreted for each file that imports it), in
+        # their declared encoding.
+        from shapecheck.config import DEFAULT_MAX_FILE_SIZE
         from shapecheck.files import read_regular
         from shapecheck.parsing import SourceDecodeError, decode
 
         try:
-            return path, decode(read_regular(path))
+            return path, decode(read_regular(path, DEFAULT_MAX_FILE_SIZE))
         except (OSError, SourceDecodeError):
             return None
 
+    def _beside_its_package(self, path: Path) -> bool:
+        """Whether `path` is a module `name.py` beside a package `name/` (with `__init__.py`):
+        Python imports the package, never the module."""
+        # One stat, not a listing of the folder: the run memo would take any file added beside
+        # (the cache's own folder) for a change of the project.
+        if path.suffix != ".py" or path.stem == "__init__":
+            return False
+        return self._is_file(path.parent / path.stem / "__init__.py")
+
     def _on_disk(self, module: str) -> str | None:
+        """The file of `module` as Python's import system finds it under `roots`: part by part,
+        each in its parent package's folders (all the roots for the first)."""
         if module in self.absent:
             return None
-        relative = Path(*module.split("."))
-        first = module.split(".")[0]
-        for root in self.roots:
-            entries = self._entries(root)
-            if first not in entries and f"{first}.py" not in entries:
-                continue  # most roots have nothing of that name: one set lookup, no stat
-            for candidate in (Path(root) / relative.with_suffix(".py"), Path(root) / relative / "__init__.py"):
-                if self.probe is not None:
-                    self.probe(str(candidate))
-                if candidate.is_file():
-                    self.paths[module] = str(candidate)
-                    return str(candidate)
-        self.absent.add(module)
-        return None
+        found: str | None = None
+        folders: list[str] | None = list(self.roots)
+        for part in module.split("."):
+            if folders is None:  # the parent is a module, not a package: no submodules
+                found = None
+                break
+            found, folders = self._find_in(part, folders)
+            if found is None and folders is None:
+                break
+        if found is None:
+            self.absent.add(module)
+            return None
+        self.paths[module] = found
+        return found
 
+    def _find_in(self, name: str, folders: list[str]) -> tuple[str | None, list[str] | None]:
+        """`name` in `folders`, as importlib's FileFinder and PathFinder look: in each folder in
+        turn, a package (`name/__init__.py`) before a module (`name.py`); a folder `name/`
+        without `__init__.py` is a portion of a namespace package, which only counts when no
+        folder has a package or module of that name. Returns the file (None for a namespace
+        package or nothing) and the folders of its submodules (None for a module or nothing)."""
+        portions: list[str] = []
+        for folder in folders:
+            entries = self._entries(folder)  # most folders have nothing of that name: no stat
+            if name in entries:
+                package = os.path.join(folder, name)
+                init = os.path.join(package, "__init__.py")
+                if self._is_file(Path(init)):
+                    return init, [package]
+            if f"{name}.py" in entries:
+                candidate = os.path.join(folder, f"{name}.py")
+                if self._is_file(Path(candidate)):
+                    return candidate, None
+            if name in entries and self._is_folder(os.path.join(folder, name)):
+                portions.append(os.path.join(folder, name))
+        return None, (portions or None)
+
+    def _is_file(self, path: Path) -> bool:
+        if self.probe is not None:
+            self.probe(str(path))
+        return _is_file(path)
+
+    def _is_folder(self, path: str) -> bool:
+        if self.probe is not None:
+            self.probe(path)
+        try:
+            return os.path.isdir(path)
+        except OSError:
+            return False
 
     def _entries(self, root: str) -> frozenset[str]:
         entries = self.listings.get(root)

@@ -7,12 +7,14 @@ import io
 import json
 import os
 import sys
+from importlib.machinery import PathFinder
 from pathlib import Path
 
 import pytest
 
 from shapecheck.cli import main
 from shapecheck.formats import FORMATS
+from shapecheck.project import ProjectIndex
 
 MISMATCH = "import jax.numpy as jnp\nx = jnp.ones((3,)) + jnp.ones((4,))\n"
 
@@ -140,3 +142,74 @@ def test_sarif_names_the_raw_bytes_of_the_file(bad_name: str, monkeypatch: pytes
     uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri == "bad%FF.py"
     assert unquote_to_bytes(uri) == os.fsencode(bad_name)  # a consumer finds the file again
+
+
+# --- module resolution ---------------------------------------------------------------------
+
+
+def _python_finds(module: str, roots: list[Path]) -> str | None:
+    """The file Python's import system would load for `module` (nothing is imported)."""
+    search: list[str] | None = [str(root) for root in roots]
+    spec = None
+    parts = module.split(".")
+    for depth in range(len(parts)):
+        if search is None:
+            return None  # a module, not a package: it has no submodules
+        spec = PathFinder.find_spec(".".join(parts[: depth + 1]), search)
+        if spec is None:
+            return None
+        search = list(spec.submodule_search_locations) if spec.submodule_search_locations is not None else None
+    assert spec is not None
+    return spec.origin if spec.has_location else None
+
+
+LAYOUTS = {
+    # A package and a module of the same name side by side: Python imports the package.
+    "package-beside-module": (["r/helper.py", "r/helper/__init__.py"], "helper"),
+    # A module beats a namespace package of the same name; it has no submodules.
+    "module-beside-namespace": (["r/ns.py", "r/ns/sub.py"], "ns"),
+    "no-submodule-of-a-module": (["r/ns.py", "r/ns/sub.py"], "ns.sub"),
+    "package-submodule": (["r/pkg/__init__.py", "r/pkg/mod.py", "r/pkg.py"], "pkg.mod"),
+    "namespace-submodule": (["r/nsp/a.py"], "nsp.a"),
+    # Across two roots: a regular package ends the search for its submodules in itself...
+    "regular-package-is-one-folder": (["r/pkg/__init__.py", "s/pkg/extra.py"], "pkg.extra"),
+    # ...while a namespace package spans every root, and a later module beats it.
+    "namespace-across-roots": (["r/nsp/a.py", "s/nsp/b.py"], "nsp.b"),
+    "module-after-namespace": (["r/thing/x.py", "s/thing.py"], "thing"),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_modules_are_found_as_python_finds_them(tmp_path: Path, layout: str) -> None:
+    files, module = LAYOUTS[layout]
+    for file in files:
+        (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / file).write_text("X = 1\n")
+    roots = [tmp_path / "r", tmp_path / "s"]
+    expected = _python_finds(module, roots)
+    on_disk = ProjectIndex(roots=tuple(str(root) for root in roots)).find(module)
+    assert (on_disk[0] if on_disk else None) == expected
+    # The same when the files are those of the run.
+    index = ProjectIndex.of([tmp_path / file for file in files], roots)
+    in_run = index.find(module)
+    assert (os.path.realpath(in_run[0]) if in_run else None) == (
+        os.path.realpath(expected) if expected else None)
+
+
+def test_a_package_beside_a_module_of_its_name_is_what_is_imported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "helper").mkdir()
+    (tmp_path / "helper.py").write_text(
+        "from shapecheck import f32\n\ndef make(x: f32[(3,)]) -> f32[(3,)]:\n    return x\n")
+    (tmp_path / "helper" / "__init__.py").write_text(
+        "from shapecheck import f32\n\ndef make(x: f32[(4,)]) -> f32[(4,)]:\n    return x\n")
+    (tmp_path / "main.py").write_text(
+        "import jax.numpy as jnp\nfrom helper import make\n\ny = make(jnp.ones((4,))) + jnp.ones((4,))\n"
+        "z = make(jnp.ones((3,)))\n")
+    monkeypatch.chdir(tmp_path)
+    # Only main.py named (the others found on disk), and all of them named.
+    for paths in (["main.py"], ["main.py", "helper.py", "helper/__init__.py"]):
+        status, out = main(["check", "--no-cache", "--format", "json", *paths]), capsys.readouterr().out
+        found = {(Path(d["path"]).name, d["line"]) for d in json.loads(out)}
+        assert found == {("main.py", 5)}, paths  # the call with 3 elements, against the package's 4
+        assert status == 1
