@@ -40,8 +40,9 @@ def decode(data: bytes) -> str:
         text = data.decode(encoding)
     except (SyntaxError, LookupError, UnicodeDecodeError) as error:
         raise SourceDecodeError(str(error)) from error
-    # A BOM is not part of the program (CPython and libcst both skip it).
-    return text[1:] if text.startswith("\ufeff") else text
+    # The BOM is gone ("utf-8-sig"); a second one is text, which CPython's parser refuses
+    # ("invalid non-printable character U+FEFF"), as compile() of the bytes does: kept.
+    return text
 
 
 def cpython_syntax(path: str, text: str, feature_version: tuple[int, int] | None = None,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from shapecheck.api import check_file
 from shapecheck.cli import main
 from shapecheck.formats import FORMATS
 from shapecheck.project import ProjectIndex
@@ -213,3 +214,34 @@ def test_a_package_beside_a_module_of_its_name_is_what_is_imported(
         found = {(Path(d["path"]).name, d["line"]) for d in json.loads(out)}
         assert found == {("main.py", 5)}, paths  # the call with 3 elements, against the package's 4
         assert status == 1
+
+
+# --- bytes as CPython decodes them ---------------------------------------------------------
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("data", [
+    BOM + BOM + b"import jax\n",
+    BOM + b"import jax\n",
+    BOM + b"import jax\n" + BOM + b"x = 1\n",
+    b"import jax  " + BOM + b"\n",
+    BOM + b"# -*- coding: latin-1 -*-\nimport jax\n",
+    BOM + b"# -*- coding: utf-8 -*-\nimport jax\n",
+    b"# -*- coding: latin-1 -*-\nimport jax\ns = '\xe9'\n",
+], ids=["two-boms", "one-bom", "bom-on-line-2", "bom-in-line", "bom-and-latin1", "bom-and-utf8", "latin1"])
+def test_what_cpython_refuses_to_compile_is_never_analysed(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "m.py"
+    path.write_bytes(data)
+    try:
+        compile(data, str(path), "exec")
+    except SyntaxError:
+        refused = True
+    else:
+        refused = False
+    result = check_file(path)
+    codes = {d.code for d in result.diagnostics} | ({"SC000"} if result.error else set())
+    if refused:
+        assert codes in ({"SC004"}, {"SC000"})
+    else:
+        assert codes == set()
