@@ -17,30 +17,53 @@ Why a stale answer cannot come out:
   an mtime back, nothing puts a ctime back;
 - a path whose ctime is not older than the memo may have changed again within the file
   system's clock tick (git's "racily clean" entries): such a memo is not trusted;
-- the memo holds data only (strings, integers, tuples in Python's marshal format, checked
-  field by field when read, under a CRC-32 of the whole), keyed by the Python version among
-  the rest; writes are atomic.
+- the memo holds data only, keyed by the Python version among the rest; writes are atomic.
 
-Imports nothing that Python has not already imported at start-up, but zlib (for the CRC).
+A memo is read as untrusted, like a result cache entry: anything in its place that is not a
+memo this code wrote is a miss, never a hang, a crash or a runaway read. It is read only if it
+is a regular file of at most `LIMIT` bytes (safe_read.py: no FIFO, device or link is opened
+for reading); then its CRC-32 must match (a damaged memo: a flipped bit, a truncated write)
+before anything in it is decoded; then every field is checked as it is decoded. The layout is
+our own, of lengths and strings (`_encode`), rather than marshal's: marshal trusts the sizes
+its data claims (five bytes claiming a tuple of 2**31 items took 16 GiB and almost two
+minutes to load).
+
+What a memo that passes all that says is replayed: the memo folder is the user's own (the
+result cache's), written by shapecheck, and a memo forged there with a valid checksum is
+trusted as the cache entries beside it are. A key could not do better: it would be kept where
+the forger writes. A signature that matches is not forged: it is compared with what `os.stat`
+says now.
+
+Imports nothing that Python has not already imported at start-up, but zlib (for the CRC) and
+safe_read.py.
 """
 
 from __future__ import annotations
 
-import marshal
 import os
 import sys
+
+from shapecheck.safe_read import read_bounded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
 
-FORMAT = 1
+FORMAT = 2
 FOLDER = "runs"  # inside the result cache's folder
 SUFFIX = ".memo"
 KEEP = 64  # memos kept per cache folder: one per command line, pre-commit's vary commit by commit
 REGULAR = 0o100000  # a signature's file type bits for a regular file
+LIMIT = 64 << 20
+"""Bytes a memo may hold: its run's whole output (every diagnostic of every named file, with
+the source lines the text format quotes) and the signatures, about 100 bytes each, of a few
+hundred paths; a memo that would be larger is not written."""
+MAGIC = b"shapecheck-memo\0"
+STATUSES = (0, 1)  # the exit statuses of a run whose output is final (memo_record.py)
 
 Signature = tuple[int, int, int, int, int]
+Memo = tuple[tuple[str, ...], tuple[tuple[str, str], ...], str, str, int]
+"""(key, inputs, stdout, stderr, status); each input a path and its signature's text."""
 
 
 def signature(path: str) -> Signature | None:
@@ -144,34 +167,71 @@ def replay(argv: Sequence[str]) -> int | None:
 
 
 def _read(memo_path: str, memo_key: tuple[str, ...]) -> tuple[str, str, int] | None:
-    with open(memo_path, "rb") as file:
-        written = os.fstat(file.fileno()).st_mtime_ns
-        data = file.read()
-    try:
-        framed = marshal.loads(data)
-        if not (type(framed) is tuple and len(framed) == 2 and type(framed[1]) is bytes
-                and framed[0] == _checksum(framed[1])):
-            return None
-        memo = marshal.loads(framed[1])
-    except (EOFError, ValueError, TypeError):
+    found = read_bounded(memo_path, LIMIT)
+    if found is None:
         return None
-    if not (type(memo) is tuple and len(memo) == 5 and memo[0] == memo_key):
+    data, opened = found
+    memo = _decode(data)
+    if memo is None or memo[0] != memo_key:
         return None
     _, inputs, stdout, stderr, status = memo
-    if not (type(inputs) is tuple and type(stdout) is str and type(stderr) is str and type(status) is int):
-        return None
-    for entry in inputs:
-        if not (type(entry) is tuple and len(entry) == 2 and type(entry[0]) is str):
+    written = opened.st_mtime_ns
+    for name, recorded in inputs:
+        now = signature(name)
+        if _signature_text(now) != recorded:
             return None
-        recorded = entry[1]
-        if recorded is not None and not (type(recorded) is tuple and len(recorded) == 5
-                                         and all(type(part) is int for part in recorded)):
-            return None
-        if signature(entry[0]) != recorded:
-            return None
-        if recorded is not None and max(recorded[3], recorded[4]) >= written:
+        if now is not None and max(now[3], now[4]) >= written:
             return None  # changed in the memo's own clock tick: it may have changed since
     return stdout, stderr, status
+
+
+def _encode(memo_key: Sequence[str], inputs: Mapping[str, Signature | None],
+            stdout: str, stderr: str, status: int) -> bytes:
+    """MAGIC, the CRC-32 of the rest, then three lengths of 8 bytes each and what they measure:
+    the head (status, key length, key, then each input path and its signature's text, joined
+    by NUL, which no path, argument or version holds), stdout and stderr, in UTF-8."""
+    head = [str(status), str(len(memo_key)), *memo_key]
+    for name, recorded in sorted(inputs.items()):
+        head += (name, _signature_text(recorded))
+    parts = ["\0".join(head).encode("utf-8", "surrogatepass"), stdout.encode("utf-8", "surrogatepass"),
+             stderr.encode("utf-8", "surrogatepass")]
+    payload = b"".join([*(len(part).to_bytes(8, "little") for part in parts), *parts])
+    return MAGIC + _checksum(payload).to_bytes(4, "little") + payload
+
+
+def _decode(data: bytes) -> Memo | None:
+    """What `_encode` wrote; None for anything else."""
+    start = len(MAGIC) + 4
+    if not data.startswith(MAGIC) or len(data) < start + 24:
+        return None
+    payload = data[start:]
+    if int.from_bytes(data[len(MAGIC):start], "little") != _checksum(payload):
+        return None
+    sizes = [int.from_bytes(payload[at:at + 8], "little") for at in (0, 8, 16)]
+    if sum(sizes) != len(payload) - 24:
+        return None
+    head_end = 24 + sizes[0]
+    stdout_end = head_end + sizes[1]
+    try:
+        head = payload[24:head_end].decode("utf-8", "surrogatepass").split("\0")
+        stdout = payload[head_end:stdout_end].decode("utf-8", "surrogatepass")
+        stderr = payload[stdout_end:].decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return None
+    if len(head) < 2 or head[0] not in {str(status) for status in STATUSES}:
+        return None
+    if not (head[1].isascii() and head[1].isdigit() and len(head[1]) <= 9):
+        return None
+    keys = 2 + int(head[1])
+    rest = head[keys:]
+    if len(head) < keys or len(rest) % 2:
+        return None
+    return tuple(head[2:keys]), tuple(zip(rest[::2], rest[1::2], strict=True)), stdout, stderr, int(head[0])
+
+
+def _signature_text(found: Signature | None) -> str:
+    # Compared as text: a forged signature is never parsed, only found unequal.
+    return "" if found is None else ",".join(map(str, found))
 
 
 def _checksum(payload: bytes) -> int:
@@ -186,8 +246,11 @@ def write(memo_folder: str, memo_key: tuple[str, ...], inputs: Mapping[str, Sign
     """Keep a run's output for `replay`; a disk that refuses costs the next run its speed only."""
     from shapecheck.atomic import write_atomically
 
-    payload = marshal.dumps((memo_key, tuple(sorted(inputs.items())), stdout, stderr, status))
-    data = marshal.dumps((_checksum(payload), payload))
+    if status not in STATUSES:
+        return
+    data = _encode(memo_key, inputs, stdout, stderr, status)
+    if len(data) > LIMIT:
+        return  # never read back: the run is answered in full each time
     try:
         os.makedirs(memo_folder, exist_ok=True)
         write_atomically(path(memo_folder, memo_key), data, suffix=".tmp")  # not SUFFIX: _prune skips it
