@@ -11,10 +11,26 @@ root (its own `.gitignore` keeps it out of version control). An entry is reused 
   and its own source files (a development checkout edits the checker itself), and Python's
   version (CPython's parser decides SC004).
 
-Anything else in an entry (corrupt, truncated, written by another version, another path's
-entry) is ignored and the file is checked again. Writes go to a temporary file that is
-renamed over the entry, so a reader sees an old entry or a new one, never half of one, and
-two runs writing the same entry at once both leave a whole entry behind.
+An entry is read as untrusted: anything that is not an entry this code wrote for this file
+is ignored, the file is checked again and its entry written anew; never a hang, a crash or a
+result that no check of the file gives. In turn:
+
+- only a regular file of at most `LIMIT` bytes is read (safe_read.py: no FIFO, device or
+  link is opened for reading);
+- its SHA-256 checksum must match (`_frame`): a damaged entry (a flipped bit, a truncated
+  write) goes no further;
+- the JSON must parse (nesting too deep for the parser is a miss too) into exactly the
+  layout `_encode` writes, with the types it writes;
+- and it must fit the file it describes, read now: the text hashes the same, the line count
+  is the text's, every diagnostic and note lies in the text (see `_Lines`), and every code is
+  one this configuration reports (known, selected, not ignored, and neither SC000 nor SC005,
+  which are never kept).
+
+What passes all that is trusted: the folder is the user's own, and an entry forged there that
+fits the file and carries a valid checksum is reported as a result, as the memo beside it is
+(memo.py). Writes go to a temporary file that is renamed over the entry, so a reader sees an
+old entry or a new one, never half of one, and two runs writing the same entry at once both
+leave a whole entry behind.
 
 Light by design: it does not import the analyzer, so a run whose files are all cached never
 pays for it.
@@ -37,10 +53,15 @@ from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic, Note, Severity, Span
 from shapecheck.project import ModuleSource, Packages, content_hash
 from shapecheck.results import Dependency, FileResult
+from shapecheck.safe_read import read_bounded
 
 DEFAULT_FOLDER: Final = ".shapecheck_cache"
 
-_FORMAT: Final = 1  # the layout of an entry; bumped when it changes
+_FORMAT: Final = 2  # the layout of an entry; bumped when it changes
+LIMIT: Final = 16 << 20
+"""Bytes an entry may hold. One diagnostic takes a few hundred bytes, so this is tens of
+thousands of diagnostics in one file; a result whose entry would be larger is not kept (that
+file is checked on every run)."""
 _GITIGNORE: Final = "# Created by shapecheck: nothing in this folder belongs in version control.\n*\n"
 
 
@@ -50,6 +71,7 @@ class ResultCache:
     def __init__(self, folder: Path, config: Config, time_limit: float = TIME_LIMIT_S) -> None:
         self.folder = folder
         self.entries = folder / "results"
+        self.config = config
         self.environment = _environment(config, time_limit)
         # What the modules of this run look like, found once per run: module -> (path, hash).
         self._modules: dict[str, tuple[str, str] | None] = {}
@@ -62,17 +84,20 @@ class ResultCache:
 
     def lookup(self, path: str, source: ModuleSource | None) -> FileResult | None:
         """The cached result of the file at `path` if it is still valid, else None."""
-        try:
-            with open(self._entry(path), encoding="utf-8") as file:
-                entry = json.load(file)
-            text_hash = _file_hash(path)
-        except (OSError, ValueError, UnicodeDecodeError):
-            return None
-        if text_hash is None:
+        found = read_bounded(self._entry(path), LIMIT)
+        body = _unframe(found[0]) if found is not None else None
+        if body is None:
             return None
         try:
-            result = _decode(entry, path, self.environment, text_hash)
-        except (KeyError, TypeError, ValueError, AttributeError):
+            text = _file_text(path)
+            entry = json.loads(body.decode("utf-8"))
+        except (OSError, ValueError, RecursionError):
+            return None
+        if text is None:
+            return None
+        try:
+            result = _decode(entry, path, self.environment, text, self.config)
+        except (KeyError, TypeError, ValueError):
             return None  # corrupt or foreign: checked again and overwritten
         if result is None or entry["module"] != self._module_name(path):
             return None
@@ -85,9 +110,12 @@ class ResultCache:
         if not cacheable(result):
             return
         entry = _encode(result, self.environment, self._module_name(result.path))
+        data = _frame(json.dumps(entry, separators=(",", ":")).encode("utf-8"))
+        if len(data) > LIMIT:
+            return  # it would never be read back
         try:
             self.prepare()
-            _write_atomically(self._entry(result.path), json.dumps(entry, separators=(",", ":")))
+            _write_atomically(self._entry(result.path), data)
         except OSError:
             pass  # a read-only or full disk: the run still has its results, only slower next time
 
@@ -106,7 +134,7 @@ class ResultCache:
         self.entries.mkdir(parents=True, exist_ok=True)
         ignore = self.folder / ".gitignore"
         if not ignore.exists():
-            _write_atomically(ignore, _GITIGNORE)
+            _write_atomically(ignore, _GITIGNORE.encode("utf-8"))
         self._prepared = True
 
     def _unchanged(self, dependencies: Iterable[Dependency], missing: Iterable[str],
@@ -127,25 +155,48 @@ class ResultCache:
 def cacheable(result: FileResult) -> bool:
     # An internal error or an analysis bound (the time limit depends on the machine's load)
     # may not happen again: such files are always checked afresh. Types are for editors only.
+    # A diagnostic or note in another file is not kept either (the analyzer reports none): an
+    # entry holds places in its own file only, checked against its text when read.
     return (result.error is None and bool(result.text_hash) and not result.types
-            and all(d.code is not Code.ANALYSIS_LIMIT for d in result.diagnostics))
+            and all(d.code is not Code.ANALYSIS_LIMIT and d.path == result.path
+                    and all(note.path == result.path for note in d.notes) for d in result.diagnostics))
 
 
-def _file_hash(path: str) -> str | None:
+def _file_text(path: str) -> str | None:
+    """The text of the file at `path`, as the analysis reads it; None if it is not text."""
     from shapecheck.files import read_regular
     from shapecheck.parsing import SourceDecodeError, decode
 
     try:
-        return content_hash(decode(read_regular(path)))
+        return decode(read_regular(path))
     except SourceDecodeError:
         return None
 
 
-def _write_atomically(target: Path, text: str) -> None:
+def _write_atomically(target: Path, data: bytes) -> None:
     # Imported here: only a run that writes an entry needs it (a warm run writes none).
     from shapecheck.atomic import write_atomically
 
-    write_atomically(target, text.encode("utf-8"), suffix=".json")
+    write_atomically(target, data, suffix=".json")
+
+
+_HEAD: Final = b'{"sha256":"'
+_BODY: Final = b'","entry":'
+_BODY_AT: Final = len(_HEAD) + 64 + len(_BODY)
+
+
+def _frame(body: bytes) -> bytes:
+    """An entry's file: a JSON object holding the SHA-256 of the body's bytes, then the body."""
+    return _HEAD + hashlib.sha256(body).hexdigest().encode("ascii") + _BODY + body + b"}"
+
+
+def _unframe(data: bytes) -> bytes | None:
+    """The body `_frame` framed, if its checksum matches; None for anything else. Compared
+    byte for byte, before anything is parsed: a reformatted entry is a foreign one."""
+    if not (data.startswith(_HEAD) and data[_BODY_AT - len(_BODY):_BODY_AT] == _BODY and data.endswith(b"}")):
+        return None
+    body = data[_BODY_AT:-1]
+    return body if hashlib.sha256(body).hexdigest().encode("ascii") == data[len(_HEAD):_BODY_AT - len(_BODY)] else None
 
 
 _FILE_SELECTION = frozenset({"exclude", "extend_exclude", "respect_gitignore", "jobs"})
@@ -216,49 +267,87 @@ def _encode(result: FileResult, environment: str, module: str) -> dict[str, obje
         "lines": result.lines,
         "dependencies": [[d.module, os.path.abspath(d.path), d.hash] for d in result.dependencies],
         "missing": list(result.missing),
-        "diagnostics": [_encode_diagnostic(d, result.path) for d in result.diagnostics],
+        "diagnostics": [_encode_diagnostic(d) for d in result.diagnostics],
     }
 
 
-def _encode_diagnostic(diagnostic: Diagnostic, path: str) -> list[object]:
-    # Paths of the file itself are left out: a later run may name the file differently
-    # (relative or absolute), and reports it under the name it was given.
-    notes = [[n.message, None if n.path == path else n.path, *_span(n.span)] for n in diagnostic.notes]
-    return [None if diagnostic.path == path else diagnostic.path, *_span(diagnostic.span),
-            str(diagnostic.code), diagnostic.message, diagnostic.severity.value, notes]
+def _encode_diagnostic(diagnostic: Diagnostic) -> list[object]:
+    # No paths: every place is in the file itself (see `cacheable`), which a later run may name
+    # differently (relative or absolute) and reports under the name it was given.
+    notes = [[n.message, *_span(n.span)] for n in diagnostic.notes]
+    return [*_span(diagnostic.span), str(diagnostic.code), diagnostic.message, diagnostic.severity.value, notes]
 
 
 def _span(span: Span) -> list[int]:
     return [span.line, span.column, span.end_line, span.end_column]
 
 
-def _decode(entry: dict[str, object], path: str, environment: str, text_hash: str) -> FileResult | None:
-    """The entry's result for `path`, None when it is for something else; raises when malformed."""
+_KEYS: Final = frozenset({"format", "environment", "path", "module", "text_hash", "lines", "dependencies",
+                          "missing", "diagnostics"})
+_NEVER_KEPT: Final = frozenset({Code.NOT_CHECKED, Code.ANALYSIS_LIMIT})
+
+
+def _decode(entry: object, path: str, environment: str, text: str, config: Config) -> FileResult | None:
+    """The entry's result for `path`, whose text is `text`, None when it is for something
+    else; raises ValueError when it is malformed or does not fit the text."""
+    if not (isinstance(entry, dict) and entry.keys() == _KEYS):
+        raise ValueError("not an entry")
+    text_hash = content_hash(text)
     if (entry["format"] != _FORMAT or entry["environment"] != environment
             or entry["path"] != os.path.abspath(path) or entry["text_hash"] != text_hash):
         return None
+    _str(entry["module"])
+    if _int(entry["lines"]) != text.count("\n") + 1:  # as the analysis counts them
+        raise ValueError("another line count")
     missing = tuple(_str(module) for module in _list(entry["missing"]))
     dependencies = tuple(Dependency(*(_str(part) for part in _items(item, 3)))
                          for item in _list(entry["dependencies"]))
-    diagnostics = tuple(_decode_diagnostic(item, path) for item in _list(entry["diagnostics"]))
-    return FileResult(path, diagnostics, (), None, _int(entry["lines"]), dependencies, missing, text_hash)
+    found = _list(entry["diagnostics"])
+    diagnostics: tuple[Diagnostic, ...] = ()
+    if found:  # most files have none: their text is not split
+        lines = _Lines(text)
+        diagnostics = tuple(_decode_diagnostic(item, path, lines, config) for item in found)
+    return FileResult(path, diagnostics, (), None, entry["lines"], dependencies, missing, text_hash)
 
 
-def _decode_diagnostic(item: object, path: str) -> Diagnostic:
-    own, line, column, end_line, end_column, code, message, severity, notes = _items(item, 9)
+def _decode_diagnostic(item: object, path: str, lines: _Lines, config: Config) -> Diagnostic:
+    line, column, end_line, end_column, code, message, severity, notes = _items(item, 8)
     decoded_notes = []
     for note in _list(notes):
-        note_message, note_path, *span = _items(note, 6)
-        decoded_notes.append(Note(_str(note_message), path if note_path is None else _str(note_path),
-                                  _decode_span(span)))
-    return Diagnostic(path if own is None else _str(own),
-                      _decode_span([line, column, end_line, end_column]), Code(_str(code)),
+        note_message, *span = _items(note, 5)
+        decoded_notes.append(Note(_str(note_message), path, lines.span(span)))
+    known = Code(_str(code))  # ValueError for a code that is not one
+    if known in _NEVER_KEPT or not config.enabled(known):
+        raise ValueError(f"{known} is never kept under this configuration")
+    return Diagnostic(path, lines.span([line, column, end_line, end_column]), known,
                       _str(message), Severity(_str(severity)), tuple(decoded_notes))
 
 
-def _decode_span(values: list[object]) -> Span:
-    line, column, end_line, end_column = (_int(value) for value in values)
-    return Span(line, column, end_line, end_column)
+class _Lines:
+    """The lines of a file's text, as CPython numbers them, for the spans of its entry.
+
+    A span lies in the text when it starts no later than it ends, both its lines are lines of
+    the text, and each column is at most one past the end of its line (CPython reports a syntax
+    error at a line's end one column past it). A line continued from the one before by a
+    backslash is measured from the start of the first such line: CPython's tokenizer counts
+    the columns of its errors there from the start of the logical line.
+    """
+
+    def __init__(self, text: str) -> None:
+        from shapecheck.positions import split_lines
+
+        self.widths: list[int] = []
+        carried = 0
+        for line in split_lines(text):
+            self.widths.append(carried + len(line) + 1)
+            carried = self.widths[-1] if line.endswith("\\") else 0
+
+    def span(self, values: list[object]) -> Span:
+        line, column, end_line, end_column = (_int(value) for value in values)
+        if not (1 <= line <= end_line <= len(self.widths) and (line, column) <= (end_line, end_column)
+                and 0 <= column <= self.widths[line - 1] and 0 <= end_column <= self.widths[end_line - 1]):
+            raise ValueError("a place outside the text")
+        return Span(line, column, end_line, end_column)
 
 
 def _list(value: object) -> list[object]:
