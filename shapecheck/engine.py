@@ -224,7 +224,7 @@ def _workers(paths: Sequence[str], chosen: int | None) -> int:
         return 0
     if chosen is None and not _large(paths):
         return 0  # not asked for (--jobs, or `jobs` in the configuration), and would not pay
-    from shapecheck.pool import isolated
+    from shapecheck.isolation import isolated
 
     return jobs if isolated() else 0
 

@@ -5,8 +5,8 @@ out-of-memory killer). The pool then fails every unfinished task; the files that
 checked are checked again in a fresh pool, one task per file, and a file that still brings its
 worker down is reported as not checked, while every other file keeps its results.
 
-The processes are safe to start inside the checked project (`isolated`), and they end with
-the run: a worker dies with the process it was forked from, and SIGTERM stops the workers
+The processes are started with no checked folder on `sys.path` (`shapecheck.isolation`), and
+they end with the run: a worker dies with the process it was forked from, and SIGTERM stops the workers
 before the run exits.
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -24,25 +23,14 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import TypeVar
 
+from shapecheck.isolation import isolated, safe_path
+
 T = TypeVar("T")
 
 Task = Callable[[list[str]], list[T]]
 
 EXIT_TERMINATED = 128 + signal.SIGTERM
 """The exit status of a run stopped by SIGTERM, as a shell reports a process it killed."""
-
-
-def isolated() -> bool:
-    """Whether worker processes can start with no checked folder on their `sys.path`.
-
-    multiprocessing starts its fork server and resource tracker as `python -c ...`, which puts
-    the working directory (the checked project, for a pre-commit hook) first on `sys.path`, and
-    the fork server ignores the path it is handed (Python 3.11 to 3.13): a project's `ast.py`
-    or `warnings.py` would run in them. PYTHONSAFEPATH (Python's -P) keeps the working directory
-    off; only an interpreter run with -E but neither -P nor -I would ignore it.
-    """
-    flags = sys.flags
-    return bool(flags.isolated or flags.safe_path or not flags.ignore_environment)
 
 
 def run_pool(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer: Callable[[], None],
@@ -82,31 +70,13 @@ def _context(preload: Sequence[str] = ()) -> multiprocessing.context.ForkServerC
     context = multiprocessing.get_context("forkserver")
     if preload:  # effective until the fork server starts, once per process
         context.set_forkserver_preload(["__main__", *preload])
-    with _safe_path():
+    with safe_path():
         # Started here, inside the safe environment, rather than at the first worker's start;
         # the resource tracker is started by the same call. Both are no-ops once running.
         from multiprocessing import forkserver
 
         forkserver.ensure_running()
     return context
-
-
-_environment_lock = threading.Lock()
-
-
-@contextmanager
-def _safe_path() -> Iterator[None]:
-    """PYTHONSAFEPATH set for the processes started meanwhile; the environment as it was after."""
-    with _environment_lock:
-        saved = os.environ.get("PYTHONSAFEPATH")
-        os.environ["PYTHONSAFEPATH"] = "1"
-        try:
-            yield
-        finally:
-            if saved is None:
-                del os.environ["PYTHONSAFEPATH"]
-            else:
-                os.environ["PYTHONSAFEPATH"] = saved
 
 
 class _Start:

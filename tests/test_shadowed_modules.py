@@ -106,9 +106,12 @@ def test_the_workers_really_ran_in_other_processes(project: Path) -> None:
     assert _sentinels(project, project / "src") == []
 
 
-def test_the_language_server_imports_no_shadow(project: Path) -> None:
+@pytest.mark.parametrize("how", ["console-script", "python -E script"])
+def test_the_language_server_imports_no_shadow(project: Path, how: str) -> None:
+    # Its analyses run in a process of their own; under -E, in the server itself.
+    command = [str(SCRIPT)] if how == "console-script" else [sys.executable, "-E", str(SCRIPT)]
     document = (project / "src" / "model_0.py").as_uri()
-    server = subprocess.Popen([str(SCRIPT), "lsp"], cwd=project, stdin=subprocess.PIPE,
+    server = subprocess.Popen([*command, "lsp"], cwd=project, stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert server.stdin is not None and server.stdout is not None
     try:

@@ -5,6 +5,9 @@ analysis on a thread of the server left every request unanswered meanwhile; in a
 it takes nothing from the server. The engine stops an analysis at its time limit between two
 bytecodes, never inside the parser: past a deadline of its own the checker ends the process,
 reports the buffer unchecked (SC005) and starts a fresh process for the next check.
+
+The process imports nothing from the project the editor has open (`shapecheck.isolation`);
+under `python -E` without `-P`, where that cannot be promised, the analyses run in the server.
 """
 
 from __future__ import annotations
@@ -16,16 +19,20 @@ import threading
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from shapecheck.bounds import TIME_LIMIT_S
 from shapecheck.codes import Code
 from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic, Span
+from shapecheck.isolation import isolated, safe_path
 from shapecheck.lsp.analysis import Analysis
 from shapecheck.lsp.buffers import Buffer
 from shapecheck.results import FileResult
 from shapecheck.rules import severity_of
+
+if TYPE_CHECKING:
+    from shapecheck.lsp.projects import Projects
 
 log = logging.getLogger(__name__)
 
@@ -53,25 +60,29 @@ class Checker:
         self._connection: Connection | None = None
         self._held: dict[str, Buffer] = {}  # the buffers the process holds, by URI
         self._closed = False
+        self._here: Projects | None = None  # the analyses, where no process may be started
 
     def start(self) -> None:
         """Start the process unless it runs (early: its imports take a moment)."""
         with self._lock:
             if self._closed:
                 raise Closed
-            if self._process is not None and self._process.is_alive():
+            if not isolated() or (self._process is not None and self._process.is_alive()):
                 return
             context = multiprocessing.get_context("spawn")  # no fork: the server runs threads
             ours, theirs = context.Pipe()
             process = context.Process(target=_serve, args=(theirs, logging.getLogger().level),
                                       name="shapecheck-lsp-checker", daemon=True)
-            process.start()
+            with safe_path():
+                process.start()
             theirs.close()  # the process's end: its exit then reads as the end of the pipe here
             self._process, self._connection, self._held = process, ours, {}
 
     def analyze(self, buffer: Buffer, buffers: list[Buffer]) -> Analysis:
         """The analysis of `buffer` with `buffers` open (as Projects.analyze). Never raises but
         Closed: past the deadline the buffer is unchecked, a process that died an internal error."""
+        if not isolated():
+            return self._analyze_here(buffer, buffers)
         self.start()
         connection = self._connection
         assert connection is not None
@@ -93,6 +104,17 @@ class Checker:
                                                                   f"(exit code {code}); the file is unchecked"),
                             Config())
         analysis, self.config_errors = answer
+        return analysis
+
+    def _analyze_here(self, buffer: Buffer, buffers: list[Buffer]) -> Analysis:
+        if self._closed:
+            raise Closed
+        if self._here is None:
+            from shapecheck.lsp.projects import Projects
+
+            self._here = Projects()
+        analysis = self._here.analyze(buffer, buffers)
+        self.config_errors = dict(self._here.config_errors)
         return analysis
 
     def close(self) -> None:
