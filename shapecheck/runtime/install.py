@@ -4,7 +4,8 @@ A program written for the removed xmap imports `jax.experimental.maps` and calls
 `jax.numpy`/`jax.lax`/`jax.nn` with named axes; while the stand-ins are installed those imports
 resolve to shapecheck.runtime's modules, which pass every other name through to jax, and
 their `with Mesh(...)` enters the mesh through the current API rather than JAX's deprecated
-context.
+context. The rest of the old mesh and partitioning API (`maps.mesh`, `maps.thread_resources`,
+`jax.experimental.PartitionSpec`, pjit's `in_axis_resources`) is `shapecheck.runtime.legacy`.
 """
 
 from __future__ import annotations
@@ -20,12 +21,30 @@ from typing import Any
 def _maps_module() -> types.ModuleType:
     import jax.sharding
 
+    from shapecheck.runtime import legacy
     from shapecheck.runtime.xmap import xmap
 
-    maps = types.ModuleType("jax.experimental.maps", "xmap, provided by shapecheck.runtime")
-    maps.xmap = xmap  # type: ignore[attr-defined]
-    maps.Mesh = jax.sharding.Mesh  # type: ignore[attr-defined]  # the old home of Mesh
+    maps = types.ModuleType("jax.experimental.maps", "xmap and the old mesh API, provided by shapecheck.runtime")
+    members = {"xmap": xmap, "Mesh": jax.sharding.Mesh,  # the old home of Mesh
+               "mesh": legacy.mesh, "thread_resources": legacy.thread_resources,
+               "ResourceEnv": legacy.ResourceEnv}
+    vars(maps).update(members, __getattr__=lambda name: legacy.refuse(maps.__name__, name))
     return maps
+
+
+def _pjit_module() -> types.ModuleType:
+    """`jax.experimental.pjit` as it was: pjit with its old keywords, PartitionSpec, with_sharding_constraint."""
+    import jax.experimental.pjit
+    import jax.sharding
+
+    from shapecheck.runtime import legacy
+
+    current = jax.experimental.pjit
+    pjit = types.ModuleType("jax.experimental.pjit", "pjit with its old keywords, provided by shapecheck.runtime")
+    members = {"pjit": legacy.pjit, "PartitionSpec": jax.sharding.PartitionSpec,
+               "with_sharding_constraint": legacy.with_sharding_constraint}
+    vars(pjit).update(members, __getattr__=lambda name: getattr(current, name))
+    return pjit
 
 
 @contextlib.contextmanager
@@ -38,14 +57,15 @@ def _legacy_mesh_context() -> Iterator[None]:
     Explicit default did not exist), and as the runtime reads a legacy mesh anyway.
     """
     import jax
-    from jax.sharding import AxisType, Mesh
+    from jax.sharding import Mesh
+
+    from shapecheck.runtime.mesh_scope import auto_mesh
 
     entered = threading.local()
 
     def enter(mesh: Mesh) -> Mesh:
-        auto = Mesh(mesh.devices, mesh.axis_names, axis_types=(AxisType.Auto,) * len(mesh.axis_names))
         scopes: list[Any] = entered.__dict__.setdefault("scopes", [])
-        scopes.append(jax.set_mesh(auto))
+        scopes.append(jax.set_mesh(auto_mesh(mesh)))
         return mesh
 
     def exit_(mesh: Mesh, *exc_info: object) -> bool:
@@ -66,33 +86,42 @@ def stand_ins() -> Iterator[None]:
     import jax
     import jax.experimental
     import jax.scipy
+    import jax.sharding
 
     # Import ours first, so that they bind the real jax modules they delegate to.
-    from shapecheck.runtime import lax, nn, numpy, special
+    from shapecheck.runtime import lax, legacy, nn, numpy, special
 
-    replacements = {
+    modules = {
         "jax.experimental.maps": (jax.experimental, "maps", _maps_module()),
+        "jax.experimental.pjit": (jax.experimental, "pjit", _pjit_module()),
         "jax.numpy": (jax, "numpy", numpy),
         "jax.lax": (jax, "lax", lax),
         "jax.nn": (jax, "nn", nn),
         "jax.scipy.special": (jax.scipy, "special", special),
     }
-    saved_modules = {name: sys.modules.get(name) for name in replacements}
-    saved_attrs = {name: getattr(parent, attr, None) for name, (parent, attr, _) in replacements.items()}
+    # Names that old programs read from a module that no longer has them.
+    attributes = [(jax.experimental, "PartitionSpec", jax.sharding.PartitionSpec)]
+    saved_modules = {name: sys.modules.get(name) for name in modules}
+    missing = object()
+    saved_attrs = [(parent, attr, getattr(parent, attr, missing))
+                   for parent, attr, _ in [*modules.values(), *attributes]]
     try:
-        for name, (parent, attr, module) in replacements.items():
+        for name, (_, _, module) in modules.items():
             sys.modules[name] = module
-            setattr(parent, attr, module)
+        for parent, attr, value in [*modules.values(), *attributes]:
+            setattr(parent, attr, value)
         with _legacy_mesh_context():
             yield
     finally:
-        for name, (parent, attr, _) in replacements.items():
-            if saved_modules[name] is None:
+        legacy.thread_resources.restore()
+        for name, saved in saved_modules.items():
+            if saved is None:
                 sys.modules.pop(name, None)
             else:
-                sys.modules[name] = saved_modules[name]  # type: ignore[assignment]
-            if saved_attrs[name] is None:
+                sys.modules[name] = saved
+        for parent, attr, value in saved_attrs:
+            if value is missing:
                 with contextlib.suppress(AttributeError):
                     delattr(parent, attr)
             else:
-                setattr(parent, attr, saved_attrs[name])
+                setattr(parent, attr, value)

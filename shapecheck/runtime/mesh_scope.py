@@ -39,8 +39,17 @@ def current_mesh() -> Scope | None:
     legacy = mesh_lib.thread_resources.env.physical_mesh
     if legacy.empty:
         return None
-    auto = Mesh(legacy.devices, legacy.axis_names, axis_types=(AxisType.Auto,) * len(legacy.axis_names))
+    auto = auto_mesh(legacy)
     return Scope(auto.abstract_mesh, auto)
+
+
+def auto_mesh(mesh: Mesh) -> Mesh:
+    """`mesh` with every axis Auto, as all axes were in the world of the removed xmap.
+
+    A mesh that a legacy program enters (`with Mesh(...)`, `maps.mesh`, `thread_resources`)
+    is used this way, so that a `jax.make_mesh` mesh (Explicit by default) works there too.
+    """
+    return Mesh(mesh.devices, mesh.axis_names, axis_types=(AxisType.Auto,) * len(mesh.axis_names))
 
 
 def mesh_sizes(scope: Scope | None) -> dict[str, int]:

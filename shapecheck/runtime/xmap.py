@@ -33,7 +33,7 @@ from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.resources import cooccurrence
 from shapecheck.codes import Code
 from shapecheck.dims import Dim
-from shapecheck.runtime import mesh as meshes
+from shapecheck.runtime import mesh_scope as meshes
 from shapecheck.runtime import specs
 from shapecheck.runtime.annotations import signature_types
 from shapecheck.runtime.boundary import boundary
