@@ -13,7 +13,7 @@ import stat
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from shapecheck.config import Config
 
@@ -189,6 +189,18 @@ def read_regular(path: str | Path, limit: int | None = None) -> bytes:
     """The bytes of a regular file of at most `limit` bytes (FileTooLarge past it). A FIFO,
     socket, device or folder raises OSError, never blocks: it is opened without waiting for a
     writer and refused on what fstat says it is."""
+    with open_regular(path, limit) as file:
+        if limit is None:
+            return file.read()
+        data = file.read(limit + 1)  # a file that grew since fstat is refused all the same
+    if len(data) > limit:
+        raise FileTooLarge(len(data), limit)
+    return data
+
+
+def open_regular(path: str | Path, limit: int | None = None) -> BinaryIO:
+    """A regular file of at most `limit` bytes, open for reading; what `read_regular` refuses
+    raises the same OSError here, before anything is read."""
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         status = os.fstat(descriptor)
@@ -200,15 +212,10 @@ def read_regular(path: str | Path, limit: int | None = None) -> bytes:
         if limit is not None and status.st_size > limit:
             raise FileTooLarge(status.st_size, limit)
         os.set_blocking(descriptor, True)
-        with os.fdopen(descriptor, "rb", closefd=False) as file:
-            if limit is None:
-                return file.read()
-            data = file.read(limit + 1)  # a file that grew since fstat is refused all the same
-        if len(data) > limit:
-            raise FileTooLarge(len(data), limit)
-        return data
-    finally:
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
         os.close(descriptor)
+        raise
 
 
 def _listing_error(path: str | Path) -> str:

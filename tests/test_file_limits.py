@@ -190,3 +190,21 @@ def test_ordinary_code_is_far_below_the_depth_bound() -> None:
     table = "TABLE = [\n" + "".join(f"    (-{i}, {i} ** 2, not {i}, -{i} * -{i}),\n" for i in range(20_000)) + "]\n"
     assert not nesting.could_overflow_parser(table)
     assert not nesting.could_overflow_parser(FLAT)
+
+
+def test_the_text_report_of_a_file_over_the_bound_does_not_read_it_through(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from shapecheck.formats import text
+
+    big = tmp_path / "generated.py"
+    big.write_text("x = 1\n" * (DEFAULT_MAX_FILE_SIZE // 6 + 1))
+    (finding,) = check_file(big).diagnostics
+    tracemalloc.start()
+    try:
+        out = text.render([finding], 1)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "1 | x = 1" in out  # the excerpt of its first line
+    assert peak < DEFAULT_MAX_FILE_SIZE // 10

@@ -245,3 +245,12 @@ def test_what_cpython_refuses_to_compile_is_never_analysed(tmp_path: Path, data:
         assert codes in ({"SC004"}, {"SC000"})
     else:
         assert codes == set()
+
+
+def test_the_text_excerpt_numbers_lines_as_cpython(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # U+2028 and a form feed end a line for str.splitlines(), not for CPython: the excerpt of
+    # line 3 must be line 3 of the file as CPython counts.
+    (tmp_path / "m.py").write_text(
+        'import jax.numpy as jnp\ns = "a\u2028b\x0cc"\nx = jnp.ones((3,)) + jnp.ones((4,))\n', encoding="utf-8")
+    assert main(["check", "--no-cache", "--format", "text", str(tmp_path / "m.py")]) == 1
+    assert "3 | x = jnp.ones((3,)) + jnp.ones((4,))" in capsys.readouterr().out

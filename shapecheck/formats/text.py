@@ -2,29 +2,70 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import io
+import tokenize
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from shapecheck.diagnostic import Diagnostic, Span
-from shapecheck.files import read_regular
+from shapecheck.files import open_regular
 from shapecheck.formats.locations import shown
-from shapecheck.parsing import SourceDecodeError, decode
+from shapecheck.positions import split_lines
 
 UNSAVED: dict[str, str] = {}
 """Texts checked in place of a file's (`check --stdin-filename PATH -`), by path: the excerpt
 shows the text that was checked, not what is on disk."""
 
 
-def _lines(path: str, cache: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
-    # One render's cache only: a path read in an earlier run may name another file now.
-    if path in UNSAVED:
-        cache[path] = tuple(UNSAVED[path].splitlines())
-    if path not in cache:
+class _Sources:
+    """The lines of the files a report quotes, numbered as CPython numbers them, each read only
+    as far as its diagnostics reach (a file over the size bound, reported at its first line,
+    is not read through), one file open at a time.
+
+    One render's only: a path read in an earlier run may name another file now.
+    """
+
+    def __init__(self) -> None:
+        self.path: str | None = None
+        self.lines: list[str] = []
+        self.rest: Iterator[str] = iter(())
+        self.file: BinaryIO | None = None
+
+    def line(self, path: str, number: int) -> str | None:
+        if path != self.path:
+            self._open(path)
+        while len(self.lines) < number:
+            try:
+                line = next(self.rest)
+            except (StopIteration, OSError, UnicodeDecodeError):  # the end, or text no more
+                self.close()
+                return None
+            self.lines.append(line[:-1] if line.endswith("\n") else line)
+        return self.lines[number - 1] if number >= 1 else None
+
+    def _open(self, path: str) -> None:
+        self.close()
+        self.path = path
+        self.lines = []
+        if path in UNSAVED:
+            self.lines = split_lines(UNSAVED[path])
+            return
         try:
-            cache[path] = tuple(decode(read_regular(path)).splitlines())
-        except (OSError, SourceDecodeError):
-            cache[path] = ()
-    return cache[path]
+            self.file = open_regular(path)
+            encoding, _ = tokenize.detect_encoding(self.file.readline)  # as `parsing.decode`
+            self.file.seek(0)
+        except (OSError, SyntaxError):
+            self.close()
+            return
+        # Universal newlines: lines end at \n, \r\n or \r, as CPython's; "utf-8-sig" drops a BOM.
+        self.rest = iter(io.TextIOWrapper(self.file, encoding, newline=None))
+
+    def close(self) -> None:
+        self.rest = iter(())
+        if self.file is not None:
+            self.file.close()
+            self.file = None
 
 
 EXCERPT_WIDTH = 120
@@ -35,11 +76,11 @@ _LEAD = 40  # characters shown before the span's start in a cut line
 _CUT = "..."
 
 
-def _excerpt(path: str, span: Span, cache: dict[str, tuple[str, ...]]) -> list[str]:
-    lines = _lines(path, cache)
-    if not 1 <= span.line <= len(lines):
+def _excerpt(path: str, span: Span, sources: _Sources) -> list[str]:
+    line = sources.line(path, span.line)
+    if line is None:
         return []
-    source = lines[span.line - 1].expandtabs(1)
+    source = line.expandtabs(1)
     column = span.column
     end = span.end_column if span.end_line == span.line else len(source)
     if len(source) > EXCERPT_WIDTH:
@@ -68,14 +109,17 @@ def _window(source: str, column: int, end: int) -> tuple[str, int, int]:
 
 def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None) -> str:
     out: list[str] = []
-    cache: dict[str, tuple[str, ...]] = {}
-    for d in diagnostics:
-        out.append(f"{shown(d.path)}:{d.span.line}:{d.span.column + 1}: {d.code} {shown(d.message)}")
-        out.extend(_excerpt(d.path, d.span, cache))
-        for note in d.notes:
-            out.append(f"  = note: {shown(note.message)} ({shown(note.path)}:{note.span.line}:"
-                       f"{note.span.column + 1})")
-        out.append("")
+    sources = _Sources()
+    try:
+        for d in diagnostics:
+            out.append(f"{shown(d.path)}:{d.span.line}:{d.span.column + 1}: {d.code} {shown(d.message)}")
+            out.extend(_excerpt(d.path, d.span, sources))
+            for note in d.notes:
+                out.append(f"  = note: {shown(note.message)} ({shown(note.path)}:{note.span.line}:"
+                           f"{note.span.column + 1})")
+            out.append("")
+    finally:
+        sources.close()
     out.append(summary(diagnostics, files))
     return "\n".join(out) + "\n"
 
