@@ -10,11 +10,15 @@ What `shapecheck run` does while a program runs, written into the program instea
   where the program uses them with named axes (`named_usage`);
 - a mesh entered the legacy way (`with Mesh(...):`, `with mesh:` for a name bound to a mesh)
   is entered with `jax.set_mesh(...)`; `with Mesh(...) as mesh:` becomes `mesh = Mesh(...)`
-  then `with jax.set_mesh(mesh):` (`set_mesh` gives no value to bind).
+  then `with jax.set_mesh(mesh):` (`set_mesh` gives no value to bind);
+- the rest of the old mesh and partitioning API (the old mesh function `maps.mesh`,
+  `maps.thread_resources`, `jax.experimental.PartitionSpec`, pjit's `in_axis_resources`) is
+  written in today's forms (`legacy_api`).
 
 Formatting and comments are kept (libcst), and a migrated program has nothing left to migrate.
 What it cannot read (another member of `jax.experimental.maps`, a `with` of something that
-may be a mesh) is left as written, with a message.
+may be a mesh, a use of the old mesh API it has no rewrite for) is left as written, with a
+message.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import Final
 
 import libcst as cst
 from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import (
     Assignment,
@@ -34,13 +38,11 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from shapecheck.codemods import legacy_api as old
 from shapecheck.codemods.driver import CannotRewrite, Rewrite
+from shapecheck.codemods.legacy_api import MAPS, MEMBERS, PJIT_MODULE, RUNTIME, dotted
 from shapecheck.codemods.named_usage import JNP, LAX, NN, SPECIAL, needed_modules
 
-MAPS: Final = "jax.experimental.maps"
-RUNTIME: Final = "shapecheck.runtime"
-# Where each member of jax.experimental.maps lives now.
-_MAPS_MEMBERS: Final = {"xmap": RUNTIME, "Mesh": "jax.sharding"}
 _RUNTIME_MODULES: Final = {JNP: f"{RUNTIME}.numpy", LAX: f"{RUNTIME}.lax", NN: f"{RUNTIME}.nn",
                            SPECIAL: f"{RUNTIME}.special"}
 _MESH_CONSTRUCTORS: Final = frozenset(("jax.sharding.Mesh", "jax.experimental.maps.Mesh", "jax.make_mesh",
@@ -62,6 +64,11 @@ def migrate_text(path: str, text: str) -> Rewrite:
         AddImportsVisitor.add_needed_import(context, source, name)
     if migrator.imports:
         migrated = AddImportsVisitor(context).transform_module(migrated)
+    if migrator.rewrote_old_api:
+        # What the old mesh API's rewrites left unused: the runtime's stand-ins and module aliases.
+        for source, member, asname in sorted(migrator.stand_in_imports, key=str):
+            RemoveImportsVisitor.remove_unused_import(context, source, member, asname)
+        migrated = RemoveImportsVisitor(context).transform_module(migrated)
     return Rewrite(migrated.code, migrator.messages, incomplete=bool(migrator.messages))
 
 
@@ -75,6 +82,10 @@ class _Migrator(cst.CSTTransformer):
         self.imports: set[tuple[str, str | None]] = set()
         self.messages: list[str] = []
         self.jax_imports: set[cst.CSTNode] = set()
+        # Imports this migration wrote that only the old mesh API may have used: (module, name, asname).
+        self.stand_in_imports: set[tuple[str, str | None, str | None]] = set()
+        self.rewrote_old_api = False
+        self.handled: set[cst.CSTNode] = set()  # old-API references inside a rewritten expression
 
     def visit_Module(self, node: cst.Module) -> None:
         # The module-level imports that bind the name `jax` (`import jax`, `import jax.numpy`).
@@ -139,20 +150,24 @@ class _Migrator(cst.CSTTransformer):
         for alias in node.names:
             name = get_full_name_for_node(alias.name) or ""
             new = self.moved.get(name)
+            asname = _asname(alias)
+            if name in (MAPS, PJIT_MODULE):
+                # The old mesh API's rewrites may leave the module's new import unused.
+                self.stand_in_imports.add((RUNTIME if name == MAPS else name, None, asname))
             if new is None:
                 aliases.append(alias)
             elif alias.asname is not None:
-                aliases.append(alias.with_changes(name=_dotted(new)))
+                aliases.append(alias.with_changes(name=dotted(new)))
                 changed = True
             elif name == MAPS:
                 # It bound `jax` too: keep that binding unless another import makes it.
                 if not self.jax_imports - {original}:
                     aliases.append(alias.with_changes(name=cst.Name("jax")))
-                extra.append(cst.Import(names=[cst.ImportAlias(_dotted(new))]))
+                extra.append(cst.Import(names=[cst.ImportAlias(dotted(new))]))
                 changed = True
             else:
                 aliases.append(alias)
-                extra.append(cst.Import(names=[cst.ImportAlias(_dotted(new))]))
+                extra.append(cst.Import(names=[cst.ImportAlias(dotted(new))]))
                 changed = True
         if not changed:
             return None
@@ -167,25 +182,31 @@ class _Migrator(cst.CSTTransformer):
                                          "import the names it uses")
             return None
         module = get_full_name_for_node(node.module) or ""
-        if module == MAPS:
-            return self._from_maps(node, line)
+        if module in (MAPS, PJIT_MODULE):
+            return self._from_members(node, line, module)
         if module in self.moved:
             # `from jax.nn import one_hot, relu`: the runtime module passes jax's other names through.
             new = self.moved[module]
             if module == SPECIAL and {get_full_name_for_node(a.name) for a in node.names} == {"logsumexp"}:
                 new = _RUNTIME_MODULES[NN]  # the same function, under the name the checker follows
-            return [node.with_changes(module=_dotted(new))]
+            return [node.with_changes(module=dotted(new))]
+        # The modules that move (`jax.experimental.maps`) and the members that do (`PartitionSpec`).
         parent_moves = {name: new for name, new in self.moved.items() if name.rpartition(".")[0] == module}
-        if not parent_moves:
-            return None
-        # `from jax import lax, random`: the moved modules go to a statement of their own.
+        parent_moves |= {name: f"{home}.{new}" for name, (home, new) in MEMBERS.items()
+                         if name.rpartition(".")[0] == module}
         kept: list[cst.ImportAlias] = []
         moved: list[cst.ImportAlias] = []
         for alias in node.names:
             name = f"{module}.{get_full_name_for_node(alias.name)}"
             (moved if name in parent_moves else kept).append(alias)
+            if name in (MAPS, PJIT_MODULE):
+                # `from jax.experimental import maps` -> `from shapecheck import runtime as maps`.
+                home, _, attribute = (RUNTIME if name == MAPS else name).rpartition(".")
+                asname = _asname(alias) or (None if name == PJIT_MODULE else "maps")
+                self.stand_in_imports.add((home, attribute, asname))
         if not moved:
             return None
+        # `from jax import lax, random`: the moved modules go to a statement of their own.
         statements: list[cst.BaseSmallStatement] = []
         if kept:
             statements.append(node.with_changes(names=_commas(kept)))
@@ -195,28 +216,35 @@ class _Migrator(cst.CSTTransformer):
             renamed = alias.with_changes(name=cst.Name(new_name), comma=cst.MaybeSentinel.DEFAULT)
             if alias.asname is None and new_name != name.rpartition(".")[2]:
                 renamed = renamed.with_changes(asname=cst.AsName(cst.Name(name.rpartition(".")[2])))
-            statements.append(cst.ImportFrom(module=_dotted(new_module), names=[renamed]))
+            statements.append(cst.ImportFrom(module=dotted(new_module), names=[renamed]))
         return statements
 
-    def _from_maps(self, node: cst.ImportFrom, line: cst.SimpleStatementLine) -> list[cst.BaseSmallStatement]:
+    def _from_members(self, node: cst.ImportFrom, line: cst.SimpleStatementLine,
+                      module: str) -> list[cst.BaseSmallStatement]:
         """`from jax.experimental.maps import xmap, Mesh` -> one import per current home."""
         by_home: dict[str, list[cst.ImportAlias]] = {}
+        renamed = False
         assert not isinstance(node.names, cst.ImportStar)
         for alias in node.names:
             name = get_full_name_for_node(alias.name) or ""
-            home = _MAPS_MEMBERS.get(name)
-            if home is None:
+            home, new = MEMBERS.get(f"{module}.{name}", (module, name))
+            if home == module == MAPS:
                 self.messages.append(f"line {self._line(line)}: `{name}` of jax.experimental.maps has no "
                                      "counterpart in shapecheck.runtime; its import is left as written")
-                home = MAPS
+            if home == RUNTIME and new in old.RUNTIME_STAND_INS:
+                self.stand_in_imports.add((home, new, _asname(alias)))
+            if new != name:
+                # `from jax.experimental.pjit import pjit` -> `from jax import jit as pjit`: uses keep their name.
+                alias = alias.with_changes(name=cst.Name(new), asname=alias.asname or cst.AsName(cst.Name(name)))
+                renamed = True
             by_home.setdefault(home, []).append(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT))
-        if len(by_home) == 1:
+        if len(by_home) == 1 and not renamed:
             # One new home for every name: only the module changes (the names' layout and comments stay).
-            return [node.with_changes(module=_dotted(next(iter(by_home))))]
+            return [node.with_changes(module=dotted(next(iter(by_home))))]
         statements: list[cst.BaseSmallStatement] = []
         for home, aliases in by_home.items():
-            statement = cst.ImportFrom(module=_dotted(home), names=_commas(aliases))
-            statements.append(node.with_changes(module=_dotted(home), names=_commas(aliases))
+            statement = cst.ImportFrom(module=dotted(home), names=_commas(aliases))
+            statements.append(node.with_changes(module=dotted(home), names=_commas(aliases))
                               if not statements else statement)
         return statements
 
@@ -227,18 +255,105 @@ class _Migrator(cst.CSTTransformer):
         for qualified in self.get_metadata(QualifiedNameProvider, original_node, set()):
             name = qualified.name
             owner, _, member = name.rpartition(".")
-            if owner == MAPS and member == "Mesh":
-                self.imports.add(("jax.sharding", "Mesh"))
-                return cst.Name("Mesh")
-            if owner == MAPS and member not in _MAPS_MEMBERS:
+            if name == f"{old.THREAD_RESOURCES}.env.physical_mesh":
+                self._need_jax()
+                self._old_api()
+                return old.get_mesh()
+            home, new = MEMBERS.get(name, (None, member))
+            if home in ("jax.sharding",):
+                # `maps.Mesh`, `jax.experimental.PartitionSpec`: imported by name from their home.
+                self.imports.add((home, new))
+                self._old_api()
+                return cst.Name(new)
+            if home is not None and home != RUNTIME:
+                # `jax.experimental.pjit.pjit` -> `jax.jit`.
+                self._need_jax()
+                self._old_api()
+                return dotted(f"{home}.{new}")
+            if home is None and owner == MAPS:
                 self.messages.append(f"line {self._line(original_node)}: `{written}` has no counterpart "
                                      "in shapecheck.runtime; left as written")
                 return updated_node
+            self._left_to_runtime(original_node, name, written)
             if name in self.moved and written == name:
                 # `jax.numpy.sum(...)` through `import jax`: `jax.numpy` -> `shapecheck.runtime.numpy`.
                 self.imports.add((self.moved[name], None))
-                return _dotted(self.moved[name])
+                if name == MAPS:
+                    self.stand_in_imports.add((RUNTIME, None, None))
+                return dotted(self.moved[name])
         return updated_node
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        for qualified in self.get_metadata(QualifiedNameProvider, original_node, set()):
+            self._left_to_runtime(original_node, qualified.name, original_node.value)
+        return updated_node
+
+    # --- the old mesh API (legacy_api) ---
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if f"{old.THREAD_RESOURCES}.env.physical_mesh" in self._qualified(node):
+            assert isinstance(node.value, cst.Attribute)  # `<thread_resources>.env`
+            self.handled.add(node.value.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._resource_env_assignment(node) is not None:
+            target, value = node.targets[0].target, node.value
+            assert isinstance(target, cst.Attribute) and isinstance(value, cst.Call)
+            self.handled |= {target.value, value.func}
+
+    def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.BaseSmallStatement:
+        """`maps.thread_resources.env = ResourceEnv(mesh, ())` -> `jax.set_mesh(mesh)`."""
+        if self._resource_env_assignment(original_node) is None:
+            return updated_node
+        assert isinstance(updated_node.value, cst.Call)
+        mesh = old.resource_env_mesh(updated_node.value)
+        assert mesh is not None
+        self._need_jax()
+        self._old_api()
+        return cst.Expr(old.set_mesh(mesh), semicolon=updated_node.semicolon)
+
+    def _resource_env_assignment(self, node: cst.Assign) -> cst.BaseExpression | None:
+        if len(node.targets) != 1 or not isinstance(node.value, cst.Call):
+            return None
+        if f"{old.THREAD_RESOURCES}.env" not in self._qualified(node.targets[0].target):
+            return None
+        if not self._qualified(node.value.func) & old.RESOURCE_ENVS:
+            return None
+        return old.resource_env_mesh(node.value)
+
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            if self._is_mesh_function(item.item):
+                assert isinstance(item.item, cst.Call)
+                self.handled.add(item.item.func)
+
+    def _is_mesh_function(self, node: cst.BaseExpression) -> bool:
+        return isinstance(node, cst.Call) and old.MESH_FUNCTION in self._qualified(node.func)
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        """pjit's and its with_sharding_constraint's old keywords renamed (also through functools.partial)."""
+        names = self._qualified(original_node.func)
+        for function in old.KEYWORDS:
+            if function in names:
+                return old.with_keywords(updated_node, function, skip=0)
+            if old.PARTIAL in names and original_node.args and function in self._qualified(original_node.args[0].value):
+                return old.with_keywords(updated_node, function, skip=1)
+        return updated_node
+
+    def _left_to_runtime(self, node: cst.CSTNode, name: str, written: str | None) -> None:
+        """A use of the old mesh API that no rewrite covers: the runtime's stand-in runs it."""
+        if node in self.handled or name not in (old.MESH_FUNCTION, old.THREAD_RESOURCES, *old.RESOURCE_ENVS):
+            return
+        today = {old.MESH_FUNCTION: "`with jax.set_mesh(Mesh(devices, axis_names)):`",
+                 old.THREAD_RESOURCES: "jax.sharding.get_mesh() to read the mesh, jax.set_mesh(mesh) to set it"}
+        self.messages.append(f"line {self._line(node)}: `{written}` is left to shapecheck.runtime's stand-in for the "
+                             f"old mesh API; today's form is {today.get(name, 'jax.set_mesh(mesh)')}")
+
+    def _qualified(self, node: cst.CSTNode) -> set[str]:
+        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
+
+    def _old_api(self) -> None:
+        self.rewrote_old_api = True
 
     # --- meshes ---
 
@@ -246,6 +361,14 @@ class _Migrator(cst.CSTTransformer):
         items = list(updated_node.items)
         before: list[cst.BaseStatement] = []
         for index, (original, item) in enumerate(zip(original_node.items, items, strict=True)):
+            if self._is_mesh_function(original.item):
+                # The old mesh function: `jax.set_mesh(Mesh(...))`; both give `as` None.
+                assert isinstance(item.item, cst.Call)
+                self.imports.add(("jax.sharding", "Mesh"))
+                self._need_jax()
+                self._old_api()
+                items[index] = item.with_changes(item=old.mesh_context(item.item))
+                continue
             if not self._is_mesh(original.item):
                 continue
             value: cst.BaseExpression = item.item
@@ -259,7 +382,7 @@ class _Migrator(cst.CSTTransformer):
                 before.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))
                 value = target
             self._need_jax()
-            items[index] = item.with_changes(item=_set_mesh(value), asname=None)
+            items[index] = item.with_changes(item=old.set_mesh(value), asname=None)
         if items == list(updated_node.items):
             return updated_node
         new = updated_node.with_changes(items=items)
@@ -306,18 +429,6 @@ class _Migrator(cst.CSTTransformer):
             self.imports.add(("jax", None))
 
 
-def _set_mesh(value: cst.BaseExpression) -> cst.Call:
-    return cst.Call(func=cst.Attribute(cst.Name("jax"), cst.Name("set_mesh")), args=[cst.Arg(value)])
-
-
-def _dotted(name: str) -> cst.Attribute | cst.Name:
-    head, *rest = name.split(".")
-    node: cst.Attribute | cst.Name = cst.Name(head)
-    for part in rest:
-        node = cst.Attribute(node, cst.Name(part))
-    return node
-
-
 def _commas(aliases: Sequence[cst.ImportAlias]) -> list[cst.ImportAlias]:
     """Aliases with a comma after each but the last (the last keeps a trailing comma it had)."""
     if not aliases:
@@ -325,3 +436,7 @@ def _commas(aliases: Sequence[cst.ImportAlias]) -> list[cst.ImportAlias]:
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     fixed = [a.with_changes(comma=comma) if isinstance(a.comma, cst.MaybeSentinel) else a for a in aliases[:-1]]
     return [*fixed, aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+
+
+def _asname(alias: cst.ImportAlias) -> str | None:
+    return get_full_name_for_node(alias.asname.name) if alias.asname is not None else None

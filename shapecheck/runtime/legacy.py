@@ -141,4 +141,5 @@ def with_sharding_constraint(x: Any, axis_resources: Any = _UNSET, **options: An
             raise TypeError("with_sharding_constraint got both axis_resources and shardings; "
                             "axis_resources is the old name of shardings: pass one")
         options["shardings"] = axis_resources
-    return jax.lax.with_sharding_constraint(x, **options)
+    constrain: Callable[..., Any] = jax.lax.with_sharding_constraint  # untyped in jax
+    return constrain(x, **options)
