@@ -78,3 +78,61 @@ _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], object]] = {
     ast.Gt: lambda a, b: a > b,
     ast.GtE: lambda a, b: a >= b,
 }
+
+
+_MAX_BITS = 1024  # larger ints are no size a program shapes arrays with: left unknown
+
+_NUMBER_OPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b,
+    ast.Pow: lambda a, b: a ** b,
+}
+_INT_ONLY_OPS: dict[type[ast.operator], Callable[[int, int], int]] = {
+    ast.BitAnd: lambda a, b: a & b,
+    ast.BitOr: lambda a, b: a | b,
+    ast.BitXor: lambda a, b: a ^ b,
+    ast.LShift: lambda a, b: a << b,
+    ast.RShift: lambda a, b: a >> b,
+}
+
+
+def number_operation(operator: type[ast.operator], left: Value, right: Value) -> Const | None:
+    """`left <op> right` as Python computes it, for two known ints or floats (`D // H`,
+    `1 / math.sqrt(d)`, `d ** -0.5`); None where Python would raise (a zero divisor), where the
+    result is no int or float (a negative base to a fractional power), or is too large to keep."""
+    a, b = _number(left), _number(right)
+    if not (isinstance(a, int | float) and isinstance(b, int | float)):
+        return None
+    both_ints = isinstance(a, int) and isinstance(b, int)
+    if isinstance(a, int) and isinstance(b, int) and (
+            (operator is ast.Pow and b > 0 and abs(a).bit_length() * b > _MAX_BITS)
+            or (operator is ast.LShift and abs(a).bit_length() + b > _MAX_BITS)):
+        return None
+    if operator in _INT_ONLY_OPS:
+        operation: Callable[[Any, Any], Any] = _INT_ONLY_OPS[operator]
+        if not both_ints:
+            return None
+    elif operator in _NUMBER_OPS:
+        operation = _NUMBER_OPS[operator]
+    else:
+        return None
+    try:
+        result = operation(a, b)
+    except (ArithmeticError, ValueError):  # ZeroDivisionError, OverflowError, a negative shift
+        return None
+    if isinstance(result, bool) or not isinstance(result, int | float):
+        return None  # complex: `(-8) ** 0.5`
+    if isinstance(result, int) and result.bit_length() > _MAX_BITS:
+        return None
+    return Const(result)
+
+
+def _number(value: Value) -> object:
+    """The Python number a value holds (`lax.psum(1, 'k')` is one, once the size is known)."""
+    if isinstance(value, AxisSize):
+        return value.size
+    return value.value if isinstance(value, Const) else None

@@ -17,6 +17,7 @@ from shapecheck.analyzer.library import (
     elementwise,
     lax_api,
     layout_api,
+    math_api,
     mesh_api,
     nn_api,
     numpy_constructors,
@@ -33,7 +34,7 @@ from shapecheck.analyzer.library.registry import Caller, Registry
 from shapecheck.analyzer.qualnames import spellings
 
 REGISTRIES: tuple[Registry, ...] = tuple(module.REGISTRY for module in (
-    builtins_api, lax_api, transforms, xmap_api, vmap_api, mesh_api, nn_api, numpy_constructors, random_api,
+    builtins_api, math_api, lax_api, transforms, xmap_api, vmap_api, mesh_api, nn_api, numpy_constructors, random_api,
     elementwise, reductions, contractions, layout_api, array_attributes, operators, sharding_api,
     shard_map_api,
 ))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -12,6 +11,7 @@ from shapecheck.algebra import layout, linalg
 from shapecheck.algebra.promotion import Typed, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.folding import number_operation
 from shapecheck.analyzer.library.common import array, finish, labels
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
@@ -22,14 +22,6 @@ if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
-
-_INT_OPS: dict[type[ast.operator], Callable[[int, int], int | None]] = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.FloorDiv: lambda a, b: a // b if b else None,
-    ast.Mod: lambda a, b: a % b if b else None,
-}
 
 
 def unknown_partner(known: ArrayType) -> ArrayType:
@@ -62,10 +54,11 @@ def arithmetic(interp: Interpreter, call: CallArgs, operator: type[ast.operator 
         result = finish(interp, algebra_broadcast.broadcast([a, b], labels(call)), call)
         dtype = function(_FUNCTIONS.get(operator, "add"), [Typed(a.dtype, a.weak), Typed(b.dtype, b.weak)])
         return replace(result, dtype=dtype.dtype, weak=dtype.weak)
-    x, y = as_int(left), as_int(right)
-    if x is not None and y is not None and operator in _INT_OPS:
-        value = _INT_OPS[operator](x, y)
-        return Const(value) if value is not None else None
+    if issubclass(operator, ast.operator):
+        folded = number_operation(operator, left, right)  # Python's numbers: `D // H`, `1 / math.sqrt(d)`
+        if folded is not None:
+            return folded
+    y = as_int(right)
     if isinstance(left, Seq) and isinstance(right, Seq) and operator is ast.Add:
         return Seq(left.items + right.items, left.is_list)
     if isinstance(left, Seq) and y is not None and operator is ast.Mult and 0 <= y <= 64:
