@@ -1,0 +1,292 @@
+"""Control flow (DESIGN.md section 3c): `lax.scan`, `lax.map`, `fori_loop`, `while_loop`, `cond`
+and `switch`.
+
+Each body or branch is analysed for the values JAX traces it with: the carry (Python numbers as
+the weak scalars JAX makes of them, never constants to fold), one slice of a scan's `xs`, the
+operands of a branch. A carry the body returns with another structure, shape or dtype is SC103
+at the body's `return` (JAX raises a TypeError at the call); branches that return different
+types are SC103 at the `cond`/`switch` call. What is unknown is never reported.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeAlias
+
+from shapecheck.algebra import control_flow
+from shapecheck.algebra.control_flow import BOOL_KIND, INDEX_KINDS, PRED_KINDS, Node, Tree
+from shapecheck.algebra.outcome import Problem
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library.common import code_of
+from shapecheck.analyzer.library.pytrees import leaf, map_leaves, rebuild, tree
+from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.qualnames import LAX
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import Const, Dict, Function, Jitted, Partial, Seq, Value, as_dim
+from shapecheck.codes import Code
+from shapecheck.dims import Dim
+from shapecheck.types import ArrayType, scalar
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+
+_Arguments: TypeAlias = Callable[[Value], list[Value]]
+"""A body's arguments for a carry: `[carry, x]` for scan, `[i, carry]` for fori_loop."""
+_CarryOf: TypeAlias = Callable[[Value], Value]
+"""The carry in what a body returns: all of it, or scan's first of a pair."""
+
+
+# ---------------------------------------------------------------- loops
+
+@REGISTRY.handles(f"{LAX}.scan", takes_functions=True,
+                  signature="f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False")
+def scan(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`(carry, ys)`: the carry keeps its type, each y is stacked along a new leading dim."""
+    if call.opaque:
+        return None
+    given = call.given("length") and call.arg("length") != Const(None)
+    x, length = _sliced(interp, call, call.arg("xs") if call.given("xs") else Const(None),
+                        as_dim(call.arg("length")) if given else None, given)
+    body = _Body(call.arg("f"), carry_at=0)
+    carry, out = _loop(interp, call, ctx, scope, "lax.scan", body, call.arg("init"), lambda c: [c, x], _first)
+    if isinstance(out, Seq) and len(out.items) == 2:
+        return Seq((carry, map_leaves(out.items[1], lambda y: control_flow.stacked(y, length))))
+    returned = tree(out)
+    if returned is not None:
+        _report_at_return(interp, call, body, [Problem(
+            Code.ANNOTATION_MISMATCH,
+            f"lax.scan's body must return a pair (carry, y), but returns {control_flow.describe(returned)}")])
+    return Seq((carry, None))
+
+
+def _first(out: Value) -> Value:
+    return out.items[0] if isinstance(out, Seq) and len(out.items) == 2 else None
+
+
+@REGISTRY.handles(f"{LAX}.map", takes_functions=True, signature="f, xs, *, batch_size=None")
+def lax_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`f` over the slices of `xs`, its results stacked."""
+    if call.opaque or not call.given("xs"):
+        return None
+    x, length = _sliced(interp, call, call.arg("xs"), None, False)
+    result = interp.call(call.arg("f"), CallArgs(call.node, [x], [call.arg_node("xs")]), ctx, scope)
+    return map_leaves(result, lambda y: control_flow.stacked(y, length))
+
+
+@REGISTRY.handles(f"{LAX}.fori_loop", takes_functions=True, signature="lower, upper, body_fun, init_val, *, unroll=None")
+def fori_loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The carry, with its type: `body_fun(i, val)` must return `val`'s."""
+    if call.opaque:
+        return None
+    bounds = [leaf(call.arg(name)) for name in ("lower", "upper")]
+    # Python ints make a weak int32 counter (int64 with x64); other bounds, their own dtype.
+    weak = all(bound is not None and bound.weak and bound.dtype == "i64" for bound in bounds)
+    index = scalar("i64") if weak else ArrayType(None, ())
+    body = _Body(call.arg("body_fun"), carry_at=1)
+    carry, _ = _loop(interp, call, ctx, scope, "lax.fori_loop", body, call.arg("init_val"), lambda c: [index, c])
+    return carry
+
+
+@REGISTRY.handles(f"{LAX}.while_loop", takes_functions=True, signature="cond_fun, body_fun, init_val")
+def while_loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The carry, with its type; `cond_fun(val)` must return a bool scalar."""
+    if call.opaque:
+        return None
+    init = call.arg("init_val")
+    condition = _Body(call.arg("cond_fun"), carry_at=0)
+    predicate = interp.call(condition.fun, CallArgs(call.node, [_traced(init)], [call.arg_node("init_val")]),
+                            ctx, scope)
+    problem = _scalar_problem("the value lax.while_loop's cond_fun returns", predicate, BOOL_KIND, interp.x64)
+    if problem is not None:
+        _report_at_return(interp, call, condition, [problem])
+    body = _Body(call.arg("body_fun"), carry_at=0)
+    carry, _ = _loop(interp, call, ctx, scope, "lax.while_loop", body, init, lambda c: [c])
+    return carry
+
+
+def _loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope, api: str, body: _Body,
+          init: Value, arguments: _Arguments, carry_of: _CarryOf = lambda out: out) -> tuple[Value, Value]:
+    """Analyse a loop's body for the carry `init`, report a carry that leaves it changed (SC103),
+    and return the carry after the loop and what the body returned."""
+    before = tree(init)
+    carry = rebuild(init, before)
+    init_node = call.arg_node("init" if api == "lax.scan" else "init_val")
+    # A carry the body returns with more named axes (a map's body batches it) goes round once
+    # more, as JAX's batching does, so that the body's results are the batched carry's.
+    for _ in range(2):
+        out = interp.call(body.fun, CallArgs(call.node, arguments(carry), [init_node]), ctx, scope)
+        after = tree(carry_of(out))
+        problems = control_flow.carry_problems(api, before, after, body.carry_name(), interp.x64)
+        if problems:
+            _report_at_return(interp, call, body, problems)
+            return carry, out
+        entered = tree(carry)
+        settled = control_flow.settled(entered, after)
+        carry = rebuild(carry, settled)
+        if _named_axes(settled) == _named_axes(entered):
+            break
+    return carry, out
+
+
+def _sliced(interp: Interpreter, call: CallArgs, xs: Value, length: Dim, length_given: bool) -> tuple[Value, Dim]:
+    """One slice of `xs` (each leaf without its leading axis) and the number of slices, checked
+    across the leaves and against `length=` (SC102), and each leaf for a leading axis (SC106)."""
+    api = f"lax.{call.short_name}"
+    leading: list[tuple[str, Dim]] = []
+    for path, item in control_flow.leaves(tree(xs), "xs"):
+        if isinstance(item, ArrayType):
+            problem = control_flow.leading_problem(api, path, item)
+            if problem is not None:
+                interp.reporter.add(call.arg_node("xs"), problem.code, problem.message)
+            leading.append((path, control_flow.sliced(item)[1]))
+    size, problems = control_flow.scan_length(api, leading, length, length_given)
+    for problem in problems:
+        where = call.arg_node("length") if problem.operands == (1,) else call.arg_node("xs")
+        interp.reporter.add(where, problem.code, problem.message)
+    return map_leaves(xs, lambda value: control_flow.sliced(value)[0]), size
+
+
+# ---------------------------------------------------------------- branches
+
+@REGISTRY.handles(f"{LAX}.cond", takes_functions=True,
+                  signature="pred, true_fun, false_fun, *operands, operand=_no_operand_sentinel")
+def cond(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """What both branches return; they must agree (and `pred` be a scalar)."""
+    if call.opaque:
+        return None
+    operands = [call.arg("operand")] if call.given("operand") else call.rest()
+    nodes = [call.arg_node("operand")] if call.given("operand") else call.arg_nodes[3:]
+    true_fun, false_fun = call.arg("true_fun"), call.arg("false_fun")
+    branches = [(true_fun, operands, nodes), (false_fun, operands, nodes)]
+    if _not_callable(true_fun) and len(operands) == 2 and not _not_callable(false_fun):
+        # The deprecated form `cond(pred, true_operand, true_fun, false_operand, false_fun)`.
+        branches = [(false_fun, [true_fun], [call.arg_node("true_fun")]), (operands[1], [operands[0]], nodes[:1])]
+    elif _not_callable(true_fun) or _not_callable(false_fun):
+        return None  # JAX refuses it before any branch runs
+    _check_scalar(interp, call, "pred", "lax.cond's pred", PRED_KINDS)
+    return _branches(interp, call, ctx, scope, "lax.cond", ("true_fun", "false_fun"), branches)
+
+
+@REGISTRY.handles(f"{LAX}.switch", takes_functions=True,
+                  signature="index, branches, *operands, operand=_no_operand_sentinel")
+def switch(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """What every branch returns; they must agree (and `index` be an integer scalar)."""
+    if call.opaque:
+        return None
+    _check_scalar(interp, call, "index", "lax.switch's index", INDEX_KINDS)
+    functions = call.arg("branches")
+    if not isinstance(functions, Seq) or not functions.items:
+        return None
+    operands = [call.arg("operand")] if call.given("operand") else call.rest()
+    nodes = [call.arg_node("operand")] if call.given("operand") else call.arg_nodes[2:]
+    if len(functions.items) == 1:  # JAX calls a lone branch as it is
+        return interp.call(functions.items[0], CallArgs(call.node, list(operands), list(nodes)), ctx, scope)
+    names = tuple(f"branch {index}" for index in range(len(functions.items)))
+    return _branches(interp, call, ctx, scope, "lax.switch", names,
+                     [(function, operands, nodes) for function in functions.items])
+
+
+def _branches(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope, api: str, names: tuple[str, ...],
+              branches: list[tuple[Value, list[Value], list[ast.AST]]]) -> Value:
+    """Analyse each branch for its operands (as JAX traces them); report the first branch whose
+    output differs from the first's (JAX compares each with branch 0), and return what is known
+    of the output."""
+    results = [interp.call(function, CallArgs(call.node, [_traced(v) for v in operands], list(nodes)), ctx, scope)
+               for function, operands, nodes in branches]
+    first = tree(results[0])
+    common: Tree = first
+    for name, result in zip(names[1:], results[1:], strict=True):
+        problems = control_flow.branch_problems(api, (names[0], name), first, tree(result), interp.x64)
+        if problems:
+            interp.reporter.problems(problems, call.node)
+            return rebuild(results[0], first)
+        common = control_flow.settled(common, tree(result))
+    return rebuild(results[0], common)
+
+
+def _check_scalar(interp: Interpreter, call: CallArgs, parameter: str, what: str, kinds: frozenset[str]) -> None:
+    problem = _scalar_problem(f"{what} `{code_of(call.arg_node(parameter))}`", call.arg(parameter), kinds, interp.x64)
+    if problem is not None:
+        interp.reporter.add(call.arg_node(parameter), problem.code, problem.message)
+
+
+def _scalar_problem(what: str, value: Value, kinds: frozenset[str], x64: bool | None) -> Problem | None:
+    shape = tree(value)
+    if isinstance(shape, Node):
+        return Problem(Code.ANNOTATION_MISMATCH, f"{what} must be a scalar, but is {shape.describe()}")
+    return control_flow.scalar_problem(what, shape, kinds, x64) if shape is not None else None
+
+
+# ---------------------------------------------------------------- bodies
+
+class _Body:
+    """A function a loop calls, and what messages and reports need of it: the name of its carry
+    parameter, and the `return` whose value JAX checks."""
+
+    __slots__ = ("carry_at", "fun")
+
+    def __init__(self, fun: Value, carry_at: int) -> None:
+        self.fun = fun
+        self.carry_at = carry_at  # the carry's position among the call's arguments
+
+    def function(self) -> tuple[Function | None, int]:
+        """The program's function the call runs, and how many arguments `partial` bound first."""
+        fun, bound = self.fun, 0
+        while isinstance(fun, Partial | Jitted):
+            if isinstance(fun, Partial):
+                bound += len(fun.args)
+            fun = fun.func if isinstance(fun, Partial) else fun.fun
+        return (fun, bound) if isinstance(fun, Function) else (None, 0)
+
+    def carry_name(self) -> str:
+        """The carry parameter's name, as JAX's message names it (`carry` where unknown)."""
+        function, bound = self.function()
+        if function is None:
+            return "carry"
+        params = [*function.node.args.posonlyargs, *function.node.args.args]
+        index = bound + self.carry_at
+        return params[index].arg if index < len(params) else "carry"
+
+    def return_site(self) -> ast.AST | None:
+        """The value the body returns: a lambda's body, a def's last `return` with a value."""
+        function, _ = self.function()
+        if function is None:
+            return None
+        if isinstance(function.node, ast.Lambda):
+            return function.node.body
+        last: ast.Return | None = None
+        pending: list[ast.AST] = list(function.node.body)
+        while pending:
+            node = pending.pop()
+            if isinstance(node, ast.Return) and node.value is not None:
+                if last is None or (node.lineno, node.col_offset) > (last.lineno, last.col_offset):
+                    last = node
+            elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+                pending.extend(ast.iter_child_nodes(node))
+        return last.value if last is not None else None
+
+
+def _report_at_return(interp: Interpreter, call: CallArgs, body: _Body, problems: list[Problem]) -> None:
+    """Report at the body's return (at the call when that is another module's, or unknown)."""
+    site = body.return_site()
+    interp.reporter.problems(problems, site if site is not None else call.node, fallback=call.node)
+
+
+def _traced(value: Value) -> Value:
+    """`value` as JAX hands it to a body: Python numbers become weak scalars (a traced value, not
+    a constant the checker could fold into a branch taken)."""
+    return rebuild(value, tree(value))
+
+
+def _not_callable(value: Value) -> bool:
+    return isinstance(value, ArrayType | Const | Seq | Dict)
+
+
+def _named_axes(shape: Tree) -> tuple[frozenset[str] | None, ...]:
+    return tuple(frozenset(name for name, _ in item.named) if isinstance(item, ArrayType) else None
+                 for _, item in control_flow.leaves(shape, ""))
+

@@ -1,0 +1,93 @@
+"""Values as JAX pytrees (`control_flow.Tree`), and back: what a loop carries, what a scan
+slices and stacks, what the branches of a conditional return.
+
+A kind of value that JAX flattens (a container, a registered class) says here how it is a node:
+`_node` gives its node and members, `_rebuilt` makes the value again from new members. Every
+other value is a leaf: arrays, and Python numbers as JAX traces them (weakly typed scalars).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from shapecheck.algebra.control_flow import NONE, Node, Tree
+from shapecheck.analyzer.library.common import array
+from shapecheck.analyzer.values import AxisSize, Const, Dict, Seq, SymSize, Value, as_int, as_str
+from shapecheck.types import ArrayType, scalar
+
+
+def tree(value: Value) -> Tree:
+    """`value` as a pytree of array types; None where it is not known (or not a JAX type)."""
+    found = _node(value)
+    if found is not None:
+        node, members = found
+        return Node(node.kind, node.keys, tuple(tree(member) for member in members), node.fields)
+    return leaf(value)
+
+
+def leaf(value: Value) -> ArrayType | None:
+    """A leaf as JAX traces it: an array, or a Python number (a weak scalar; a bool a strong one)."""
+    if isinstance(value, SymSize | AxisSize):
+        return scalar("i64")  # an int of unknown value
+    return array(value)
+
+
+def map_leaves(value: Value, fn: Callable[[ArrayType], Value]) -> Value:
+    """`value` with `fn` applied to each leaf; an unknown leaf stays unknown."""
+    found = _node(value)
+    if found is not None:
+        return _rebuilt(value, [map_leaves(member, fn) for member in found[1]])
+    known = leaf(value)
+    return fn(known) if known is not None else None
+
+
+def rebuild(value: Value, shape: Tree) -> Value:
+    """`value`'s structure with the leaves of `shape` (a tree of the same structure, as
+    `settled` makes); where `value` does not have that structure, `shape` as plain containers."""
+    found = _node(value)
+    if found is not None and isinstance(shape, Node):
+        node, members = found
+        if node.kind == shape.kind and node.keys == shape.keys:
+            return _rebuilt(value, [rebuild(m, item) for m, item in zip(members, shape.items, strict=True)])
+    if isinstance(shape, ArrayType):
+        return shape
+    if isinstance(shape, Node):
+        return _plain(shape)
+    return None
+
+
+def _node(value: Value) -> tuple[Node, list[Value]] | None:
+    """The node a container is (its items unset) and its members; None for a leaf."""
+    if isinstance(value, Const) and value.value is None:
+        return NONE, []
+    if isinstance(value, Seq):
+        return Node("list" if value.is_list else "tuple", tuple(range(len(value.items)))), list(value.items)
+    if isinstance(value, Dict):
+        keys: list[str | int] = []
+        for key, _ in value.items:
+            name = as_str(key) if as_str(key) is not None else as_int(key)
+            if name is None:
+                return None  # a key the checker cannot read: the dict is an unknown leaf
+            keys.append(name)
+        return Node("dict", tuple(keys)), [item for _, item in value.items]
+    return None
+
+
+def _rebuilt(value: Value, members: list[Value]) -> Value:
+    """The container `value` with new members, in the order `_node` gave them."""
+    if isinstance(value, Seq):
+        return Seq(tuple(members), value.is_list)
+    if isinstance(value, Dict):
+        return Dict(tuple((key, member) for (key, _), member in zip(value.items, members, strict=True)))
+    return value  # None: no members
+
+
+def _plain(shape: Node) -> Value:
+    items = [rebuild(None, item) for item in shape.items]
+    if shape.kind in ("tuple", "list"):
+        return Seq(tuple(items), shape.kind == "list")
+    if shape.kind == "dict":
+        return Dict(tuple((Const(key), item) for key, item in zip(shape.keys, items, strict=True)))
+    if shape.kind == "None":
+        return Const(None)
+    return None
