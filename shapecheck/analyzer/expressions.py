@@ -7,26 +7,32 @@ constants are folded where Python's meaning is certain (see `folding`).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, cast
 
+from shapecheck.analyzer import containers
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.declared import visible
 from shapecheck.analyzer.folding import compare, truth
 from shapecheck.analyzer.library import takes_functions
-from shapecheck.analyzer.qualnames import canonical
+from shapecheck.analyzer.qualnames import DATACLASSES_REPLACE, canonical
 from shapecheck.analyzer.raises import expects_error_call
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.state import InterpreterState
 from shapecheck.analyzer.values import (
     AtIndexer,
+    BoundFunction,
     BoundMethod,
+    Class,
     Const,
+    ContainerMethod,
     Dict,
     Function,
+    Instance,
     Lazy,
     Module,
+    Partial,
     Qual,
     Seq,
     Value,
@@ -84,13 +90,87 @@ class Expressions(InterpreterState):
                 items.append(self.eval(element, scope, ctx))
         return Seq(tuple(items), isinstance(node, ast.List), node, self.literal_lookup)
 
+    def eval_fstring(self, node: ast.JoinedStr, scope: Scope, ctx: Context) -> Value:
+        """`f'Dense_{i}'` with constants in its fields (dict keys built in loops)."""
+        text: list[str] = []
+        for part in node.values:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                text.append(part.value)
+                continue
+            assert isinstance(part, ast.FormattedValue)
+            value = self.eval(part.value, scope, ctx)
+            if (not isinstance(value, Const) or part.format_spec is not None
+                    or isinstance(value.value, float)):  # float formatting: left to Python
+                return None
+            text.append(repr(value.value) if part.conversion == ord("r") else str(value.value))
+        return Const("".join(text))
+
     def eval_dict(self, node: ast.Dict, scope: Scope, ctx: Context) -> Value:
         items: list[tuple[Value, Value]] = []
+        parts: list[Value] = []  # `{**a, 'k': v, **b}`: the literal runs between merges
         for key, value in zip(node.keys, node.values, strict=True):
             if key is None:  # `**other`
-                return None
+                parts.extend((Dict(tuple(items)), self.eval(value, scope, ctx)))
+                items = []
+                continue
             items.append((self.eval(key, scope, ctx), self.eval(value, scope, ctx)))
+        if parts:
+            return containers.merge(*parts, Dict(tuple(items)))
         return Dict(tuple(items), node, self.literal_lookup)
+
+    def eval_comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
+                           scope: Scope, ctx: Context) -> Value:
+        """Over known, short iterables, item by item: a list (a generator is read as one) or a
+        dict; unknown otherwise, its element still evaluated once for what is certain in it."""
+        known = True
+        elements: list[Value] = []
+        keys: list[Value] = []
+        for bound, certain in self._comprehend(node.generators, scope.child(), ctx):
+            if isinstance(node, ast.DictComp):
+                keys.append(self.eval(node.key, bound, ctx))
+                elements.append(self.eval(node.value, bound, ctx))
+            else:
+                elements.append(self.eval(node.elt, bound, ctx))
+            known = known and certain
+        if not known or isinstance(node, ast.SetComp):
+            return None
+        if isinstance(node, ast.DictComp):
+            return containers.merge(Dict(tuple(zip(keys, elements, strict=True))))
+        return Seq(tuple(elements), True)
+
+    def _comprehend(self, generators: list[ast.comprehension], scope: Scope, ctx: Context,
+                    ) -> Iterator[tuple[Scope, bool]]:
+        """The scope of each item the element is evaluated for, and whether the item certainly
+        belongs to the result; one uncertain scope, its names unknown, where the items are not
+        known."""
+        first, rest = generators[0], generators[1:]
+        items = containers.iteration(self.eval(first.iter, scope, ctx))
+        if items is None or len(items) > containers.MAX_ITEMS:
+            self._bind_unknown(generators, scope, ctx, evaluated=1)
+            yield scope, False
+            return
+        for item in items:
+            self.assign(first.target, item, scope, first.iter)
+            decided = [self.test(condition, scope, ctx) for condition in first.ifs]
+            if any(d is False for d in decided):
+                continue
+            certain = all(d is True for d in decided)
+            if rest:
+                for bound, inner in self._comprehend(rest, scope, ctx):
+                    yield bound, certain and inner
+            else:
+                yield scope, certain
+
+    def _bind_unknown(self, generators: list[ast.comprehension], scope: Scope, ctx: Context,
+                      evaluated: int) -> None:
+        """Every generator's names unknown, their conditions (and the iterables after the first
+        `evaluated`) still evaluated for what is certain in them."""
+        for index, generator in enumerate(generators):
+            if index >= evaluated:
+                self.eval(generator.iter, scope, ctx)
+            self.assign(generator.target, None, scope, generator.iter)
+            for condition in generator.ifs:
+                self.eval(condition, scope, ctx)
 
     def eval_attribute(self, node: ast.Attribute, scope: Scope, ctx: Context) -> Value:
         base = self.eval(node.value, scope, ctx)
@@ -103,6 +183,17 @@ class Expressions(InterpreterState):
             return Lazy(f"{base.module}.{base.attr}", attr)
         if isinstance(base, Module):
             return base.scope.bindings.get(attr)
+        if isinstance(base, Seq | Dict) and attr in containers.METHODS:
+            return ContainerMethod(base, attr)
+        if isinstance(base, Instance):
+            if attr in ("_replace", "replace") and base.cls.record is not None and not base.has(attr):
+                return Partial(Qual(DATACLASSES_REPLACE), (base,))
+            found = base.get(attr)
+            if isinstance(found, Function) and not base.has(attr):
+                return BoundFunction(base, found)  # a method: the instance is its first argument
+            return found
+        if isinstance(base, Class):
+            return base.attribute(attr)
         if isinstance(base, AtIndexer) and base.indexed:
             return BoundMethod(base.receiver, f"at.{attr}")
         if isinstance(base, ArrayType):
@@ -120,6 +211,8 @@ class Expressions(InterpreterState):
 
     def binary(self, node: ast.AST, operator: type[ast.operator], left: Value, right: Value,
                left_node: ast.AST, right_node: ast.AST, ctx: Context) -> Value:
+        if operator is ast.BitOr and isinstance(left, Dict) and isinstance(right, Dict):
+            return containers.merge(left, right)
         handler = self.handlers.get(f"operator:{operator.__name__}")
         if handler is None:
             return None
@@ -216,7 +309,7 @@ class Expressions(InterpreterState):
         return value
 
     def eval_subscript(self, node: ast.Subscript, scope: Scope, ctx: Context) -> Value:
-        base = self.eval(node.value, scope, ctx)
+        base = containers.as_sequence(self.eval(node.value, scope, ctx))
         handler = self.handlers.get("operator:Subscript")
         if handler is None or base is None:
             index = node.slice
@@ -230,6 +323,8 @@ class Expressions(InterpreterState):
 
     def eval_call(self, node: ast.Call, scope: Scope, ctx: Context) -> Value:
         func = self.eval(node.func, scope, ctx)
+        if self._grow(node, scope, ctx):
+            return Const(None)
         self._forget_mutated(node.func, scope)
         if expects_error_call(node):
             # `assert_raises(IndexError, lambda: a[5])`: the arguments are meant to fail.
@@ -281,6 +376,29 @@ class Expressions(InterpreterState):
         self.check_cooccurrence(result, inputs, node, ctx)
         return result
 
+    def _grow(self, node: ast.Call, scope: Scope, ctx: Context) -> bool:
+        """`layers.append(x)`, `layers.extend(more)`, `params.update(more)` on a list or dict the
+        checker follows: bind the grown container. False where the call is not one of these."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.attr in ("append", "extend", "update") and len(node.args) == 1
+                and not node.keywords and not isinstance(node.args[0], ast.Starred)):
+            return False
+        container = scope.lookup(func.value.id)
+        grown: Value = None
+        if func.attr == "update" and isinstance(container, Dict):
+            grown = containers.merge(container, self.eval(node.args[0], scope, ctx))
+        elif func.attr != "update" and isinstance(container, Seq) and container.is_list:
+            item = self.eval(node.args[0], scope, ctx)
+            if func.attr == "append":
+                grown = Seq((*container.items, item), True)
+            elif isinstance(item, Seq):
+                grown = Seq((*container.items, *item.items), True)
+        else:
+            return False
+        scope.bind(func.value.id, grown)
+        return True
+
     def _forget_mutated(self, func: ast.expr, scope: Scope) -> None:
         """`labels.append(row)` and friends: the list's contents are no longer what was built."""
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
@@ -305,6 +423,11 @@ _EVAL: dict[type, Callable[[Expressions, ast.expr, Scope, Context], Value]] = {
     ast.NamedExpr: Expressions.eval_namedexpr,  # type: ignore[dict-item]
     ast.Subscript: Expressions.eval_subscript,  # type: ignore[dict-item]
     ast.Call: Expressions.eval_call,  # type: ignore[dict-item]
+    ast.JoinedStr: Expressions.eval_fstring,  # type: ignore[dict-item]
+    ast.ListComp: Expressions.eval_comprehension,  # type: ignore[dict-item]
+    ast.SetComp: Expressions.eval_comprehension,  # type: ignore[dict-item]
+    ast.GeneratorExp: Expressions.eval_comprehension,  # type: ignore[dict-item]
+    ast.DictComp: Expressions.eval_comprehension,  # type: ignore[dict-item]
 }
 
 

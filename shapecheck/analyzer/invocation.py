@@ -18,6 +18,7 @@ from shapecheck.algebra.conformance import (
     substitute,
     unknown_where,
 )
+from shapecheck.analyzer import containers, objects
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.declared import prefer, source_of, visible
@@ -26,9 +27,13 @@ from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.state import MAX_DEPTH, Frame, InterpreterState
 from shapecheck.analyzer.values import (
+    BoundFunction,
     BoundMethod,
+    Class,
     Const,
+    ContainerMethod,
     Function,
+    Instance,
     Partial,
     Qual,
     Seq,
@@ -68,6 +73,15 @@ class Invocation(InterpreterState):
             if call.opaque:
                 return None
             return self.call_function(func, call, ctx)
+        if isinstance(func, ContainerMethod):
+            return None if call.opaque else containers.method(func.receiver, func.name, call.args, call.kwargs)
+        if isinstance(func, Class):
+            return None if call.opaque else self.construct(func, call, ctx)
+        if isinstance(func, Instance):
+            method = func.get("__call__")
+            return self.call(BoundFunction(func, method), call, ctx, scope) if isinstance(method, Function) else None
+        if isinstance(func, BoundFunction):
+            return None if call.opaque else self.call_method(func, call, ctx, scope)
         if isinstance(func, Partial):
             merged = CallArgs(call.node, [*func.args, *call.args],
                               [call.node] * len(func.args) + call.arg_nodes,
@@ -83,6 +97,7 @@ class Invocation(InterpreterState):
     def call_function(self, function: Function, call: CallArgs, ctx: Context, *, alone: bool = False,
                       declared_args: bool = True) -> Value:
         """Analyse `function` for these arguments (once per distinct argument types)."""
+        self.last_receiver = None
         if ctx.depth > MAX_DEPTH:
             return None
         params = function.node.args
@@ -129,7 +144,9 @@ class Invocation(InterpreterState):
             declared_return = read if isinstance(read, ArrayType) else None
         arg_key = tuple(scope.bindings.items())
         key = (id(function.node), _hashable(arg_key), ctx.key())
+        first = positional[0].node.arg if positional else None
         if key in self.cache:
+            self.last_receiver = self.receivers.get(key)
             return self._returned(self.cache[key], declared_return, bindings)
         if id(function.node) in self.active or self.budget <= 0:
             # Recursion (whatever the arguments) and runaway call trees are cut off: unknown.
@@ -169,7 +186,44 @@ class Invocation(InterpreterState):
         elif not isinstance(function.node, ast.Lambda):
             result = Const(None)
         self.cache[key] = result
+        receiver = scope.bindings.get(first) if first is not None else None
+        if isinstance(receiver, Instance):
+            self.receivers[key] = receiver
+        self.last_receiver = receiver if isinstance(receiver, Instance) else None
         return self._returned(result, declared_return, bindings)
+
+    def construct(self, cls: Class, call: CallArgs, ctx: Context) -> Value:
+        """`Cls(...)`: the instance its `__init__` leaves (or its record fields take)."""
+        init = objects.initializer(cls)
+        if init is not None:
+            bound = CallArgs(call.node, [Instance(cls), *call.args], [call.node, *call.arg_nodes],
+                             call.kwargs, call.kwarg_nodes, [], call.raw_kwargs, call.opaque)
+            bound.raw_args = [None, *call.raw_args]  # type: ignore[list-item]
+            self.call_function(init, bound, ctx)
+            return self.last_receiver if isinstance(self.last_receiver, Instance) else Instance(cls)
+        instance = Instance(cls)
+        if cls.record is None:
+            return instance
+        if len(call.args) > len(cls.fields) or any(name not in cls.fields for name in call.kwargs):
+            return None  # Python raises: too many arguments, or an unknown field
+        given = {**dict(zip(cls.fields, call.args, strict=False)), **call.kwargs}
+        for name in cls.fields:
+            instance = instance.with_field(name, given[name] if name in given else cls.attribute(name))
+        return instance
+
+    def call_method(self, method: BoundFunction, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+        """`obj.method(...)`: the method with `obj` first; a receiver held by a name is rebound
+        to what the method left of it (`self.count = ...` in a method changes `obj`)."""
+        bound = CallArgs(call.node, [method.receiver, *call.args], [call.node, *call.arg_nodes],
+                         call.kwargs, call.kwarg_nodes, [], call.raw_kwargs, call.opaque)
+        bound.raw_args = [None, *call.raw_args]  # type: ignore[list-item]
+        result = self.call_function(method.function, bound, ctx)
+        holder = call.node.func if isinstance(call.node, ast.Call) else None
+        if (isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name)
+                and objects.stored_attributes(method.function)):
+            after = self.last_receiver
+            scope.bind(holder.value.id, after if isinstance(after, Instance) else None)
+        return result
 
     def _report_inside(self, function: Function, call: CallArgs, inside: list[Finding]) -> None:
         """Report at this call what another module's body found for these arguments only: what

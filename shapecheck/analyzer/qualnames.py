@@ -36,6 +36,8 @@ JIT: Final = "jax.jit"
 PJIT: Final = "jax.experimental.pjit.pjit"
 MAKE_ARRAY_FROM_CALLBACK: Final = "jax.make_array_from_callback"
 SHAPE_DTYPE_STRUCT: Final = "jax.ShapeDtypeStruct"
+DATACLASSES_REPLACE: Final = "dataclasses.replace"
+TREE_MAP: Final = "jax.tree.map"
 
 # Longest prefix first: a name is rewritten by the first alias whose key prefixes it.
 _ALIASES: Final = (

@@ -71,6 +71,10 @@ class InterpreterState:
         self.expected_failures: set[int] = set()  # lambdas handed to assert_raises and friends
         self.analysed: set[int] = set()
         self.cache: dict[tuple[object, ...], Value] = {}
+        # The first argument as the function left it (`self` after a method set its attributes),
+        # per cache key, and for the call that returned last.
+        self.receivers: dict[tuple[object, ...], Value] = {}
+        self.last_receiver: Value = None
         self.active: set[int] = set()  # functions being analysed: a call back into one is recursion
         # Another module's function -> what its body finds whatever the arguments (node id, code).
         self.found_alone: dict[int, frozenset[tuple[int, Code]]] = {}

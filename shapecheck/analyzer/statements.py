@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from shapecheck.algebra.conformance import conform, substitute, unknown_where
-from shapecheck.analyzer import raises
+from shapecheck.analyzer import containers, objects, raises
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.declared import prefer, source_of, visible
@@ -24,6 +24,7 @@ from shapecheck.analyzer.values import (
     DefNode,
     Dict,
     Function,
+    Instance,
     Mesh,
     MeshContext,
     Partial,
@@ -125,6 +126,18 @@ class Statements(InterpreterState):
         return body_falls or else_falls
 
     def exec_loop(self, node: ast.For | ast.AsyncFor | ast.While, scope: Scope, ctx: Context) -> bool:
+        iterated: tuple[Value, ...] | None = None
+        if not isinstance(node, ast.While):
+            iterated = containers.iteration(self.eval(node.iter, scope, ctx))
+            if (isinstance(node, ast.For) and iterated is not None and len(iterated) <= _MAX_UNROLLED
+                    and _runs_through(node.body)):
+                # A few known items, a body that always runs to its end: run it once per item,
+                # as Python does (`for name, (m, n) in zip(names, sizes): params[name] = ...`
+                # builds a dict the checker then knows).
+                for each in iterated:
+                    self.assign(node.target, each, scope, node.iter)
+                    self.exec_block(node.body, scope, ctx)
+                return self.exec_block(node.orelse, scope, ctx)
         # A loop body may run many times: what it rebinds is unknown on entry and after.
         for name in assigned_names(node.body):
             scope.bind(name, None)
@@ -132,11 +145,10 @@ class Statements(InterpreterState):
             if self.test(node.test, scope, ctx) is False:
                 return True
         else:
-            iterated = self.eval(node.iter, scope, ctx)
             item: Value = None
-            if isinstance(iterated, Seq) and iterated.items:
-                item = iterated.items[0]
-                for other in iterated.items[1:]:
+            if iterated:
+                item = iterated[0]
+                for other in iterated[1:]:
                     item = join(item, other)
             self.assign(node.target, item, scope, node.iter)
         self.exec_block(node.body, scope, ctx)
@@ -186,9 +198,15 @@ class Statements(InterpreterState):
         return True
 
     def exec_class(self, node: ast.ClassDef, scope: Scope, ctx: Context) -> bool:
+        bases = tuple(self.eval(base, scope, ctx) for base in node.bases)
+        # `@dataclass(frozen=True)` is known by what it calls, not by the call's result.
+        decorators = [self.eval(d.func if isinstance(d, ast.Call) else d, scope, ctx)
+                      for d in node.decorator_list]
         body_scope = scope.child()
         self.exec_block(node.body, body_scope, ctx)
-        scope.bind(node.name, Class(node.name))
+        record = objects.record_kind(decorators, bases)
+        fields = objects.field_names(node, bases) if record is not None else ()
+        scope.bind(node.name, Class(node.name, node, body_scope, bases, record, fields))
         return True
 
     def define_function(self, node: DefNode, scope: Scope, ctx: Context) -> None:
@@ -223,22 +241,66 @@ class Statements(InterpreterState):
                 self._module_sources[target.id] = source
         elif isinstance(target, ast.Tuple | ast.List):
             elements = target.elts
-            items: list[Value]
-            if isinstance(value, Seq) and len(value.items) == len(elements) and not any(
-                isinstance(e, ast.Starred) for e in elements
-            ):
-                items = list(value.items)
-            else:
-                items = [None] * len(elements)
-            for element, item in zip(elements, items, strict=True):
-                self.assign(element, item, scope, source)
+            starred = [i for i, e in enumerate(elements) if isinstance(e, ast.Starred)]
+            items = containers.unpack(value, len(elements), starred[0] if len(starred) == 1 else None) \
+                if len(starred) <= 1 else None
+            for index, element in enumerate(elements):
+                item = items[index] if items is not None else None
+                self.assign(element.value if isinstance(element, ast.Starred) else element, item, scope, source)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, None, scope, source)
-        elif (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
-              and isinstance(scope.lookup(target.value.id), Seq | Dict)):
-            # `items[i] = v` changes a list or dict the interpreter may have tracked.
-            scope.bind(target.value.id, None)
-        # attributes: the interpreter does not track object state
+        elif isinstance(target, ast.Attribute):
+            # `self.w = v` on an object the interpreter follows binds the name to the object with
+            # that attribute; deeper (`self.layer.w = v`), the outer attribute is no longer known.
+            root, attrs = _attribute_chain(target)
+            holder = scope.lookup(root.id) if root is not None else None
+            if root is not None and isinstance(holder, Instance):
+                scope.bind(root.id, holder.with_field(attrs[0], value if len(attrs) == 1 else None))
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            # `params['w'] = v` updates a dict (or list) the interpreter tracks; with a key it
+            # cannot read, the container is no longer known.
+            container = scope.lookup(target.value.id)
+            if isinstance(container, Seq | Dict):
+                scope.bind(target.value.id, containers.set_item(container, _key(target.slice, scope), value))
+
+
+def _attribute_chain(node: ast.Attribute) -> tuple[ast.Name | None, list[str]]:
+    """`a.b.c` as (`a`, ['b', 'c']); no name where the chain starts elsewhere (`f().b`)."""
+    attrs: list[str] = []
+    current: ast.expr = node
+    while isinstance(current, ast.Attribute):
+        attrs.insert(0, current.attr)
+        current = current.value
+    return (current if isinstance(current, ast.Name) else None), attrs
+
+
+_MAX_UNROLLED = 16
+"""Longer loops are run once with what they rebind unknown: each pass costs an analysis."""
+
+
+def _runs_through(body: Sequence[ast.stmt]) -> bool:
+    """Whether no statement of `body` can leave it early (break, continue, return, raise,
+    yield), nested functions and classes aside."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Break | ast.Continue | ast.Return | ast.Raise | ast.Yield | ast.YieldFrom
+                      | ast.Await | ast.Try | ast.TryStar | ast.With | ast.AsyncWith):
+            return False
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return True
+
+
+def _key(node: ast.expr, scope: Scope) -> Value:
+    """A subscript's key where it is a constant, or a name bound to one: no code runs for it."""
+    if isinstance(node, ast.Constant):
+        return Const(node.value) if isinstance(node.value, int | float | str) or node.value is None else None
+    if isinstance(node, ast.Name):
+        found = scope.lookup(node.id)
+        return found if isinstance(found, Const) else None
+    return None
 
 
 def _merge(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:

@@ -73,6 +73,14 @@ class Dict:
 
 
 @dataclass(frozen=True, slots=True)
+class ContainerMethod(PythonObject):
+    """`params.items` before it is called: a method of a dict or list the checker follows."""
+
+    receiver: Seq | Dict
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Qual:
     """A module or library object known by its qualified name (`jax.numpy.einsum`)."""
 
@@ -181,11 +189,86 @@ class MeshContext:
     mesh: Mesh
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Class(PythonObject):
-    """A class the checked program defines (instances are not tracked)."""
+    """A class the checked program defines.
+
+    `scope` holds its body's bindings (methods, class attributes, field defaults) once its
+    statement has run; `record` says how its instances are built without an `__init__` of the
+    program's: "dataclass" (dataclasses, flax.struct, chex, equinox modules: the annotated
+    `fields` by position or keyword) or "namedtuple" (the same, and a tuple too).
+    """
 
     name: str
+    node: ast.ClassDef | None = None
+    scope: Scope | None = None
+    bases: tuple[Value, ...] = ()
+    record: str | None = None
+    fields: tuple[str, ...] = ()
+
+    def __hash__(self) -> int:
+        return hash((self.name, id(self.node)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Class) and other.name == self.name and other.node is self.node
+
+    def attribute(self, name: str) -> Value:
+        """What the class (or a base the program defines) binds to `name`; None: unknown."""
+        for cls in self.lineage():
+            if cls.scope is not None and name in cls.scope.bindings:
+                return cls.scope.bindings[name]
+        return None
+
+    def lineage(self) -> list[Class]:
+        """This class and the bases the program defines, nearest first (no multiple-inheritance
+        order: the first base of each class)."""
+        found: list[Class] = []
+        cls: Class | None = self
+        while cls is not None and cls not in found:
+            found.append(cls)
+            cls = next((b for b in cls.bases if isinstance(b, Class)), None)
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class Instance(PythonObject):
+    """An object of a class of the program, as far as its attributes are known.
+
+    Immutable: `self.w = v` binds a new Instance to the name, so branches join attribute by
+    attribute as they do for names. An attribute not in `fields` reads from the class, else as
+    unknown.
+    """
+
+    cls: Class
+    fields: tuple[tuple[str, Value], ...] = ()
+
+    def get(self, name: str) -> Value:
+        for field_name, value in self.fields:
+            if field_name == name:
+                return value
+        return self.cls.attribute(name)
+
+    def has(self, name: str) -> bool:
+        return any(field_name == name for field_name, _ in self.fields)
+
+    def with_field(self, name: str, value: Value) -> Instance:
+        if self.has(name):
+            return Instance(self.cls, tuple((n, value if n == name else v) for n, v in self.fields))
+        return Instance(self.cls, (*self.fields, (name, value)))
+
+    def items(self) -> tuple[Value, ...] | None:
+        """A NamedTuple's items in order (None for other objects)."""
+        if self.cls.record != "namedtuple":
+            return None
+        return tuple(self.get(name) for name in self.cls.fields)
+
+
+@dataclass(frozen=True, slots=True)
+class BoundFunction(PythonObject):
+    """`obj.method` before it is called: a function of the program with its receiver."""
+
+    receiver: Value
+    function: Function
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,8 +360,8 @@ class ShardMap:
 
 
 Value: TypeAlias = (
-    ArrayType | Const | Seq | Dict | Qual | BoundMethod | Function | Partial | Xmap | Vmap
-    | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Class | Lazy | Module | SymSize
+    ArrayType | Const | Seq | Dict | ContainerMethod | Qual | BoundMethod | Function | Partial | Xmap | Vmap
+    | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Class | Instance | BoundFunction | Lazy | Module | SymSize
     | Spec | Sharding | Jitted | ShardMap | None
 )
 """None is the unknown value: nothing is certain about it, so nothing is reported."""
@@ -315,6 +398,13 @@ def join(a: Value, b: Value) -> Value:
         return _join_arrays(a, b)
     if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items) and a.is_list == b.is_list:
         return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items, strict=True)), a.is_list)
+    if isinstance(a, Dict) and isinstance(b, Dict) and [k for k, _ in a.items] == [k for k, _ in b.items]:
+        return Dict(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.items, b.items, strict=True)))
+    if isinstance(a, Instance) and isinstance(b, Instance) and a.cls == b.cls:
+        # An attribute set on one path only may be missing on the other: unknown.
+        names = dict.fromkeys(name for name, _ in (*a.fields, *b.fields))
+        return Instance(a.cls, tuple((name, join(a.get(name), b.get(name)) if a.has(name) and b.has(name)
+                                      else None) for name in names))
     return None
 
 

@@ -1,10 +1,12 @@
-"""The Python builtins that carry sizes: len, range, tuple, list, int, reversed, min, max."""
+"""The Python builtins that carry sizes and containers: len, range, zip, enumerate, dict, tuple,
+list, int, reversed, min, max."""
 
 from __future__ import annotations
 
 import ast
 from typing import TYPE_CHECKING
 
+from shapecheck.analyzer import containers
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.registry import Registry
@@ -50,9 +52,46 @@ def sequence(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
     value = call.arg("iterable")
     if not call.given("iterable"):
         return Seq((), call.short_name == "list")
-    if isinstance(value, Seq):
-        return Seq(value.items, call.short_name == "list")
-    return None
+    items = containers.iteration(value)
+    return Seq(items, call.short_name == "list") if items is not None else None
+
+
+@REGISTRY.handles("builtins.zip", signature="*iterables, strict=False")
+def zip_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    strict = call.arg("strict") if call.given("strict") else Const(False)
+    if not isinstance(strict, Const):
+        return None
+    return containers.zipped([_sequence(v) for v in call.rest()], strict=bool(strict.value))
+
+
+@REGISTRY.handles("builtins.enumerate", signature="iterable, start=0")
+def enumerate_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return containers.enumerated(_sequence(call.arg("iterable")),
+                                 call.arg("start") if call.given("start") else None)
+
+
+@REGISTRY.handles("builtins.dict", signature="*args, **kwargs")
+def dict_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`dict(a=x, b=y)`, `dict(other, c=z)`, `dict(zip(names, values))`: a dict of known keys."""
+    args = call.rest()
+    if len(args) > 1:
+        return None
+    base: Value = Dict(())
+    if args:
+        base = args[0]
+        if isinstance(base, Seq):  # pairs
+            pairs = [item.items for item in base.items if isinstance(item, Seq) and len(item.items) == 2]
+            if len(pairs) != len(base.items):
+                return None
+            base = Dict(tuple((key, value) for key, value in pairs))
+    keywords = Dict(tuple((Const(name), value) for name, value in call.keywords().items()))
+    return containers.merge(base, keywords)
+
+
+def _sequence(value: Value) -> Value:
+    """What iterating `value` gives, as a sequence (a dict's keys), where known."""
+    items = containers.iteration(value)
+    return Seq(items, True) if items is not None else None
 
 
 @REGISTRY.handles("builtins.reversed", signature="sequence, /")
@@ -96,6 +135,8 @@ def isinstance_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
     if isinstance(value, Seq) and all(name in _BUILTIN_TYPES for name in names):
         wanted = {"list"} if value.is_list else {"tuple"}
         return Const(bool(wanted & set(names)))
+    if isinstance(value, Dict) and all(name in _BUILTIN_TYPES for name in names):
+        return Const("dict" in names)
     return None
 
 

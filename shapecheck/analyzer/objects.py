@@ -1,0 +1,92 @@
+"""Classes of the program as values: how their bodies make them records, what a call of one
+builds, and what an attribute of an instance reads.
+
+Model code keeps its arrays in objects: NamedTuples and dataclasses of parameters, equinox- and
+flax-style modules whose fields are set in `__init__` or declared as class annotations, plain
+classes with `self.w = ...`. An attribute the checker cannot follow reads as unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Final
+
+from shapecheck.analyzer.values import Class, Function, Instance, Qual, Value
+
+# "dataclass": built from its fields, one leaf to JAX; "struct": the same, and a pytree of its
+# fields (registered by its library); "namedtuple": a struct that is a tuple too.
+_RECORD_DECORATORS: Final = {
+    "dataclasses.dataclass": "dataclass",
+    "flax.struct.dataclass": "struct",
+    "chex.dataclass": "struct",
+    "chex.mappable_dataclass": "struct",
+}
+_RECORD_BASES: Final = {
+    "typing.NamedTuple": "namedtuple",
+    "typing_extensions.NamedTuple": "namedtuple",
+    "equinox.Module": "struct",
+    "flax.struct.PyTreeNode": "struct",
+}
+
+
+def record_kind(decorators: list[Value], bases: tuple[Value, ...]) -> str | None:
+    """"namedtuple", "struct", "dataclass" or None: how a class's annotated fields make its
+    instances, and whether JAX sees them as pytrees."""
+    for base in bases:
+        if isinstance(base, Qual) and base.name in _RECORD_BASES:
+            return _RECORD_BASES[base.name]
+        if isinstance(base, Class) and base.record is not None:
+            return base.record
+    for decorator in decorators:
+        if isinstance(decorator, Qual) and decorator.name in _RECORD_DECORATORS:
+            return _RECORD_DECORATORS[decorator.name]
+    return None
+
+
+def field_names(node: ast.ClassDef, bases: tuple[Value, ...]) -> tuple[str, ...]:
+    """The annotated fields in declaration order, a record base's first (ClassVar left out)."""
+    inherited: list[str] = []
+    for base in bases:
+        if isinstance(base, Class) and base.record is not None:
+            inherited.extend(name for name in base.fields if name not in inherited)
+    own = [statement.target.id for statement in node.body
+           if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+           and not _is_class_var(statement.annotation)]
+    return (*[name for name in inherited if name not in own], *own)
+
+
+def _is_class_var(annotation: ast.expr) -> bool:
+    target = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    return isinstance(target, ast.Name | ast.Attribute) and (
+        (target.id if isinstance(target, ast.Name) else target.attr) == "ClassVar")
+
+
+def initializer(cls: Class) -> Function | None:
+    """The `__init__` of the program's own that builds `cls`'s instances, if any."""
+    found = cls.attribute("__init__")
+    return found if isinstance(found, Function) else None
+
+
+def replaced(instance: Instance, changes: dict[str, Value]) -> Value:
+    """`nt._replace(w=...)`, `dataclasses.replace(obj, w=...)`: a copy with those fields."""
+    if instance.cls.record is None or any(name not in instance.cls.fields for name in changes):
+        return None  # a field the record lacks: Python raises, nothing is built
+    for name, value in changes.items():
+        instance = instance.with_field(name, value)
+    return instance
+
+
+def stored_attributes(function: Function) -> frozenset[str]:
+    """The attributes a method sets on its first parameter (`self.w = ...`): what a call of it
+    may change in the receiver."""
+    params = function.node.args
+    positional = [*params.posonlyargs, *params.args]
+    if not positional:
+        return frozenset()
+    me = positional[0].arg
+    found: set[str] = set()
+    for node in ast.walk(function.node):
+        if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store | ast.Del)
+                and isinstance(node.value, ast.Name) and node.value.id == me):
+            found.add(node.attr)
+    return frozenset(found)

@@ -1,0 +1,276 @@
+"""Values through containers and objects (DESIGN 3c): dicts with keys added after creation and
+`**` merges, comprehensions, `zip`/`enumerate`, loops over a few known items, NamedTuples,
+dataclasses, flax.struct/equinox-style modules, plain classes with `self.w = ...`, `_replace`,
+`dataclasses.replace`, `jax.tree.map` and `jax.tree.leaves`.
+
+Each program's last line reads `out = ...`. The checker's inferred type for it is compared with
+what JAX computes, and each wrong program (its bug on the line marked `# bug`) is one JAX
+refuses, reported there and nowhere else; a clean program gets nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from shapecheck.api import analyze_source
+
+HEADER = """\
+import dataclasses
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+"""
+
+# name -> (program, the shape `out` has, or None where the program is wrong)
+PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
+    "a dict filled key by key": ("""
+        params = {}
+        params["w1"] = jnp.ones((4, 8))
+        params["w2"] = jnp.ones((8, 2))
+        out = jnp.ones((3, 4)) @ params["w1"] @ params["w2"]
+        """, (3, 2)),
+    "a key assigned again replaces its value": ("""
+        params = {"w": jnp.ones((4, 8))}
+        params["w"] = jnp.ones((4, 5))
+        out = jnp.ones((3, 4)) @ params["w"]
+        """, (3, 5)),
+    "a ** merge, later keys win": ("""
+        base = {"w": jnp.ones((4, 8)), "b": jnp.zeros(8)}
+        params = {**base, "w": jnp.ones((4, 6)), "b": jnp.zeros(6)}
+        out = jnp.ones((3, 4)) @ params["w"] + params["b"]
+        """, (3, 6)),
+    "a | merge of dicts": ("""
+        params = {"w": jnp.ones((4, 8))} | {"b": jnp.zeros(8)}
+        out = jnp.ones((3, 4)) @ params["w"] + params["b"]
+        """, (3, 8)),
+    "a wrong weight read from a merged dict": ("""
+        params = {**{"w1": jnp.ones((4, 8))}, "w2": jnp.ones((4, 2))}
+        out = jnp.ones((3, 4)) @ params["w1"] @ params["w2"]  # bug
+        """, None),
+    "layers from a comprehension over zip": ("""
+        sizes = [4, 8, 2]
+        layers = [jnp.ones((m, n)) for m, n in zip(sizes[:-1], sizes[1:])]
+        first, *rest = layers
+        out = jnp.ones((3, 4)) @ first @ rest[0]
+        """, (3, 2)),
+    "a comprehension builds a wrong stack": ("""
+        sizes = [4, 8, 2]
+        layers = [jnp.ones((m, n)) for m, n in zip(sizes[:-1], sizes[1:])]
+        out = jnp.ones((3, 4)) @ layers[1]  # bug
+        """, None),
+    "a dict comprehension and enumerate": ("""
+        params = {f"layer_{i}": jnp.ones((n, n)) for i, n in enumerate([3, 5])}
+        out = jnp.ones((2, 5)) @ params["layer_1"]
+        """, (2, 5)),
+    "a loop over known items fills a dict": ("""
+        params = {}
+        for name, (m, n) in zip(["a", "b"], [(4, 8), (8, 2)]):
+            params[name] = jnp.ones((m, n))
+        out = jnp.ones((3, 4)) @ params["a"] @ params["b"]
+        """, (3, 2)),
+    "a loop appends layers": ("""
+        layers = []
+        for n in [8, 2]:
+            layers.append(jnp.ones((4, n)))
+        out = jnp.ones((3, 4)) @ layers[1]
+        """, (3, 2)),
+    "a NamedTuple, its fields and _replace": ("""
+        class State(NamedTuple):
+            w: jax.Array
+            b: jax.Array
+        s = State(jnp.ones((4, 8)), b=jnp.zeros(8))
+        s = s._replace(w=jnp.ones((4, 6)), b=jnp.zeros(6))
+        w, b = s
+        out = jnp.ones((3, 4)) @ w + s[1]
+        """, (3, 6)),
+    "a NamedTuple field of the wrong width": ("""
+        class State(NamedTuple):
+            w: jax.Array
+            b: jax.Array
+        s = State(jnp.ones((4, 8)), jnp.zeros(6))
+        out = jnp.ones((3, 4)) @ s.w + s.b  # bug
+        """, None),
+    "a dataclass with a method and dataclasses.replace": ("""
+        @dataclasses.dataclass
+        class Linear:
+            w: jax.Array
+            b: jax.Array
+            def __call__(self, x):
+                return x @ self.w + self.b
+        layer = Linear(jnp.ones((4, 8)), jnp.zeros(8))
+        layer = dataclasses.replace(layer, w=jnp.ones((4, 5)), b=jnp.zeros(5))
+        out = layer(jnp.ones((3, 4)))
+        """, (3, 5)),
+    "a dataclass called with the wrong input": ("""
+        @dataclasses.dataclass
+        class Linear:
+            w: jax.Array
+            def __call__(self, x):
+                return x @ self.w  # bug
+        out = Linear(jnp.ones((4, 8)))(jnp.ones((3, 5)))
+        """, None),
+    "a module whose __init__ sets its weights": ("""
+        class MLP:
+            def __init__(self, d_in, d_hidden, d_out):
+                self.w1 = jnp.ones((d_in, d_hidden))
+                self.w2 = jnp.ones((d_hidden, d_out))
+            def __call__(self, x):
+                return jax.nn.relu(x @ self.w1) @ self.w2
+        model = MLP(4, 16, 2)
+        out = model(jnp.ones((3, 4)))
+        """, (3, 2)),
+    "a module's weights in the wrong order": ("""
+        class MLP:
+            def __init__(self, d_in, d_hidden, d_out):
+                self.w1 = jnp.ones((d_in, d_hidden))
+                self.w2 = jnp.ones((d_hidden, d_out))
+            def __call__(self, x):
+                return jax.nn.relu(x @ self.w2) @ self.w1  # bug
+        out = MLP(4, 16, 2)(jnp.ones((3, 4)))
+        """, None),
+    "a method that changes its object": ("""
+        class Linear:
+            def __init__(self):
+                self.w = jnp.ones((4, 8))
+            def resize(self, n):
+                self.w = jnp.ones((4, n))
+        layer = Linear()
+        layer.resize(3)
+        out = jnp.ones((2, 4)) @ layer.w
+        """, (2, 3)),
+    "an attribute set in one branch only": ("""
+        class Box:
+            def __init__(self, flag):
+                self.w = jnp.ones((4, 2))
+                if flag:
+                    self.w = jnp.ones((4, 3))
+        out = jnp.ones((2, 4)) @ Box(len(jax.devices()) > 4).w
+        """, (2, None)),  # type: ignore[dict-item]
+    "a subclass inherits its base's __init__": ("""
+        class Base:
+            def __init__(self, n):
+                self.w = jnp.ones((4, n))
+        class Head(Base):
+            def __call__(self, x):
+                return x @ self.w
+        out = Head(6)(jnp.ones((2, 4)))
+        """, (2, 6)),
+    "tree.map over a dict of parameters and their gradients": ("""
+        params = {"w": jnp.ones((4, 8)), "b": jnp.zeros(8)}
+        grads = jax.grad(lambda p: jnp.sum(jnp.ones((3, 4)) @ p["w"] + p["b"]))(params)
+        params = jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+        out = jnp.ones((3, 4)) @ params["w"] + params["b"]
+        """, (3, 8)),
+    "tree.map keeps a wrong parameter wrong": ("""
+        params = {"w": jnp.ones((4, 8)), "b": jnp.zeros(6)}
+        params = jax.tree_util.tree_map(lambda p: p * 2, params)
+        out = jnp.ones((3, 4)) @ params["w"] + params["b"]  # bug
+        """, None),
+    "tree.leaves in JAX's order": ("""
+        leaves = jax.tree.leaves({"z": jnp.ones((4, 2)), "a": jnp.ones((3, 4))})
+        out = leaves[0] @ leaves[1]
+        """, (3, 2)),
+    "dict methods": ("""
+        params = dict(w=jnp.ones((4, 8)), b=jnp.zeros(8))
+        total = [v.ndim for k, v in params.items()]
+        out = jnp.ones((3, 4)) @ params.get("w") + params.get("b", 0.0) * total[0]
+        """, (3, 8)),
+}
+
+# What the checker cannot follow stays unknown, and nothing is reported from it.
+UNKNOWN = {
+    "a computed key": """
+        params = {"w": jnp.ones((4, 8))}
+        params[str(len(jax.devices()))] = jnp.ones((5, 5))
+        out = jnp.ones((3, 4)) @ params["w"]
+        """,
+    "a class built by a base the checker cannot read": """
+        import collections
+        class Thing(collections.UserDict):
+            pass
+        t = Thing()
+        out = t.anything @ jnp.ones((3, 4))
+        """,
+    "an object passed to a function that changes it": """
+        class Holder:
+            def __init__(self):
+                self.w = jnp.ones((4, 8))
+        def grow(h):
+            h.w = jnp.ones((5, 8))
+        h = Holder()
+        grow(h)
+        out = h.w
+        """,
+    "a loop that breaks": """
+        params = {"w": jnp.ones((4, 8))}
+        for n in [2, 3]:
+            params["w"] = jnp.ones((4, n))
+            if n == 2:
+                break
+        out = jnp.ones((3, 4)) @ params["w"]
+        """,
+}
+
+
+def _program(body: str) -> str:
+    return HEADER + textwrap.dedent(body)
+
+
+def _out_line(text: str) -> ast.expr:
+    tree = ast.parse(text)
+    assign = [s for s in tree.body if isinstance(s, ast.Assign) and ast.unparse(s.targets[0]) == "out"][-1]
+    return assign.value
+
+
+def _bug_lines(text: str) -> list[int]:
+    return [number for number, line in enumerate(text.splitlines(), 1) if line.rstrip().endswith("# bug")]
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_checker(name: str) -> None:
+    body, shape = PROGRAMS[name]
+    text = _program(body)
+    result = analyze_source("model.py", text, keep_types=True)
+    reported = sorted({d.span.line for d in result.diagnostics})
+    assert reported == _bug_lines(text), [d.message for d in result.diagnostics]
+    if shape is not None:
+        value = _out_line(text)
+        types = [t.type for t in result.types if (t.span.line, t.span.column) == (value.lineno, value.col_offset)
+                 and t.span.end_column == value.end_col_offset]
+        assert types, "no type inferred for `out`"
+        assert types[0].dims == shape
+
+
+@pytest.mark.parametrize("name", list(UNKNOWN))
+def test_what_is_not_followed_is_never_reported(name: str) -> None:
+    assert analyze_source("model.py", _program(UNKNOWN[name])).diagnostics == ()
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_jax_agrees(name: str) -> None:
+    """JAX, the oracle: each clean program runs with the shape the checker inferred, each wrong
+    one raises a shape error on its marked line."""
+    body, shape = PROGRAMS[name]
+    text = _program(body)
+    namespace: dict[str, object] = {"__name__": "model"}
+    code = compile(text, "model.py", "exec")
+    if shape is None:
+        with pytest.raises((TypeError, ValueError)) as raised:
+            exec(code, namespace)
+        lines = [frame.lineno for frame in _frames(raised.value) if frame.filename == "model.py"]
+        assert lines and lines[-1] == _bug_lines(text)[0]
+        return
+    exec(code, namespace)
+    out = namespace["out"]
+    real = tuple(out.shape)  # type: ignore[attr-defined]
+    assert all(want is None or want == got for want, got in zip(shape, real, strict=True)), real
+
+
+def _frames(error: BaseException) -> list:  # type: ignore[type-arg]
+    import traceback
+
+    return list(traceback.extract_tb(error.__traceback__))
