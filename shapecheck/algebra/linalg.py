@@ -26,6 +26,10 @@ def _combine(
 ) -> Outcome:
     named = union_named([a.named, b.named], labels, problems)
     dtype = promoted((a, b)).dtype
+    if any(problem.code is Code.CONTRACTION_MISMATCH for problem in problems):
+        # Which operand is wrong is not known, so neither's free dims are certain: the result
+        # keeps its rank and nothing built from it reports the same mistake again.
+        dims = [None] * len(dims)
     result = ArrayType(dtype, tuple(dims), named, 0 if open_rank else None, a.named_open or b.named_open)
     return Outcome(result, tuple(problems))
 
