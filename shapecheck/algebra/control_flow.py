@@ -1,10 +1,10 @@
 """Loop carries and branch outputs: `lax.scan`, `fori_loop`, `while_loop`, `cond`, `switch`.
 
-JAX traces a loop's body once and requires the carry it returns to have the pytree structure
-and the types (shape and dtype; the weak type aside) of the carry it was given, and the
-branches of a `cond` or `switch` to return equal types; it raises a TypeError otherwise. A
-weakly typed initial carry (a Python scalar) is first promoted to the dtype the body returns,
-so only its shape must hold. `scan` slices its `xs` along their leading axis, whose sizes must
+JAX traces a loop's body and requires the carry it returns to have the pytree structure and the
+types (shape and dtype; the weak flag aside) of the carry it was given, and the branches of a
+`cond` or `switch` to return equal types; it raises a TypeError otherwise. A weakly typed
+initial carry (a Python scalar) whose dtype the body changes is first promoted (`promoted`) and
+the body traced again, once: the check is on that second trace. `scan` slices its `xs` along their leading axis, whose sizes must
 agree (and agree with `length=`, a ValueError otherwise), and stacks its `ys` along a new one.
 
 Values are pytrees (`Tree`): arrays, nodes (tuples, lists, dicts, None, other registered
@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Final, TypeAlias
 
 from shapecheck.algebra.outcome import Problem
-from shapecheck.algebra.promotion import Typed, as_shown, possible_dtypes
+from shapecheck.algebra.promotion import Typed, as_shown, possible_dtypes, result_type
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, certainly_differ, format_dim, unify
 from shapecheck.dtypes import KINDS
@@ -67,25 +67,19 @@ class Mismatch:
     structural: bool  # the pytree structure differs there, not a leaf's type
 
 
-def mismatches(first: Tree, second: Tree, path: str, *, promotes_weak: bool = False,
-               x64: bool | None = None) -> list[Mismatch]:
-    """Where `first` and `second` certainly differ, outermost members first.
-
-    `promotes_weak`: `first` is a loop's initial carry, whose weakly typed leaves JAX promotes to
-    the dtype the body returns (their dtype may change, their shape may not).
-    """
+def mismatches(first: Tree, second: Tree, path: str, x64: bool | None = None) -> list[Mismatch]:
+    """Where `first` and `second` certainly differ, outermost members first."""
     if first is None or second is None:
         return []
     if isinstance(first, ArrayType) and isinstance(second, ArrayType):
-        skip_dtype = promotes_weak and first.weak
-        if _shapes_differ(first, second) or (not skip_dtype and _dtypes_differ(first, second, x64)):
+        if _shapes_differ(first, second) or _dtypes_differ(first, second, x64):
             return [Mismatch(path, describe(first, x64), describe(second, x64), False)]
         return []
     if isinstance(first, Node) and isinstance(second, Node) and _same_structure(first, second):
         found: list[Mismatch] = []
         others = dict(zip(second.keys, second.items, strict=True))
         for key, item in zip(first.keys, first.items, strict=True):
-            found += mismatches(item, others[key], first.member(path, key), promotes_weak=promotes_weak, x64=x64)
+            found += mismatches(item, others[key], first.member(path, key), x64)
         return found
     return [Mismatch(path, describe(first, x64), describe(second, x64), True)]
 
@@ -101,9 +95,9 @@ def describe(tree: Tree, x64: bool | None = None) -> str:
 
 
 def carry_problems(api: str, first: Tree, second: Tree, path: str, x64: bool | None = None) -> list[Problem]:
-    """SC103 where a loop's carry (`first` on entry) leaves its body as `second`: one problem,
-    naming the first member that changed."""
-    found = mismatches(first, second, path, promotes_weak=True, x64=x64)
+    """SC103 where a loop's carry (`first` on entry, after `promoted`) leaves its body as
+    `second`: one problem, naming the first member that changed."""
+    found = mismatches(first, second, path, x64)
     if not found:
         return []
     head = found[0]
@@ -118,7 +112,7 @@ def carry_problems(api: str, first: Tree, second: Tree, path: str, x64: bool | N
 def branch_problems(api: str, names: tuple[str, str], first: Tree, second: Tree,
                     x64: bool | None = None) -> list[Problem]:
     """SC103 where two branches of a `cond`/`switch` (named `names`) return different pytrees."""
-    found = mismatches(first, second, "output", x64=x64)
+    found = mismatches(first, second, "output", x64)
     if not found:
         return []
     head = found[0]
@@ -128,6 +122,22 @@ def branch_problems(api: str, names: tuple[str, str], first: Tree, second: Tree,
     return [Problem(Code.ANNOTATION_MISMATCH,
                     f"{api} branches must return equal types, but {where} {verb} {head.first} from {names[0]} "
                     f"and {head.second} from {names[1]}{more}")]
+
+
+def promoted(carry: Tree, returned: Tree, x64: bool | None = None) -> Tree:
+    """The initial carry JAX traces the body with again when its weakly typed leaves certainly
+    differ in dtype from what the body returned: each such leaf has `result_type` of the two
+    (`carry` itself when none does; then the body is not traced again)."""
+    if isinstance(carry, ArrayType) and isinstance(returned, ArrayType):
+        if not carry.weak or not _dtypes_differ(carry, returned, x64):
+            return carry
+        result = result_type(Typed(carry.dtype, True), Typed(returned.dtype, returned.weak))
+        return replace(carry, dtype=result.dtype, weak=result.weak)
+    if isinstance(carry, Node) and isinstance(returned, Node) and _same_structure(carry, returned):
+        others = dict(zip(returned.keys, returned.items, strict=True))
+        return replace(carry, items=tuple(promoted(item, others[key], x64)
+                                          for key, item in zip(carry.keys, carry.items, strict=True)))
+    return carry
 
 
 def settled(first: Tree, second: Tree) -> Tree:

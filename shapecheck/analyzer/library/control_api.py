@@ -110,25 +110,33 @@ def while_loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
 
 def _loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope, api: str, body: _Body,
           init: Value, arguments: _Arguments, carry_of: _CarryOf = lambda out: out) -> tuple[Value, Value]:
-    """Analyse a loop's body for the carry `init`, report a carry that leaves it changed (SC103),
-    and return the carry after the loop and what the body returned."""
-    before = tree(init)
-    carry = rebuild(init, before)
+    """Analyse a loop's body for the carry `init` as JAX traces it, report a carry that leaves it
+    changed (SC103), and return the carry after the loop and what the body returned."""
+    entered = tree(init)
+    carry = rebuild(init, entered)
     init_node = call.arg_node("init" if api == "lax.scan" else "init_val")
-    # A carry the body returns with more named axes (a map's body batches it) goes round once
-    # more, as JAX's batching does, so that the body's results are the batched carry's.
-    for _ in range(2):
+    promotable = True
+    # Each pass is a trace of JAX's: a weak initial carry the body changes in dtype is promoted
+    # and traced again, once; a carry the body returns with more named axes (a map's body
+    # batches it) goes round once more, as JAX's batching does, so that what the body makes of
+    # it is the batched carry's.
+    for _ in range(3):
         out = interp.call(body.fun, CallArgs(call.node, arguments(carry), [init_node]), ctx, scope)
         after = tree(carry_of(out))
-        problems = control_flow.carry_problems(api, before, after, body.carry_name(), interp.x64)
+        retraced = control_flow.promoted(entered, after, interp.x64) if promotable else entered
+        promotable = False
+        if retraced != entered:
+            entered, carry = retraced, rebuild(carry, retraced)
+            continue
+        problems = control_flow.carry_problems(api, entered, after, body.carry_name(), interp.x64)
         if problems:
             _report_at_return(interp, call, body, problems)
             return carry, out
-        entered = tree(carry)
         settled = control_flow.settled(entered, after)
         carry = rebuild(carry, settled)
         if _named_axes(settled) == _named_axes(entered):
             break
+        entered = settled
     return carry, out
 
 
