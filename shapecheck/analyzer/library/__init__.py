@@ -15,6 +15,7 @@ from shapecheck.analyzer.library import (
     builtins_api,
     contractions,
     control_api,
+    conv_api,
     elementwise,
     lax_api,
     layout_api,
@@ -37,7 +38,7 @@ from shapecheck.analyzer.qualnames import spellings
 
 REGISTRIES: tuple[Registry, ...] = tuple(module.REGISTRY for module in (
     builtins_api, math_api, lax_api, transforms, xmap_api, vmap_api, mesh_api, nn_api, numpy_constructors, random_api,
-    elementwise, reductions, contractions, layout_api, array_attributes, operators, sharding_api,
+    conv_api, elementwise, reductions, contractions, layout_api, array_attributes, operators, sharding_api,
     shard_map_api, trees_api, control_api,
 ))
 
