@@ -164,8 +164,11 @@ def _strings(table: dict[str, object], key: str) -> list[str] | None:
     value = table.get(key)
     if value is None:
         return None
-    if isinstance(value, str):
-        return [value]
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return [str(item) for item in value]
-    raise ConfigError(f"{key} must be a string or a list of strings")
+    if isinstance(value, str):
+        # `select = "SC1"` reads as meant only by accident (`"SC1,SC2"` would not): as in ruff,
+        # a list is asked for, and the fix is shown.
+        raise ConfigError(f"{key} must be a list of strings: {key} = [{value!r}] rather than "
+                          f"{key} = {value!r}".replace("'", '"'))
+    raise ConfigError(f"{key} must be a list of strings, not {value!r}")

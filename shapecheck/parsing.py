@@ -38,11 +38,33 @@ def decode(data: bytes) -> str:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding)
-    except (SyntaxError, LookupError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
+        raise SourceDecodeError(_undecodable(data, error)) from error
+    except SyntaxError as error:
+        # tokenize says "invalid or missing encoding declaration" for a first or second line
+        # that is not UTF-8 and declares nothing: which byte it is, UTF-8's decoder says.
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as utf8:
+            if error.msg == "invalid or missing encoding declaration":
+                raise SourceDecodeError(_undecodable(data, utf8)) from error
+        raise SourceDecodeError(str(error)) from error
+    except LookupError as error:
         raise SourceDecodeError(str(error)) from error
     # The BOM is gone ("utf-8-sig"); a second one is text, which CPython's parser refuses
     # ("invalid non-printable character U+FEFF"), as compile() of the bytes does: kept.
     return text
+
+
+def _undecodable(data: bytes, error: UnicodeDecodeError) -> str:
+    """Where the first byte that is not text in the file's encoding is, and what to do."""
+    line = data.count(b"\n", 0, error.start) + 1
+    column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+    byte = data[error.start]
+    hint = ("; a file in another encoding declares it on its first or second line, as in "
+            "`# -*- coding: latin-1 -*-`" if error.encoding == "utf-8" else "")
+    return (f"line {line}, column {column} (byte offset {error.start}): byte 0x{byte:02x} is not "
+            f"valid {error.encoding} ({error.reason}){hint}")
 
 
 def cpython_syntax(path: str, text: str, feature_version: tuple[int, int] | None = None,

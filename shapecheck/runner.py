@@ -85,6 +85,14 @@ def _print_from(program: str, error: BaseException) -> None:
     traceback.print_exception(type(error), error, tb or error.__traceback__)
 
 
+def _missing_runtime() -> str | None:
+    """The module of the `jax` extra that is not installed, if one is not (as `shapecheck lsp`
+    names its extra rather than fail with a traceback)."""
+    import importlib.util
+
+    return next((name for name in ("jax", "numpy") if importlib.util.find_spec(name) is None), None)
+
+
 def main(argv: list[str]) -> int:
     try:
         options = _parser().parse_args(argv)
@@ -92,6 +100,11 @@ def main(argv: list[str]) -> int:
         return 0 if exit_.code == 0 else 2
     if not os.path.isfile(options.program):
         print(f"shapecheck run: no such file: {options.program}", file=sys.stderr)
+        return 2
+    missing = _missing_runtime()
+    if missing:
+        print(f"shapecheck run: error: the runtime needs {missing}, which is not installed; "
+              "install it with: pip install 'shapecheck[jax]'", file=sys.stderr)
         return 2
     if not options.no_check:
         refused = check(options.program)
