@@ -25,7 +25,7 @@ from shapecheck.positions import Positions
 from shapecheck.project import module_names
 from shapecheck.results import FileResult, TypedSpan
 from shapecheck.rules import severity_of
-from shapecheck.suppression import is_suppressed, suppressions
+from shapecheck.suppression import is_suppressed, suppressions, unused
 
 # Text that must appear in a file for the analyzer to have anything to say about it beyond
 # syntax: files that never mention an array API or an annotation name are only parsed.
@@ -111,7 +111,7 @@ def _analyze_quietly(path: str, text: str, config: Config, keep_types: bool, loa
                      "not analysed (its value is unknown)", span)
         for span in parsed.elided
     )
-    return FileResult(path, _filter(diagnostics, text, config), types, None, lines)
+    return FileResult(path, _filter(diagnostics, text, config, path), types, None, lines)
 
 
 _FILE_START = Span(1, 0, 1, 1)
@@ -196,14 +196,21 @@ def _node_ids(tree: ast.AST) -> set[int]:
     return ids
 
 
-def _filter(diagnostics: Iterable[Diagnostic], text: str, config: Config) -> tuple[Diagnostic, ...]:
+def _filter(diagnostics: Iterable[Diagnostic], text: str, config: Config,
+            analysed: str | None = None) -> tuple[Diagnostic, ...]:
+    """The diagnostics `config` selects and no comment suppresses; with `analysed` (the path of
+    a file analysed to its end), SC006 for the suppressions that silence nothing."""
     table = suppressions(text)
+    diagnostics = list(diagnostics)
+    enabled = [d for d in diagnostics if config.enabled(d.code)]
+    if (analysed is not None and table and config.enabled(Code.UNUSED_SUPPRESSION)
+            and not any(d.code == Code.ANALYSIS_LIMIT for d in diagnostics)):
+        enabled.extend(unused(analysed, text, enabled, config.enabled))
     # Every diagnostic of a checked file passes here, so its rule's severity is applied here
     # once (parsing.py, which builds SC004, cannot import the rules: the SC005 rule imports it).
     kept = [
-        replace(d, severity=severity_of(d.code)) for d in diagnostics
-        if config.enabled(d.code)
-        and not is_suppressed(table, d.span.line, d.code)
+        replace(d, severity=severity_of(d.code)) for d in enabled
+        if not is_suppressed(table, d.span.line, d.code)
         and not is_suppressed(table, d.span.end_line, d.code)
     ]
     return tuple(sorted(kept, key=Diagnostic.sort_key))
