@@ -61,6 +61,27 @@ XMAP_BODY = dedent("""\
     y = xmap(my_func, in_axes={0: 'batch'}, out_axes={0: 'batch'})(x)
 """)
 
+SCAN_CARRY = dedent("""\
+    import jax.numpy as jnp
+    from jax import lax
+
+
+    def step(h, x):
+        h = jnp.concatenate([h, x], axis=-1)
+        return h, h.sum()
+
+
+    h_last, sums = lax.scan(step, jnp.zeros((4, 8)), jnp.ones((10, 4, 8)))
+""")
+
+COND_BRANCHES = dedent("""\
+    import jax.numpy as jnp
+    from jax import lax
+
+    x = jnp.ones((4, 3))
+    y = lax.cond(x.sum() > 0, lambda v: v.sum(axis=0), lambda v: v, x)
+""")
+
 RULE = Rule(
     code=Code.ANNOTATION_MISMATCH,
     name="annotation-mismatch",
@@ -81,5 +102,9 @@ RULE = Rule(
         Example(source=RETURN_VALUE, expected=((6, "SC103"),)),
         Example(source=CALL_ARGUMENT, expected=((10, "SC103"),)),
         Example(source=XMAP_BODY, expected=((7, "SC103"),)),
+        # A loop's carry must keep its type (JAX raises a TypeError): reported at the body's return.
+        Example(source=SCAN_CARRY, expected=((7, "SC103"),)),
+        # The branches of cond and switch must return equal types: reported at the call.
+        Example(source=COND_BRANCHES, expected=((5, "SC103"),)),
     ),
 )
