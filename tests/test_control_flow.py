@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import textwrap
 import traceback
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shapecheck.api import analyze_source
+from shapecheck.api import analyze_source, check_files
 
 PRELUDE = """\
 import jax
@@ -279,3 +280,94 @@ def test_random_carries_are_reported_exactly_when_jax_refuses_them(statement: st
     found = codes(statement)
     raised = _traced_raises(statement)
     assert bool(found) == (raised is not None), (statement, found, raised)
+
+
+# ---------------------------------------------------------------- result types, places, names
+
+def types_of(source: str) -> dict[str, str]:
+    """The inferred type of each `name = ...` line's value (hover's), by name."""
+    text = PRELUDE + textwrap.dedent(source)
+    result = analyze_source("t.py", text, keep_types=True)
+    assert result.error is None, result.error
+    lines = text.splitlines()
+    found: dict[str, str] = {}
+    for typed in result.types:
+        line = lines[typed.span.line - 1]
+        name, sep, _ = line.partition(" = ")
+        if sep and name.isidentifier() and typed.span.column == len(name) + 3 and typed.span.end_column == len(line):
+            found[name] = str(typed.type)
+    return found
+
+
+def test_hover_shows_the_stacked_ys_and_the_carry_after_the_loop() -> None:
+    found = types_of("""\
+        c, ys = lax.scan(lambda c, x: (c + x.sum(), (x, x.sum())), 0, xs)
+        pairs = ys[0]
+        sums = ys[1]
+        final = c
+        powers = lax.scan(lambda c, _: (c * 2, c), jnp.ones(2), None, length=4)[1]
+        counted = lax.fori_loop(0, 3, lambda i, n: n + i, 0)
+        chosen = lax.cond(p, lambda v: v[0], lambda v: v[1], xs)
+        mapped = lax.map(lambda row: row * 2, xs)
+        """)
+    assert found["pairs"] == "f32[(5, 3)]" and found["sums"] == "f32[(5,)]"
+    assert found["final"] == "f32[()]"  # 0 promoted to the f32 the body returns
+    assert found["powers"] == "f32[(4, 2)]"
+    assert found["counted"] == "i32[()]"
+    assert found["chosen"] == "f32[(3,)]"
+    assert found["mapped"] == "f32[(5, 3)]"
+
+
+def test_a_carry_the_body_makes_batched_stays_batched_under_vmap() -> None:
+    source = """\
+        def per_example(v):
+            return lax.scan(lambda c, x: (c + v, c * x), jnp.zeros(3), xs)
+        final, ys = jax.vmap(per_example)(jnp.ones((4, 3)))
+        batched = ys
+        """
+    assert types_of(source)["batched"] == "f32[(4, 5, 3)]"
+    assert codes(source) == []
+    pytest.importorskip("jax")
+    namespace: dict[str, Any] = {}
+    exec(compile(PRELUDE + textwrap.dedent(source), "t.py", "exec"), namespace)
+    assert namespace["batched"].shape == (4, 5, 3)
+
+
+def test_the_finding_is_at_the_last_return_and_names_the_carry_parameter() -> None:
+    found = run("""\
+        import functools
+        def step(w, state, x):
+            if x.ndim == 0:
+                return state, x
+            return (state[0] @ w, state[1]), x
+        final, _ = lax.scan(functools.partial(step, jnp.ones((3, 4))), (jnp.zeros(3), 0), xs)
+        """)
+    assert [(line, code) for line, code, _ in found] == [(5, "SC103")]
+    assert "`state[0]`" in found[0][2] and "f32[(3,)]" in found[0][2] and "f32[(4,)]" in found[0][2]
+
+
+def test_a_function_analysed_on_its_own_reports_only_what_is_certain() -> None:
+    # Its arguments are unknown: nothing is reported for them; a carry it builds itself is known.
+    assert codes("""\
+        def run_unknown(init, seq):
+            return lax.scan(lambda c, x: (c + x, x), init, seq)
+        def cond_unknown(flag, a, b):
+            return lax.cond(flag, lambda: a, lambda: b)
+        def loop_unknown(n, v):
+            return lax.fori_loop(0, n, lambda i, c: c * v, v)
+        """) == []
+    assert codes("""\
+        def run_known_carry(seq):
+            return lax.scan(lambda c, x: (jnp.stack([c, c]), x), jnp.zeros(3), seq)
+        """) == [(2, "SC103")]
+
+
+def test_a_body_from_another_module_is_reported_at_the_call(tmp_path: Path) -> None:
+    (tmp_path / "cells.py").write_text(
+        "import jax.numpy as jnp\n\n\ndef grow(h, x):\n    return jnp.concatenate([h, x]), x\n")
+    (tmp_path / "main.py").write_text(
+        "import jax.numpy as jnp\nfrom jax import lax\nfrom cells import grow\n\n"
+        "h, ys = lax.scan(grow, jnp.zeros(3), jnp.ones((5, 3)))\n")
+    report = check_files([str(tmp_path / "cells.py"), str(tmp_path / "main.py")], jobs=1)
+    assert not report.errors
+    assert [(Path(d.path).name, d.span.line, d.code) for d in report.diagnostics] == [("main.py", 5, "SC103")]
