@@ -1,4 +1,5 @@
-"""jax.nn: activations, one_hot with named axes, softmax and logsumexp over names."""
+"""jax.nn: activations, one_hot with named axes, softmax and logsumexp over names, and
+dot_product_attention."""
 
 from __future__ import annotations
 
@@ -6,17 +7,18 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import reduction
+from shapecheck.algebra.attention import dot_product_attention as attention_type
 from shapecheck.algebra.one_hot import one_hot as one_hot_type
 from shapecheck.algebra.promotion import Typed, default, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import axes, axis_names, check_bound, dtype_or, finish
+from shapecheck.analyzer.library.common import axes, axis_names, check_bound, dtype_or, finish, flag
 from shapecheck.analyzer.library.elementwise import elementwise
 from shapecheck.analyzer.library.reductions import reduce_call
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import NN
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Value, as_int
+from shapecheck.analyzer.values import Const, Seq, Value, as_int
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -81,3 +83,25 @@ def one_hot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     return result
 
 
+@REGISTRY.handles(f"{NN}.dot_product_attention",
+                  signature="query, key, value, bias=None, mask=None, *, scale=None, is_causal=False, "
+                            "query_seq_lengths=None, key_value_seq_lengths=None, local_window_size=None, "
+                            "implementation=None, return_residual=False")
+def dot_product_attention(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`jax.nn.dot_product_attention(q, k, v)`: q `(B, T, N, H)`, k and v `(B, S, K, H)`."""
+    query, key, value = (call.arg(name) for name in ("query", "key", "value"))
+    if not (isinstance(query, ArrayType) and isinstance(key, ArrayType) and isinstance(value, ArrayType)):
+        return None
+    bias, mask, query_lengths, key_lengths = (
+        given if isinstance(given := call.arg(name), ArrayType) else None
+        for name in ("bias", "mask", "query_seq_lengths", "key_value_seq_lengths"))
+    outcome = attention_type(query, key, value, bias, mask, query_lengths, key_lengths)
+    interp.reporter.problems(outcome.problems, call.node)
+    result = outcome.type
+    residual = flag(call.arg("return_residual")) if call.given("return_residual") else False
+    if residual is False:
+        return result
+    if residual is None or result.rank is None or not result.dims:
+        return None
+    # The log-sum-exp of each query row: the output's shape without the head size.
+    return Seq((result, result.with_dims(result.dims[:-1])))
