@@ -59,6 +59,12 @@ def _add_check(commands: _Commands) -> None:
                        help="write the output to FILE instead of stdout")
     check.add_argument("--no-progress", action="store_true",
                        help="never show the progress bar (shown on a terminal for many files, text format only)")
+    check.add_argument("--add-noqa", action="store_true",
+                       help="write `# shapecheck: ignore[CODE]` on every line with a diagnostic, report nothing")
+    check.add_argument("--baseline", type=Path, metavar="FILE",
+                       help="report only diagnostics not in FILE (written with today's when it does not exist)")
+    check.add_argument("--update-baseline", action="store_true",
+                       help="with --baseline: rewrite FILE with today's diagnostics")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
     check.add_argument("--cache-dir", type=Path, metavar="DIR",
                        help="where the result cache lives (default: .shapecheck_cache in the project root)")

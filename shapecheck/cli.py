@@ -15,9 +15,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
+    from pathlib import Path
 
     from shapecheck.cache import ResultCache
     from shapecheck.config import Config
+    from shapecheck.diagnostic import Diagnostic
     from shapecheck.memo_record import Record
 
 EXIT_CLEAN = 0
@@ -120,6 +122,7 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
         output = OutputOptions(args.format, args.statistics, args.exit_zero, args.output_file)
         if output.problem():
             raise ConfigError(output.problem())
+        _adoption_problem(args, stdin is not None)
     except ConfigError as error:
         sys.stderr.write(f"shapecheck: error: {error}\n")
         return EXIT_ERROR
@@ -140,7 +143,11 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
         checked = check_stdin(stdin, config)
         if checked is None:
             return EXIT_CLEAN  # an excluded PATH prints nothing, as ruff does
-        status, _ = emit(checked.diagnostics, 1, len(checked.errors), config.root, output)
+        found = (checked.diagnostics if args.baseline is None
+                 else _baselined(args, checked.diagnostics, [str(stdin)], config))
+        if isinstance(found, int):
+            return found
+        status, _ = emit(found, 1, len(checked.errors), config.root, output)
         for failed in checked.errors:
             sys.stderr.write(f"shapecheck: {failed.path}: {failed.error}\n")
         return status
@@ -156,7 +163,20 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
     show = not args.no_progress and wanted(len(files), args.format in HUMAN_FORMATS)
     with progress_bar(len(files)) if show else no_progress() as progress:
         report = Engine(config, cache=cache).check_files(files, args.jobs, progress)
-    status, text = emit(report.diagnostics, len(files), len(report.errors), config.root, output)
+    shown: Sequence[Diagnostic] | int = report.diagnostics
+    if args.add_noqa:
+        from shapecheck import noqa
+
+        added = noqa.add_noqa(report.diagnostics)
+        noqa.report(added)
+        shown = EXIT_ERROR if added.failed else EXIT_CLEAN
+    elif args.baseline is not None:
+        shown = _baselined(args, report.diagnostics, files, config)
+    if isinstance(shown, int):  # nothing to report: files or the baseline were written
+        for failed in report.errors:
+            sys.stderr.write(f"shapecheck: {failed.path}: {failed.error}\n")
+        return EXIT_ERROR if report.errors else shown
+    status, text = emit(shown, len(files), len(report.errors), config.root, output)
     if record is not None and cache is not None:
         record.finish(report, cache, text, warning, status)
     for failed in report.errors:
@@ -164,10 +184,52 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
     return status
 
 
+def _adoption_problem(args: argparse.Namespace, stdin: bool) -> None:
+    """Raise ConfigError where the options that adopt the checker on a codebase clash."""
+    from shapecheck.config import ConfigError
+
+    if args.update_baseline and args.baseline is None:
+        raise ConfigError("--update-baseline needs --baseline FILE")
+    if args.add_noqa and (stdin or args.baseline is not None):
+        raise ConfigError(f"--add-noqa writes into the checked files: it cannot be used with "
+                          f"{'--stdin-filename' if stdin else '--baseline'}")
+    if args.update_baseline and stdin:
+        raise ConfigError("--update-baseline needs the whole run, not one file from stdin")
+
+
+def _baselined(args: argparse.Namespace, diagnostics: Sequence[Diagnostic], files: Sequence[str],
+               config: Config) -> Sequence[Diagnostic] | int:
+    """The diagnostics that `--baseline FILE` does not hold; or the exit status, where the
+    baseline was written instead (it did not exist, or `--update-baseline`) or is unreadable."""
+    from shapecheck import baseline
+    from shapecheck.config import ConfigError
+
+    file: Path = args.baseline
+    try:
+        if args.update_baseline or not file.exists():
+            try:
+                count = baseline.write(file, diagnostics, config.root)
+            except OSError as error:
+                raise ConfigError(f"cannot write {file}: {error.strerror or error}") from error
+            sys.stderr.write(f"shapecheck: wrote {count} diagnostic{'s' if count != 1 else ''} to the "
+                             f"baseline {file}; later runs with --baseline report only new ones\n")
+            return EXIT_CLEAN
+        filtered = baseline.apply(baseline.read(file), diagnostics, config.root, files)
+    except ConfigError as error:
+        sys.stderr.write(f"shapecheck: error: {error}\n")
+        return EXIT_ERROR
+    if filtered.fixed:
+        sys.stderr.write(f"shapecheck: {filtered.fixed} entr{'ies' if filtered.fixed != 1 else 'y'} of the "
+                         f"baseline {file} no longer occur; --update-baseline drops them\n")
+    return filtered.diagnostics
+
+
 def _record(args: argparse.Namespace, argv: list[str]) -> Record | None:
     """The record of a run that can keep a memo (memo.py): named files, not folders, with the
-    result cache on and the output on stdout."""
+    result cache on and the output on stdout; never one that writes files or reads a baseline."""
     if args.no_cache or args.output_file is not None or not args.paths:
+        return None
+    if args.add_noqa or args.baseline is not None:
         return None
     if any(os.path.isdir(path) for path in args.paths):
         return None

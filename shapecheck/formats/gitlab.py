@@ -31,20 +31,34 @@ def _fingerprint(path: str, d: Diagnostic, occurrence: int) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
-def issues(diagnostics: Sequence[Diagnostic], root: Path) -> list[dict[str, Any]]:
+def relative_path(path: str, root: Path) -> str:
+    """A diagnostic's path as the report names it: relative to the project root where it can be."""
+    relative = project_relative(path, root)
+    return shown(str(relative) if relative is not None else Path(path).as_posix())
+
+
+def keys(diagnostics: Sequence[Diagnostic], root: Path) -> list[tuple[str, str]]:
+    """(path, fingerprint) of each diagnostic: what identifies it across runs (also the key of
+    a baseline, baseline.py)."""
     seen: Counter[tuple[str, str, str]] = Counter()
     out = []
     for d in diagnostics:
-        relative = project_relative(d.path, root)
-        path = shown(str(relative) if relative is not None else Path(d.path).as_posix())
+        path = relative_path(d.path, root)
         seen[path, d.code, d.message] += 1
+        out.append((path, _fingerprint(path, d, seen[path, d.code, d.message])))
+    return out
+
+
+def issues(diagnostics: Sequence[Diagnostic], root: Path) -> list[dict[str, Any]]:
+    out = []
+    for d, (path, fingerprint) in zip(diagnostics, keys(diagnostics, root), strict=True):
         notes = "".join(f"\nnote: {n.message} ({n.path}:{n.span.line})" for n in d.notes)
         out.append({
             "type": "issue",
             "check_name": d.code,
             "description": shown(f"{d.code} {d.message}{notes}"),
             "severity": _UNCHECKED if d.code in INCOMPLETE else _SEVERITY[d.severity],
-            "fingerprint": _fingerprint(path, d, seen[path, d.code, d.message]),
+            "fingerprint": fingerprint,
             "location": {"path": path, "lines": {"begin": d.span.line, "end": d.span.end_line}},
         })
     return out
