@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench fuzz docs clean
+.PHONY: run test quick lint typecheck unit bench fuzz docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,15 @@ lint: $(STAMP)
 	$(BIN)/ruff check shapecheck plugin rules tests benchmarks
 	$(BIN)/python tools/typecheck.py
 
+# Every test, on every core; the tests of a folder that share a server or mypy's cache stay together.
+PYTEST_PARALLEL := -n auto --dist loadgroup
+
 test: $(STAMP) lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
+
+# A developer's loop: the suite without the tests marked slow (CI runs them all).
+quick: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not slow"
 
 # The fuzz tests of `make test`, longer and random: FUZZ_EXAMPLES examples per strategy.
 FUZZ_EXAMPLES ?= 2000
