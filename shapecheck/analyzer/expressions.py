@@ -16,7 +16,7 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.declared import visible
 from shapecheck.analyzer.folding import compare, truth
 from shapecheck.analyzer.library import takes_functions
-from shapecheck.analyzer.qualnames import DATACLASSES_REPLACE, canonical
+from shapecheck.analyzer.qualnames import CONSTANTS, DATACLASSES_REPLACE, canonical
 from shapecheck.analyzer.raises import expects_error_call
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.state import InterpreterState
@@ -176,7 +176,8 @@ class Expressions(InterpreterState):
         base = self.eval(node.value, scope, ctx)
         attr = node.attr
         if isinstance(base, Qual):
-            return Qual(f"{base.name}.{attr}")
+            name = canonical(f"{base.name}.{attr}")
+            return Const(CONSTANTS[name]) if name in CONSTANTS else Qual(f"{base.name}.{attr}")
         if isinstance(base, Lazy):
             if base.attr is None:
                 return Lazy(base.module, attr)

@@ -11,8 +11,9 @@ import ast
 from typing import TYPE_CHECKING
 
 from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.qualnames import CONSTANTS, canonical
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Lazy, Module, Qual, Value
+from shapecheck.analyzer.values import Const, Lazy, Module, Qual, Value
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -60,7 +61,10 @@ class Imports:
         """What an import binds: a project module (lazily) or a library name."""
         if self.loader is not None and self.loader.knows(module):
             return Lazy(module, name)
-        return Qual(f"{module}.{name}" if name else module)
+        qualified = f"{module}.{name}" if name else module
+        if canonical(qualified) in CONSTANTS:
+            return Const(CONSTANTS[canonical(qualified)])  # `from math import pi`
+        return Qual(qualified)
 
     def resolve(self, value: Value) -> Value:
         """The value behind a lazy import (None when it cannot be loaded)."""

@@ -13,6 +13,7 @@ JNP: Final = "jax.numpy"
 LAX: Final = "jax.lax"
 NN: Final = "jax.nn"
 SPECIAL: Final = "jax.scipy.special"
+OPS: Final = "jax.ops"
 XMAP: Final = "jax.experimental.maps.xmap"
 VMAP: Final = "jax.vmap"
 PMAP: Final = "jax.pmap"
@@ -73,6 +74,16 @@ _ALIASES: Final = (
 
 # Every JAX-ish root the analyzer interprets; other qualified names are opaque.
 ARRAY_ROOTS: Final = ("jax", "numpy", "shapecheck", "jaxtyping", "functools")
+
+
+CONSTANTS: Final[dict[str, float | None]] = {
+    f"{module}.{name}": value
+    for module in (JNP, "numpy", "math")
+    for name, value in (("inf", float("inf")), ("nan", float("nan")), ("pi", 3.141592653589793),
+                        ("e", 2.718281828459045), ("newaxis", None))
+    if not (module == "math" and name == "newaxis")
+}
+"""Module constants programs compute with (`-jnp.inf` as a mask value, `x[:, jnp.newaxis]`)."""
 
 
 def canonical(name: str) -> str:
