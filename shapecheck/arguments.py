@@ -39,8 +39,9 @@ def _add_check(commands: _Commands) -> None:
     check = commands.add_parser("check", help="check files and directories (default: .)")
     check.add_argument("paths", nargs="*", default=[], help="files or directories")
     check.add_argument("--format", choices=sorted(FORMATS), default="text",
-                       help="text (default), json, github (workflow annotations), "
-                            "gitlab (Code Quality report), sarif (code scanning)")
+                       help="text (default), concise (one line each), json, github (workflow "
+                            "annotations), gitlab (Code Quality report), sarif (code scanning), junit, "
+                            "pylint, azure (Azure Pipelines)")
     check.add_argument("--select", action="append", metavar="CODES",
                        help="only these codes or prefixes, comma-separated (SC1, SC201)")
     check.add_argument("--ignore", action="append", metavar="CODES", help="codes or prefixes to skip")

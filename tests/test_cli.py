@@ -14,6 +14,7 @@ import pytest
 from shapecheck.cli import main
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
+ALL_FORMATS = ["text", "concise", "json", "github", "gitlab", "sarif", "junit", "pylint", "azure"]
 UPDATE = os.environ.get("SHAPECHECK_UPDATE_SNAPSHOTS") == "1"
 
 PROGRAM = textwrap.dedent("""\
@@ -54,7 +55,7 @@ def snapshot(name: str, text: str) -> None:
     assert text == path.read_text(), f"output differs from {path}; rerun with SHAPECHECK_UPDATE_SNAPSHOTS=1"
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "github", "gitlab", "sarif"])
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_format_snapshot(project: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
     code, out, _ = run(capsys, "check", "--format", fmt)
     assert code == 1
@@ -218,10 +219,18 @@ def _codes_in(fmt: str, out: str) -> set[str]:
         return {result["ruleId"] for result in json.loads(out)["runs"][0]["results"]}
     if fmt == "github":
         return {line.split("title=shapecheck ")[1].split("::")[0] for line in out.splitlines()}
+    if fmt == "junit":
+        from xml.etree import ElementTree
+
+        return {failure.get("type", "") for failure in ElementTree.fromstring(out).iter("failure")}
+    if fmt == "pylint":
+        return {line.split("[")[1].split("]")[0] for line in out.splitlines()}
+    if fmt == "azure":
+        return {line.split(";code=")[1].split(";")[0] for line in out.splitlines()}
     return {line.split(": ")[1].split()[0] for line in out.splitlines() if line.startswith(("model", "latin", "deep"))}
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "github", "gitlab", "sarif"])
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_exit_code_and_format_matrix(project: Path, capsys: pytest.CaptureFixture[str], fmt: str,
                                      scenario: str) -> None:
@@ -234,7 +243,7 @@ def test_exit_code_and_format_matrix(project: Path, capsys: pytest.CaptureFixtur
         assert codes == {"SC000"}  # the failure is a result in every format
     if scenario == "too_deep":
         assert codes == {"SC005"}
-    if fmt == "text":
+    if fmt in ("text", "concise"):
         assert ("All checks passed" in out) == (expected == 0)
 
 
@@ -311,3 +320,29 @@ def test_long_lines_are_cut_to_a_window_around_the_span(project: Path,
     # The caret still sits under the operation, inside the window.
     start = caret.index("^") - (len(source) - len(shown))
     assert shown[start:].startswith("(jnp.ones((2, 3)) + jnp.ones((4,)))"[1:])
+
+
+def test_junit_is_xml_whatever_the_message_holds(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from xml.etree import ElementTree
+
+    from shapecheck.codes import Code
+    from shapecheck.diagnostic import Diagnostic, Span
+    from shapecheck.formats import formatter
+
+    odd = Diagnostic("a&b<\udcff>.py", Span(1, 0, 1, 1), Code.BROADCAST_MISMATCH, "x\x00 & <y> \"z\"\n")
+    tree = ElementTree.fromstring(formatter("junit")([odd], 1, project))
+    failure = next(tree.iter("failure"))
+    assert failure.get("message") == 'x\\x00 & <y> "z"\n' and failure.get("type") == "SC101"
+    assert next(tree.iter("testsuite")).get("name") == "a&b<\\xff>.py"
+    clean = ElementTree.fromstring(formatter("junit")([], 3, project))
+    assert clean.get("failures") == "0" and len(list(clean.iter("testcase"))) == 1
+
+
+def test_azure_escapes_what_its_agent_unescapes(project: Path) -> None:
+    from shapecheck.codes import Code
+    from shapecheck.diagnostic import Diagnostic, Span
+    from shapecheck.formats import formatter
+
+    d = Diagnostic("a;b].py", Span(2, 3, 2, 4), Code.UNUSED_SUPPRESSION, "100% sure\nnext", )
+    line = formatter("azure")([d], 1, project)
+    assert line == "##vso[task.logissue type=error;sourcepath=a%3Bb%5D.py;linenumber=2;columnnumber=4;code=SC006;]100%AZP25 sure%0Anext\n"

@@ -25,6 +25,10 @@ _MODULES: Final = {
     "github": "shapecheck.formats.github",
     "gitlab": "shapecheck.formats.gitlab",
     "sarif": "shapecheck.formats.sarif",
+    "concise": "shapecheck.formats.concise",
+    "junit": "shapecheck.formats.junit",
+    "pylint": "shapecheck.formats.pylint",
+    "azure": "shapecheck.formats.azure",
 }
 
 FORMATS: Final = frozenset(_MODULES)
@@ -36,5 +40,5 @@ def formatter(name: str) -> Formatter:
     the others (SARIF's URIs, GitLab's fingerprints) cost start-up time for nothing."""
     return cast(Formatter, import_module(_MODULES[name]).render)
 
-HUMAN_FORMATS: Final = frozenset({"text"})
+HUMAN_FORMATS: Final = frozenset({"text", "concise"})
 """Formats read by people: the only ones a progress bar is drawn beside."""

@@ -35,3 +35,8 @@ def shown(text: str) -> str:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:  # a surrogate that stands for no byte: `\\udNNN`
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def one_line(text: str) -> str:
+    """`text` on one line, for the formats that give each diagnostic exactly one."""
+    return " ".join(text.splitlines()) if "\n" in text or "\r" in text else text
