@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from textwrap import dedent
+from typing import TYPE_CHECKING
 
 from shapecheck.codes import Code
-from shapecheck.diagnostic import Severity
+from shapecheck.diagnostic import Diagnostic, Severity
 from shapecheck.rules.rule import Example, Rule
+
+if TYPE_CHECKING:
+    from shapecheck.fixes import Fix, Source
 
 WRONG = dedent("""\
     import jax.numpy as jnp
@@ -64,3 +68,28 @@ RULE = Rule(
         Example(source=KEPT_ON_PURPOSE),
     ),
 )
+
+
+def fix(diagnostic: Diagnostic, source: Source) -> Fix | None:
+    """Delete the unused codes from the comment, or the comment (safe: nothing it silenced is
+    reported, so deleting it changes no result)."""
+    import libcst as cst
+
+    from shapecheck.fixes import Applicability, Fix
+    from shapecheck.suppression import unused_codes, without
+
+    title = "Remove the unused suppression"
+    for comment in source.nodes_on_line(diagnostic.span.line, cst.Comment):
+        assert isinstance(comment, cst.Comment)
+        new = without(comment.value, unused_codes(diagnostic.message))
+        if new == comment.value:
+            continue
+        if new is not None:
+            return Fix(title, Applicability.SAFE, ((comment, comment.with_changes(value=new)),))
+        parent = source.parents.get(comment)
+        if isinstance(parent, cst.TrailingWhitespace):
+            bare = parent.with_changes(whitespace=cst.SimpleWhitespace(""), comment=None)
+            return Fix(title, Applicability.SAFE, ((parent, bare),))
+        if isinstance(parent, cst.EmptyLine):
+            return Fix(title, Applicability.SAFE, ((parent, cst.RemovalSentinel.REMOVE),))
+    return None

@@ -60,6 +60,10 @@ def _add_check(commands: _Commands) -> None:
                        help="write the output to FILE instead of stdout")
     check.add_argument("--no-progress", action="store_true",
                        help="never show the progress bar (shown on a terminal for many files, text format only)")
+    check.add_argument("--fix", action="store_true", help="apply the safe fixes the rules offer, then report what is left")
+    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff: the unsafe fixes too")
+    check.add_argument("--diff", action="store_true",
+                       help="print the fixes as a unified diff and write nothing (exit 1 when there are some)")
     check.add_argument("--add-noqa", action="store_true",
                        help="write `# shapecheck: ignore[CODE]` on every line with a diagnostic, report nothing")
     check.add_argument("--baseline", type=Path, metavar="FILE",

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from shapecheck.cache import ResultCache
     from shapecheck.config import Config
     from shapecheck.diagnostic import Diagnostic
+    from shapecheck.engine import Engine
     from shapecheck.memo_record import Record
+    from shapecheck.results import Report
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -162,16 +164,19 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
     cache = _cache(args, config)
     show = not args.no_progress and wanted(len(files), args.format in HUMAN_FORMATS)
     with progress_bar(len(files)) if show else no_progress() as progress:
-        report = Engine(config, cache=cache).check_files(files, args.jobs, progress)
+        engine = Engine(config, cache=cache)
+        report = engine.check_files(files, args.jobs, progress)
     shown: Sequence[Diagnostic] | int = report.diagnostics
+    if args.fix or args.diff:
+        shown = _fix(args, engine, report)
     if args.add_noqa:
         from shapecheck import noqa
 
         added = noqa.add_noqa(report.diagnostics)
         noqa.report(added)
         shown = EXIT_ERROR if added.failed else EXIT_CLEAN
-    elif args.baseline is not None:
-        shown = _baselined(args, report.diagnostics, files, config)
+    elif args.baseline is not None and not isinstance(shown, int):
+        shown = _baselined(args, shown, files, config)
     if isinstance(shown, int):  # nothing to report: files or the baseline were written
         for failed in report.errors:
             sys.stderr.write(f"shapecheck: {failed.path}: {failed.error}\n")
@@ -184,12 +189,41 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
     return status
 
 
+def _fix(args: argparse.Namespace, engine: Engine, report: Report) -> Sequence[Diagnostic] | int:
+    """Apply the fixes (`--fix`): the diagnostics left; or print them (`--diff`): the status."""
+    from shapecheck import fixes
+
+    run = fixes.fix_files(report, engine.analyze, args.unsafe_fixes)
+    changed = len(run.texts)
+    where = f"{run.fixed} diagnostic{'s' if run.fixed != 1 else ''} in {changed} file{'s' if changed != 1 else ''}"
+    left = (f" ({run.unsafe_left} more with --unsafe-fixes)" if run.unsafe_left else "")
+    if args.diff:
+        sys.stdout.write(fixes.diff(run))
+        sys.stderr.write(f"Would fix {where}{left}.\n")
+        return EXIT_FINDINGS if changed else EXIT_CLEAN
+    failed = fixes.write(run)
+    for failure in failed:
+        sys.stderr.write(f"shapecheck: {failure}\n")
+    sys.stderr.write(f"Fixed {where}{left}.\n")
+    if failed:
+        return EXIT_ERROR
+    kept = [d for d in report.diagnostics if d.path not in run.results]
+    kept.extend(d for result in run.results.values() for d in result.diagnostics)
+    return sorted(kept, key=lambda d: d.sort_key())
+
+
 def _adoption_problem(args: argparse.Namespace, stdin: bool) -> None:
     """Raise ConfigError where the options that adopt the checker on a codebase clash."""
     from shapecheck.config import ConfigError
 
     if args.update_baseline and args.baseline is None:
         raise ConfigError("--update-baseline needs --baseline FILE")
+    fixing = args.fix or args.diff
+    if args.unsafe_fixes and not fixing:
+        raise ConfigError("--unsafe-fixes goes with --fix or --diff")
+    if fixing and (stdin or args.add_noqa):
+        raise ConfigError(f"--fix and --diff rewrite the checked files: they cannot be used with "
+                          f"{'--stdin-filename' if stdin else '--add-noqa'}")
     if args.add_noqa and (stdin or args.baseline is not None):
         raise ConfigError(f"--add-noqa writes into the checked files: it cannot be used with "
                           f"{'--stdin-filename' if stdin else '--baseline'}")
@@ -229,7 +263,7 @@ def _record(args: argparse.Namespace, argv: list[str]) -> Record | None:
     result cache on and the output on stdout; never one that writes files or reads a baseline."""
     if args.no_cache or args.output_file is not None or not args.paths:
         return None
-    if args.add_noqa or args.baseline is not None:
+    if args.add_noqa or args.baseline is not None or args.fix or args.diff:
         return None
     if any(os.path.isdir(path) for path in args.paths):
         return None

@@ -90,19 +90,55 @@ def unused(path: str, text: str, reported: Iterable[Diagnostic],
         here = on_line.get(directive.line, set())
         if directive.codes is ALL:
             if not here:
-                out.append(_unused(path, directive, "nothing is reported on this line"))
+                out.append(_unused(path, directive, _NOTHING))
             continue
         unknown = [code for code in directive.written if code not in _CODES and code != "*"]
         stale = [code for code in directive.written if code in _CODES and code not in here
                  and code != Code.UNUSED_SUPPRESSION and enabled(code)]
         parts = []
         if stale:
-            parts.append(f"{', '.join(stale)} {'is' if len(stale) == 1 else 'are'} not reported on this line")
+            parts.append(", ".join(stale) + _NOT_REPORTED[len(stale) > 1])
         if unknown:
-            parts.append(f"{', '.join(unknown)} {'is not a shapecheck code' if len(unknown) == 1 else 'are not shapecheck codes'}")
+            parts.append(", ".join(unknown) + _UNKNOWN[len(unknown) > 1])
         if parts:
             out.append(_unused(path, directive, "; ".join(parts)))
     return out
+
+
+_NOTHING = "nothing is reported on this line"
+_NOT_REPORTED = (" is not reported on this line", " are not reported on this line")
+_UNKNOWN = (" is not a shapecheck code", " are not shapecheck codes")
+
+
+def unused_codes(message: str) -> frozenset[str]:
+    """The codes an SC006 message names as unused (`ALL`: the whole comment), read back from the
+    message `unused` writes (for its fix, rules/sc006_unused_suppression.py)."""
+    why = message.split(": ", 1)[-1]
+    if why == _NOTHING:
+        return ALL
+    codes: set[str] = set()
+    for part in why.split("; "):
+        for ending in (*_NOT_REPORTED, *_UNKNOWN):
+            if part.endswith(ending):
+                codes.update(code.strip() for code in part[:-len(ending)].split(","))
+    return frozenset(codes)
+
+
+def without(comment: str, codes: frozenset[str]) -> str | None:
+    """The comment `comment` without the directive's `codes` (`ALL`: without the directive); None
+    where nothing of the comment is left. Other text of the comment is kept."""
+    match = _PATTERN.search(comment)
+    if match is None:
+        return comment
+    written = match.group("codes")
+    kept = ([] if codes is ALL or written is None or not written.strip()
+            else [c.strip() for c in written.split(",") if c.strip() and c.strip().upper() not in codes])
+    if kept:
+        return f"{comment[:match.start()]}# shapecheck: ignore[{', '.join(kept)}]{comment[match.end():]}"
+    rest = (comment[:match.start()].rstrip() + comment[match.end():].rstrip()).rstrip()
+    if not rest.strip("# \t"):
+        return None
+    return rest if rest.startswith("#") else f"# {rest.lstrip()}"
 
 
 def _unused(path: str, directive: Directive, why: str) -> Diagnostic:
