@@ -59,6 +59,10 @@ def reduce(
     else:
         dims = tuple(d for i, d in enumerate(value.dims) if i not in drop)
     result = value.with_dims(dims).with_named(named)
+    if problems:
+        # An axis that is not there: which dims the program meant to reduce is not known, so
+        # the result's positional shape is not either (nothing built from it reports again).
+        result = result.with_dims((), 0)
     return Outcome(_dtype(result, dtype, keep_dtype), tuple(problems))
 
 
