@@ -223,3 +223,7 @@ def test_the_site_builds(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "site" / "rules" / "sc101" / "index.html").is_file()
     assert (tmp_path / "site" / "annotations" / "index.html").is_file()
+    # Code blocks are highlighted: each keeps its language for the theme's highlight.js.
+    page = (tmp_path / "site" / "ci" / "index.html").read_text(encoding="utf-8")
+    assert "highlight.min.js" in page and "languages/groovy.min.js" in page
+    assert 'class="language-yaml"' in page

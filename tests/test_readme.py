@@ -51,8 +51,8 @@ README_PATH = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_pre_commit_snippet_names_the_declared_hook_at_the_release_tag() -> None:
-    snippet = re.search(r"```yaml\nrepos:\n(.*?)```", README, re.S)
-    assert snippet, "the README's pre-commit snippet"
+    snippet = re.search(r"```yaml\nrepos:\n(  - repo: https://.*?)```", README, re.S)
+    assert snippet, "the README's pre-commit snippet of a hosted repository"
     rev = re.search(r"^\s*rev: (\S+)", snippet.group(1), re.M)
     hook = re.search(r"^\s*- id: (\S+)", snippet.group(1), re.M)
     assert rev and hook
