@@ -64,6 +64,8 @@ def _add_check(commands: _Commands) -> None:
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff: the unsafe fixes too")
     check.add_argument("--diff", action="store_true",
                        help="print the fixes as a unified diff and write nothing (exit 1 when there are some)")
+    check.add_argument("--watch", action="store_true",
+                       help="check again whenever a file changes, printing only what changed (Ctrl-C stops)")
     check.add_argument("--add-noqa", action="store_true",
                        help="write `# shapecheck: ignore[CODE]` on every line with a diagnostic, report nothing")
     check.add_argument("--baseline", type=Path, metavar="FILE",

@@ -153,6 +153,13 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
         for failed in checked.errors:
             sys.stderr.write(f"shapecheck: {failed.path}: {failed.error}\n")
         return status
+    if args.watch:
+        from shapecheck.watch import watch
+
+        def check(files: list[str]) -> Report:
+            return Engine(config, cache=_cache(args, config)).check_files(files, args.jobs)
+
+        return watch(lambda: [str(path) for path in discover(args.paths or ["."], config)], check, config.root)
     files = [str(path) for path in discover(args.paths or ["."], config)]
     warning = ""
     if not files:
@@ -219,6 +226,10 @@ def _adoption_problem(args: argparse.Namespace, stdin: bool) -> None:
     if args.update_baseline and args.baseline is None:
         raise ConfigError("--update-baseline needs --baseline FILE")
     fixing = args.fix or args.diff
+    if args.watch and (stdin or fixing or args.add_noqa or args.baseline is not None or args.output_file
+                       or args.statistics):
+        raise ConfigError("--watch prints the changes of each run: it cannot be used with --stdin-filename, "
+                          "--fix, --diff, --add-noqa, --baseline, --output-file or --statistics")
     if args.unsafe_fixes and not fixing:
         raise ConfigError("--unsafe-fixes goes with --fix or --diff")
     if fixing and (stdin or args.add_noqa):
@@ -263,7 +274,7 @@ def _record(args: argparse.Namespace, argv: list[str]) -> Record | None:
     result cache on and the output on stdout; never one that writes files or reads a baseline."""
     if args.no_cache or args.output_file is not None or not args.paths:
         return None
-    if args.add_noqa or args.baseline is not None or args.fix or args.diff:
+    if args.add_noqa or args.baseline is not None or args.fix or args.diff or args.watch:
         return None
     if any(os.path.isdir(path) for path in args.paths):
         return None
