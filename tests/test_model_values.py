@@ -274,3 +274,23 @@ def _frames(error: BaseException) -> list:  # type: ignore[type-arg]
     import traceback
 
     return list(traceback.extract_tb(error.__traceback__))
+
+
+@pytest.mark.parametrize("decorator", ["@jaxtyped(typechecker=beartype)", "@beartype", "@jaxtyped",
+                                       "@typechecked"])
+def test_a_run_time_type_checker_keeps_the_function_checked(decorator: str) -> None:
+    text = textwrap.dedent(f"""\
+        import jax.numpy as jnp
+        from beartype import beartype
+        from jaxtyping import Array, Float, jaxtyped
+        from typeguard import typechecked
+
+        {decorator}
+        def dense(x: Float[Array, "batch 128"], w: Float[Array, "128 10"]) -> Float[Array, "batch 10"]:
+            return x @ w
+
+        y = dense(jnp.ones((4, 128)), jnp.ones((64, 10)))
+        z = dense(jnp.ones((4, 128)), jnp.ones((128, 10))) + jnp.ones((4, 10))
+        """)
+    result = analyze_source("model.py", text)
+    assert [(d.span.line, d.code) for d in result.diagnostics] == [(10, "SC103")]

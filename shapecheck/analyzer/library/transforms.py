@@ -56,6 +56,19 @@ def same_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
     return _function(call.arg("fun"))
 
 
+# Run-time type checkers check what the checker checks statically: the decorated function is
+# still the function, called as written (`@jaxtyped(typechecker=beartype)` and `@beartype`).
+@REGISTRY.handles("jaxtyping.jaxtyped", signature="fn=None, *, typechecker=None")
+@REGISTRY.handles("beartype.beartype", signature="obj=None, *, conf=None")
+@REGISTRY.handles("typeguard.typechecked", signature="target=None, **options")
+def type_checked(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    first = call.args[0] if call.args else None
+    if first is None or first == Const(None):
+        # Called with options only: a decorator still to be applied.
+        return Partial(Qual(call.name), (), tuple(call.kwargs.items())) if not call.opaque else None
+    return _function(first)
+
+
 @REGISTRY.handles("functools.wraps", signature="wrapped, assigned=WRAPPER_ASSIGNMENTS, updated=WRAPPER_UPDATES")
 def wraps(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return _function(call.arg("wrapped"))
