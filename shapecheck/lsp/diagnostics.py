@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -24,8 +23,9 @@ _SEVERITY = {
 @cache
 def docs_uri(code: str) -> str | None:
     """Where a rule's docs live: the page SARIF's helpUri names when the package declares its
-    docs site; otherwise the installed rule module (its RULE holds the What / Why / Example /
-    Use instead text `shapecheck explain` prints). None for a code without a rule (SC000)."""
+    docs site; otherwise the rule's page as `shapecheck explain` writes it (What it does / Why
+    is this bad? / Example / Use instead), a Markdown file in the user's cache that editors open
+    and preview. None for a code without a rule (SC000)."""
     from shapecheck.formats.sarif import documentation_url, rule_page
     from shapecheck.rules import get_rule
 
@@ -35,12 +35,27 @@ def docs_uri(code: str) -> str | None:
     site = documentation_url()
     if site is not None:
         return site + rule_page(rule.code)
+    page = _rules_folder() / f"{rule.code.lower()}.md"
     try:
-        module = importlib.import_module(f"shapecheck.rules.{code.lower()}_{rule.name.replace('-', '_')}")
-    except ImportError:
+        text = f"# {rule.explain()}"
+        if not page.is_file() or page.read_text(encoding="utf-8") != text:
+            from shapecheck.atomic import write_atomically
+
+            page.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(page, text.encode("utf-8"))
+    except OSError:
         return None
-    file = getattr(module, "__file__", None)
-    return Path(file).resolve().as_uri() if file else None
+    return page.resolve().as_uri()
+
+
+def _rules_folder() -> Path:
+    """The folder of the rule pages, per version of shapecheck (its rules' text may differ)."""
+    import os
+
+    from shapecheck import __version__
+
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "shapecheck" / "rules" / __version__
 
 
 def to_lsp(diagnostic: Diagnostic, lines: Lines, uri_of: Callable[[str], str],

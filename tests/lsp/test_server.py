@@ -41,9 +41,10 @@ async def test_open_fixtures_publishes_the_cli_diagnostics(client: Client, tmp_p
             assert diagnostic.severity == types.DiagnosticSeverity.Error
             assert diagnostic.code_description is not None
             href = diagnostic.code_description.href
-            if href.startswith("file:"):  # no docs site declared: the installed rule module
+            if href.startswith("file:"):  # no docs site declared: the rule's page, as explain writes it
                 docs = Path(href.removeprefix("file://"))
-                assert docs.name.startswith(str(diagnostic.code).lower()) and docs.is_file()
+                assert docs.name == f"{str(diagnostic.code).lower()}.md"
+                assert "## What it does" in docs.read_text() and "## Use instead" in docs.read_text()
             else:  # the page SARIF's helpUri names
                 assert href.endswith(rule_page(str(diagnostic.code)))
     notes = [d for uri in uris for d in client.published.diagnostics[uri] if d.related_information]
