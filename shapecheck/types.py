@@ -1,9 +1,9 @@
-"""The type of an array value: dtype, positional dims and named dims."""
+"""The type of an array value: dtype, positional dims, named dims and sharding."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from shapecheck.dims import Dim, Sym, format_dim
 
@@ -37,6 +37,52 @@ def _sorted_by_name(named: NamedShape) -> bool:
     return True
 
 
+MeshShape = tuple[tuple[str, int | None], ...]
+"""A mesh's axes in order with their sizes (None where unknown)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sharding:
+    """How JAX's type splits each positional dim over Explicit mesh axes (DESIGN.md section 3b).
+
+    `dims[i]` is the tuple of Explicit mesh axes splitting dim i, major first (`()`: not split),
+    or None where that is unknown. `mesh` is the mesh the value is typed on (None: unknown, or
+    none): JAX compares shardings only between values on a mesh.
+    """
+
+    dims: tuple[tuple[str, ...] | None, ...]
+    mesh: MeshShape | None = None
+
+    @property
+    def known(self) -> bool:
+        return all(entry is not None for entry in self.dims)
+
+    @property
+    def split(self) -> bool:
+        """Whether some dim is certainly split over a mesh axis."""
+        return any(entry for entry in self.dims)
+
+    def spec_text(self) -> str:
+        """The PartitionSpec that places a value so: `P('X', None, ('X', 'Y'))`."""
+        entries = list(self.dims)
+        while entries and entries[-1] == ():
+            entries.pop()
+        return "P(" + ", ".join(_entry_text(entry) for entry in entries) + ")"
+
+
+def _entry_text(entry: tuple[str, ...] | None) -> str:
+    if entry is None:
+        return "P.UNCONSTRAINED"
+    if not entry:
+        return "None"
+    if len(entry) == 1:
+        return repr(entry[0])
+    return "(" + ", ".join(repr(axis) for axis in entry) + ")"
+
+
+SCALAR_SHARDING = Sharding(())
+
+
 @dataclass(frozen=True, slots=True)
 class ArrayType:
     """`DTYPE[POSITIONAL, NAMED]`: what the checker knows of one array value.
@@ -51,6 +97,10 @@ class ArrayType:
     ellipsis: int | None = None
     named_open: bool = False
     weak: bool = False  # a Python scalar: takes the dtype of what it meets
+    sharding: Sharding | None = field(default=None, compare=False, hash=False)
+    """Per positional dim, the Explicit mesh axes splitting it; None: unknown. Not part of
+    equality, so every shape rule compares types as before; where it matters (a function's
+    summary, a join of two paths) it is compared on its own."""
 
     def __post_init__(self) -> None:
         # The invariants hold whoever builds the type: tuples (hashable, equal to their twins)
@@ -61,6 +111,13 @@ class ArrayType:
         named = self.named
         if type(named) is not tuple or (len(named) > 1 and not _sorted_by_name(named)):
             object.__setattr__(self, "named", named_shape(named))
+        sharding = self.sharding
+        if sharding is None:
+            if not self.dims and self.ellipsis is None:
+                object.__setattr__(self, "sharding", SCALAR_SHARDING)  # nothing to split
+        elif self.ellipsis is not None or len(sharding.dims) != len(self.dims):
+            # A rule that changed the dims without saying how the split follows: unknown.
+            object.__setattr__(self, "sharding", None)
 
     @staticmethod
     def of(
@@ -92,10 +149,13 @@ class ArrayType:
         return self.ellipsis is not None and not self.dims and self.named_open and not self.named
 
     def with_dims(self, dims: Iterable[Dim], ellipsis: int | None = None) -> ArrayType:
-        return replace(self, dims=tuple(dims), ellipsis=ellipsis)
+        return replace(self, dims=tuple(dims), ellipsis=ellipsis, sharding=None)
 
     def with_named(self, named: Mapping[str, Dim] | Iterable[tuple[str, Dim]]) -> ArrayType:
         return replace(self, named=named_shape(named))
+
+    def with_sharding(self, sharding: Sharding | None) -> ArrayType:
+        return replace(self, sharding=sharding)
 
     def with_dtype(self, dtype: str | None) -> ArrayType:
         return replace(self, dtype=dtype, weak=False)
@@ -123,6 +183,12 @@ class ArrayType:
         return "{" + ", ".join(f"{name!r}: {format_dim(size)}" for name, size in shown) + "}"
 
     def __str__(self) -> str:
+        text = self._shape_text()
+        if self.sharding is not None and self.sharding.split:
+            return f"{text[:-1]}, {self.sharding.spec_text()}]"
+        return text
+
+    def _shape_text(self) -> str:
         head = self.dtype or "Array"
         if self.is_anything:
             return f"{head}[...]"

@@ -165,6 +165,14 @@ class Mesh(PythonObject):
     """A device mesh: axis names in order and their sizes (None where unknown)."""
 
     axes: tuple[tuple[str, int | None], ...]
+    types: tuple[str, ...] | None = None  # each axis's AxisType (Explicit, Auto, Manual); None: unknown
+
+    @property
+    def axis_types(self) -> dict[str, str | None]:
+        """Each axis's type, None where unknown."""
+        if self.types is None or len(self.types) != len(self.axes):
+            return {name: None for name, _ in self.axes}
+        return dict(zip(self.names, self.types, strict=True))
 
     @property
     def shape(self) -> dict[str, int]:

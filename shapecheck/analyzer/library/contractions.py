@@ -43,7 +43,7 @@ _CONTRACTIONS = {
 }
 
 
-_PLAIN_OPTIONS = frozenset({"precision", "preferred_element_type", "out", "dtype"})
+_PLAIN_OPTIONS = frozenset({"precision", "preferred_element_type", "out", "dtype", "out_sharding"})
 
 
 @REGISTRY.handles(*_CONTRACTIONS, signature="a, b, *, precision=None, preferred_element_type=None")

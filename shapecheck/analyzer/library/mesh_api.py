@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from shapecheck.algebra.sharding_types import AUTO, EXPLICIT, MANUAL
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import shape
@@ -18,7 +19,7 @@ from shapecheck.analyzer.qualnames import (
     USE_MESH,
 )
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Devices, Mesh, MeshContext, Seq, Value, as_str
+from shapecheck.analyzer.values import Const, Devices, Mesh, MeshContext, Qual, Seq, Value, as_str
 from shapecheck.dims import Dim
 from shapecheck.types import ArrayType
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+
+AXIS_TYPE: Final = "jax.sharding.AxisType"
 
 
 @REGISTRY.handles(DEVICES, signature="backend=None")
@@ -48,31 +51,57 @@ def mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     grid = call.arg("devices")
     if isinstance(grid, Devices):
         grid = ArrayType(None, (grid.count,))
+    names = _names(call.arg("axis_names"))
+    types = _axis_types(call, names, AUTO)  # Mesh(devices, names) makes Auto axes
     if not isinstance(grid, ArrayType) or grid.ellipsis is not None:
-        return _mesh(None, _names(call.arg("axis_names")))
-    return _mesh(grid.dims, _names(call.arg("axis_names")))
+        return _mesh(None, names, types)
+    return _mesh(grid.dims, names, types)
 
 
 @REGISTRY.handles(MAKE_MESH, signature="axis_shapes, axis_names, axis_types=None, *, devices=None", binds_names=True)
 def make_mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return _mesh(shape(call.arg("axis_shapes")), _names(call.arg("axis_names")))
+    # JAX 0.10's make_mesh makes Explicit axes unless axis_types= says otherwise.
+    names = _names(call.arg("axis_names"))
+    return _mesh(shape(call.arg("axis_shapes")), names, _axis_types(call, names, EXPLICIT))
 
 
 @REGISTRY.handles(ABSTRACT_MESH, signature="axis_sizes, axis_names, axis_types=None, *, abstract_device=None",
                   binds_names=True)
 def abstract_mesh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    # A mesh without devices, the same to shapes.
-    return _mesh(shape(call.arg("axis_sizes")), _names(call.arg("axis_names")))
+    # A mesh without devices, the same to shapes (Auto axes unless axis_types= says otherwise).
+    names = _names(call.arg("axis_names"))
+    return _mesh(shape(call.arg("axis_sizes")), names, _axis_types(call, names, AUTO))
 
 
-def _mesh(sizes: tuple[Dim, ...] | None, names: tuple[str, ...] | None) -> Value:
+def _axis_types(call: CallArgs, names: tuple[str, ...] | None, default: str) -> tuple[str, ...] | None:
+    """`axis_types=`: one AxisType for every axis (or one for all); None where it cannot be read."""
+    if not call.given("axis_types") or call.arg("axis_types") == Const(None):
+        return None if names is None else (default,) * len(names)
+    value = call.arg("axis_types")
+    items = value.items if isinstance(value, Seq) else (value,)
+    kinds = [_axis_type(item) for item in items]
+    if names is None or any(kind is None for kind in kinds):
+        return None
+    if len(kinds) == 1 and len(names) != 1:
+        kinds = kinds * len(names)
+    return tuple(kind for kind in kinds if kind is not None) if len(kinds) == len(names) else None
+
+
+def _axis_type(value: Value) -> str | None:
+    if isinstance(value, Qual) and value.name.startswith(f"{AXIS_TYPE}."):
+        kind = value.name[len(AXIS_TYPE) + 1:]
+        return kind if kind in (EXPLICIT, AUTO, MANUAL) else None
+    return None
+
+
+def _mesh(sizes: tuple[Dim, ...] | None, names: tuple[str, ...] | None, types: tuple[str, ...] | None) -> Value:
     """A mesh of these axis names, with these sizes where they are known and as many."""
     if names is None:
         return None
     if sizes is None or len(sizes) != len(names):
-        return Mesh(tuple((name, None) for name in names))
+        return Mesh(tuple((name, None) for name in names), types)
     return Mesh(tuple((name, size if isinstance(size, int) else None)
-                      for name, size in zip(names, sizes, strict=True)))
+                      for name, size in zip(names, sizes, strict=True)), types)
 
 
 @REGISTRY.handles("jax.experimental.mesh_utils.create_device_mesh",

@@ -81,9 +81,17 @@ def each(module: str, *names: str) -> tuple[str, ...]:
 
 
 def _binding(handler: Handler, signature: Signature) -> Handler:
+    # Every result is typed with its sharding by the handler's rule (`typed_shardings`).
+    key = f"{handler.__module__.rpartition('.')[2]}.{handler.__qualname__}"
+
     def bound(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+        from shapecheck.analyzer.library.typed_shardings import (
+            typed,  # imports the library's helpers
+        )
+
         call.signature = signature
-        return handler(interp, call, ctx, scope)
+        reported = len(interp.reporter.findings)
+        return typed(key, interp, call, ctx, handler(interp, call, ctx, scope), reported)
 
     bound.__name__ = handler.__name__
     bound.__qualname__ = handler.__qualname__

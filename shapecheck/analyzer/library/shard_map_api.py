@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra.partition_spec import SPEC_FAULTS, spec_faults
+from shapecheck.algebra.sharding_types import EXPLICIT, from_spec, replicated, typeof
 from shapecheck.algebra.spec_trees import (
     Blocks,
     Node,
@@ -38,6 +39,7 @@ from shapecheck.analyzer.library.partition_specs import (
     spec_node,
 )
 from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.library.typed_shardings import forget, spec_entries
 from shapecheck.analyzer.qualnames import EXPERIMENTAL_SHARD_MAP, SHARD_MAP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
@@ -55,6 +57,7 @@ from shapecheck.analyzer.values import (
     as_str,
 )
 from shapecheck.codes import Code
+from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
@@ -143,6 +146,9 @@ def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Conte
         manual_names = tuple(n for n in mesh.names if not sm.manual or n in sm.manual)
     site = Site(mesh, {n: mesh.size(n) for n in manual_names or ()}, sm.manual or frozenset(),
                 _function_name(sm.fun), sm.check_vma)
+    explicit = _all_explicit(mesh_value, sm.manual)
+    if explicit and _check_explicit_inputs(interp, sm, call, mesh_value):
+        return None  # JAX refuses the arguments before it traces the body
     split = split_arguments([_tree(arg) for arg in call.args], _spec_tree(interp, sm.in_specs), site, labels(call))
     for problem in split.problems:
         origin = problem.origin if isinstance(problem.origin, ast.AST) else None
@@ -155,11 +161,14 @@ def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Conte
             interp.reporter.add(call.arg_nodes[problem.operands[0]], problem.code, problem.message, notes)
     if split.args is None:
         return None  # JAX refuses the arguments before it traces the body
-    body_args = [_value(part, arg) for part, arg in zip(split.args, call.args, strict=True)]
+    # Inside, every mesh axis is manual: no dim of a block is split in its type.
+    body_args = [_body_typed(_value(part, arg), explicit) for part, arg in zip(split.args, call.args, strict=True)]
     bound = ", ".join(repr(n) for n in site.manual) or "no axis"
     inner = ctx.enter_map(dict(site.manual), hidden=frozenset(site.manual),
                           binder=(f"this shard_map binds its mesh's axes {bound}", sm.node),
                           manual=frozenset(site.manual))
+    if sm.check_vma is True:  # JAX checks what each value varies over (SC210): in the mesh's order
+        inner = replace(inner, checked=inner.checked + tuple(site.manual))
     if mesh_value is None or manual_names is None:
         inner = replace(inner, any_name=True)  # the mesh's axes are not known: it may bind any name
     before = len(interp.reporter.findings)
@@ -175,7 +184,61 @@ def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Conte
             interp.reporter.add(origin or sm.node, problem.code, problem.message)
         else:
             interp.reporter.add(origin or sm.out_node, problem.code, problem.message)
-    return _value(assembled, result)
+    return _result_typed(interp, _value(assembled, result), sm, mesh_value)
+
+
+def _all_explicit(mesh: Mesh | None, manual: frozenset[str] | None) -> bool:
+    """A known mesh of Explicit axes only, all of them manual in the body."""
+    if mesh is None or manual is None or (manual and set(manual) != set(mesh.names)):
+        return False
+    types = mesh.axis_types
+    return bool(types) and all(kind == EXPLICIT for kind in types.values())
+
+
+def _check_explicit_inputs(interp: Interpreter, sm: ShardMap, call: CallArgs, mesh: Mesh | None) -> bool:
+    """SC208: under Explicit axes shard_map takes each argument split exactly as its in_spec
+    says (JAX's ValueError: in_specs ... does not match the specs of the input); True when so."""
+    assert mesh is not None
+    specs = sm.in_specs
+    pairs: list[tuple[Value, int]]
+    if isinstance(specs, Spec):
+        pairs = [(specs, index) for index in range(len(call.args))]
+    elif isinstance(specs, Seq) and len(specs.items) == len(call.args):
+        pairs = [(item, index) for index, item in enumerate(specs.items)]
+    else:
+        return False
+    refused = False
+    for spec, index in pairs:
+        arg = call.args[index]
+        if not isinstance(spec, Spec) or not isinstance(arg, ArrayType) or arg.rank is None or arg.sharding is None:
+            continue
+        if not (arg.sharding.split or arg.sharding.mesh is not None):
+            continue  # a value on no mesh is placed by shard_map
+        wanted = from_spec(spec_entries(spec), arg.rank, mesh.axis_types, mesh.axes)
+        if wanted is None or not wanted.known or not arg.sharding.known or wanted.dims == arg.sharding.dims:
+            continue
+        label = labels(call)[index]
+        interp.reporter.add(call.arg_nodes[index], Code.SHARDING_TYPE_MISMATCH, (
+            f"shard_map's in_specs {spec.spec.shown} for {label} do not match its sharding "
+            f"{arg.sharding.spec_text()} ({typeof(arg)}): under Explicit axes shard_map does not reshard; "
+            f"pass in_specs={arg.sharding.spec_text()}, or reshard it first: "
+            f"jax.sharding.reshard({label.strip('`')}, {wanted.spec_text()})"))
+        refused = True
+    return refused
+
+
+def _body_typed(value: Value, explicit: bool) -> Value:
+    if isinstance(value, ArrayType) and value.rank is not None and explicit:
+        return value.with_sharding(replicated(value.rank))
+    return forget(value)
+
+
+def _result_typed(interp: Interpreter, value: Value, sm: ShardMap, mesh: Mesh | None) -> Value:
+    """The assembled result typed with its out_spec's Explicit axes (None axes: unknown)."""
+    if isinstance(value, ArrayType) and isinstance(sm.out_specs, Spec) and mesh is not None and value.rank is not None \
+            and all(kind is not None for kind in mesh.axis_types.values()):
+        return value.with_sharding(from_spec(spec_entries(sm.out_specs), value.rank, mesh.axis_types, mesh.axes))
+    return forget(value)
 
 
 def _function_name(fun: Value) -> str:

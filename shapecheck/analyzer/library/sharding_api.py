@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra.partition_spec import spec_faults, spec_problems
+from shapecheck.algebra.sharding_types import AUTO, EXPLICIT, from_spec, misnamed_axes, typeof
 from shapecheck.algebra.spec_trees import shardings_arity
 from shapecheck.analyzer import walk
 from shapecheck.analyzer.calls import CallArgs
@@ -29,6 +30,7 @@ from shapecheck.analyzer.library.partition_specs import (
     spec_node,
 )
 from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.library.typed_shardings import forget, placed, placement
 from shapecheck.analyzer.qualnames import (
     DEVICE_PUT,
     JIT,
@@ -109,8 +111,14 @@ class _Rules:
 @REGISTRY.handles(DEVICE_PUT, signature="x, device=None, *, src=None, donate=False, may_alias=None")
 def device_put(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     x = call.arg("x")
-    _place(interp, resolved(interp, call.arg("device")), x, _label(call, "x"), call.node, ctx, _Rules())
-    return _arrays(x)
+    device = resolved(interp, call.arg("device"))
+    refused = _place(interp, device, x, _label(call, "x"), call.node, ctx, _Rules())
+    if not call.given("device") or device == Const(None):
+        return _arrays(x)  # stays where it is, typed as it was
+    if isinstance(x, ArrayType) and x.rank is not None and not refused:
+        # Placed on the spec's mesh: its type keeps the spec's Explicit axes (JAX 0.10).
+        return x.with_sharding(placed(interp, device, ctx, x.rank, "jax.device_put"))
+    return forget(_arrays(x))
 
 
 def _arrays(tree: Value) -> Value:
@@ -128,18 +136,50 @@ def with_sharding_constraint(interp: Interpreter, call: CallArgs, ctx: Context, 
     # Under jit (and any traced function may be jitted) an uneven split is padded, not refused;
     # only module-level code certainly runs eagerly, where JAX refuses it.
     eager = all(frame.function is None for frame in interp.frames)
-    _place(interp, resolved(interp, call.arg("shardings")), x, _label(call, "x"), call.node, ctx,
-           _Rules(divisible=eager))
+    shardings = resolved(interp, call.arg("shardings"))
+    refused = _place(interp, shardings, x, _label(call, "x"), call.node, ctx, _Rules(divisible=eager))
+    if not refused and isinstance(x, ArrayType) and not ctx.manual:
+        _constrain(interp, shardings, x, call, ctx)
     return x
+
+
+def _constrain(interp: Interpreter, shardings: Value, x: ArrayType, call: CallArgs, ctx: Context) -> None:
+    """SC209: with_sharding_constraint names only Auto axes; on a mesh of Explicit axes only, it
+    asserts the value's own sharding (JAX's AssertionError where it would change it)."""
+    read = placement(shardings, ctx)
+    if read is None:
+        return
+    entries, mesh = read
+    if mesh is None:
+        return
+    types = mesh.axis_types
+    if any(kind is None for kind in types.values()) or x.rank is None:
+        return
+    if types and all(kind == EXPLICIT for kind in types.values()):
+        wanted = from_spec(entries, x.rank, types, mesh.axes)
+        if wanted is not None and x.sharding is not None and wanted.known and x.sharding.known \
+                and wanted.dims != x.sharding.dims:
+            interp.reporter.add(call.node, Code.AXIS_TYPE_MISUSE, (
+                f"with_sharding_constraint on a mesh of Explicit axes only asserts the value's sharding, "
+                f"but {_label(call, 'x')} is {typeof(x)} and the constraint says {wanted.spec_text()}; "
+                f"to change it, use jax.sharding.reshard({code_of(call.arg_node('x'))}, {wanted.spec_text()})"))
+        return
+    problem = misnamed_axes(entries, types, "jax.lax.with_sharding_constraint", allowed=AUTO)
+    if problem is not None:
+        interp.reporter.add(call.node, problem.code, problem.message)
 
 
 @REGISTRY.handles(RESHARD, signature="xs, out_shardings")
 def reshard(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     xs = call.arg("xs")
+    out = resolved(interp, call.arg("out_shardings"))
     # reshard accepts some specs longer than the value (trailing Nones through a NamedSharding).
-    _place(interp, resolved(interp, call.arg("out_shardings")), xs, _label(call, "xs"), call.node, ctx,
-           _Rules(rank=False))
-    return xs
+    if _place(interp, out, xs, _label(call, "xs"), call.node, ctx, _Rules(rank=False)):
+        return forget(xs)
+    if isinstance(xs, ArrayType) and xs.rank is not None:
+        # reshard may name only Explicit axes (SC209), and types the value with them.
+        return xs.with_sharding(placed(interp, out, ctx, xs.rank, "jax.sharding.reshard", call.node))
+    return forget(xs)
 
 
 @REGISTRY.handles(MAKE_ARRAY_FROM_CALLBACK, signature="shape, sharding, data_callback, dtype=None")

@@ -1,0 +1,620 @@
+"""Sharding in types, for every handler's result (DESIGN.md section 3b).
+
+Every handler's result passes through `typed` (the registry wraps each handler with it): an
+API with a rule here gets its result's sharding from the algebra (`sharding_types`), with the
+problems JAX raises as ShardingTypeError reported at the call; any other API's result has an
+unknown sharding, so a rule that does not say how the split follows never claims one. The
+rules are keyed by the handler they follow (`module.function`): every API a handler takes
+shares its shape rule, and so its sharding rule; `RULES_BY_NAME` refines single APIs.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Final, TypeAlias
+
+from shapecheck.algebra import sharding_types as st
+from shapecheck.algebra.outcome import Problem
+from shapecheck.algebra.partition_spec import UnknownEntry
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library.common import array, axes, code_of, flag, labels
+from shapecheck.analyzer.library.partition_specs import resolved
+from shapecheck.analyzer.values import Const, Dict, Mesh, Seq, Sharding, Spec, Value, as_int, as_str
+from shapecheck.codes import Code
+from shapecheck.types import ArrayType, MeshShape
+from shapecheck.types import Sharding as TypeSharding
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+Rule: TypeAlias = "Callable[[Interpreter, CallArgs, Context, ArrayType], st.Typed]"
+
+KEEP: Final = "keep"
+"""A handler that types its result's sharding itself (placing values, maps, jit)."""
+
+
+def typed(key: str, interp: Interpreter, call: CallArgs, ctx: Context, result: Value, reported: int) -> Value:
+    """`result` with its sharding as JAX types it: by the handler's rule, else unknown.
+
+    `reported` is how many findings there were before the handler ran: a call the handler
+    already reported on is typed unknown (JAX stopped there)."""
+    rule = RULES_BY_NAME.get(call.name) or RULES.get(key)
+    if rule == KEEP:
+        return result
+    if rule is None or not isinstance(result, ArrayType) or len(interp.reporter.findings) > reported:
+        return forget(result)
+    assert not isinstance(rule, str)
+    try:
+        outcome = rule(interp, call, ctx, result)
+    except (AssertionError, IndexError, KeyError, ValueError):
+        # A call its handler read another way (an API passed as a function, a partial): unknown.
+        return forget(result)
+    if outcome.problems:
+        interp.reporter.problems(outcome.problems, call.node, call.arg_nodes)
+    if outcome.sharding is result.sharding:
+        return result
+    return result.with_sharding(outcome.sharding)
+
+
+def forget(value: Value) -> Value:
+    """`value` with the shardings of its arrays unknown (rank 0 is always known)."""
+    if isinstance(value, ArrayType):
+        return value if value.sharding is None or not value.dims else value.with_sharding(None)
+    if isinstance(value, Seq):
+        items = tuple(forget(item) for item in value.items)
+        return value if all(a is b for a, b in zip(items, value.items, strict=True)) else \
+            Seq(items, value.is_list, value.node, value.lookup)
+    if isinstance(value, Dict):
+        pairs = tuple((key, forget(item)) for key, item in value.items)
+        return value if all(a[1] is b[1] for a, b in zip(pairs, value.items, strict=True)) else \
+            Dict(pairs, value.node, value.lookup)
+    return value
+
+
+# ---------------------------------------------------------------- reading specs
+
+
+def mesh_shape(mesh: Mesh | None) -> MeshShape | None:
+    return mesh.axes if mesh is not None else None
+
+
+def spec_entries(spec: Spec) -> tuple[tuple[str, ...] | None, ...]:
+    return tuple(None if isinstance(entry, UnknownEntry) else entry for entry in spec.spec.dims)
+
+
+def placement(sharding: Value, ctx: Context) -> tuple[tuple[tuple[str, ...] | None, ...], Mesh | None] | None:
+    """A `P(...)` (on the mesh in context) or a `NamedSharding` as spec entries and mesh."""
+    if isinstance(sharding, Sharding):
+        return spec_entries(sharding.spec), sharding.mesh
+    if isinstance(sharding, Spec):
+        return spec_entries(sharding), ctx.mesh
+    return None
+
+
+def placed(interp: Interpreter, sharding: Value, ctx: Context, rank: int, what: str,
+           node: ast.AST | None = None) -> TypeSharding | None:
+    """The type's sharding of a value `what` places with `sharding` (`out_sharding=`,
+    `device_put`'s); SC209 where it names axes that are not Explicit (JAX's ValueError)."""
+    read = placement(resolved(interp, sharding), ctx)
+    if read is None:
+        return None
+    entries, mesh = read
+    if mesh is None:
+        return None
+    types = mesh.axis_types
+    if node is not None:
+        problem = st.misnamed_axes(entries, types, what)
+        if problem is not None:
+            interp.reporter.add(node, problem.code, problem.message)
+            return None
+    if any(kind is None for kind in types.values()):
+        return None
+    return st.from_spec(entries, rank, types, mesh.axes)
+
+
+def _out_sharding(interp: Interpreter, call: CallArgs, ctx: Context, rank: int, what: str) -> TypeSharding | bool | None:
+    """`out_sharding=` when given (its sharding, None where unknown); False when not given."""
+    value = call.kwargs.get("out_sharding")
+    if value is None and "out_sharding" not in call.kwargs:
+        return False
+    if value == Const(None):
+        return False
+    return placed(interp, value, ctx, rank, what, call.kwarg_nodes.get("out_sharding", call.node))
+
+
+def _name(call: CallArgs) -> str:
+    short = call.short_name
+    return f"`{short}`" if call.name.startswith(("method:", "attr:")) else f"`{call.written or call.name}`"
+
+
+# ---------------------------------------------------------------- elementwise
+
+
+def _operator(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    operands = [array(value) for value in call.args]
+    if any(operand is None for operand in operands):
+        return st.UNKNOWN
+    return st.broadcast([o for o in operands if o is not None], out, f"`{code_of(call.node)}`", labels(call))
+
+
+def _elementwise(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    if any(isinstance(value, ArrayType) for value in call.kwargs.values()):
+        return st.UNKNOWN
+    operands = [array(value) for value in call.rest()]
+    if any(operand is None for operand in operands):
+        return st.UNKNOWN
+    return st.broadcast([o for o in operands if o is not None], out, _name(call), labels(call))
+
+
+def _same(parameter: str) -> Rule:
+    """APIs that keep their operand's split (astype, flip, softmax, activations)."""
+
+    def rule(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+        value = call.arg(parameter)
+        if not isinstance(value, ArrayType) or value.sharding is None or len(value.dims) != len(out.dims) \
+                or any(isinstance(v, ArrayType) for k, v in call.kwargs.items() if k != parameter):
+            return st.UNKNOWN
+        return st.Typed(value.sharding)
+
+    return rule
+
+
+def _where(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    if not (call.given("x") and call.given("y")):
+        return st.UNKNOWN
+    operands = [array(call.arg(name)) for name in ("condition", "x", "y")]
+    condition, x, y = operands
+    if condition is None or x is None or y is None:
+        return st.UNKNOWN
+    return st.select(condition, [x, y], out, "`jnp.where`", labels(call))
+
+
+def _lax_select(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    operands = [array(value) for value in call.rest()]
+    if len(operands) != 3 or any(o is None for o in operands):
+        return st.UNKNOWN
+    which, x, y = operands
+    assert which is not None and x is not None and y is not None
+    return st.select(which, [x, y], out, "`lax.select`", labels(call))
+
+
+# ---------------------------------------------------------------- contractions
+
+
+def _contraction(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    a, b = call.arg("a"), call.arg("b")
+    given = _out_sharding(interp, call, ctx, len(out.dims), _name(call))
+    if given is not False:
+        return st.Typed(given if isinstance(given, TypeSharding) else None)
+    if not isinstance(a, ArrayType) or not isinstance(b, ArrayType) or a.rank is None or b.rank is None:
+        return st.UNKNOWN
+    ra, rb = a.rank, b.rank
+    short = call.short_name
+    if short == "vdot" or ra == 0 or rb == 0:
+        return st.UNKNOWN
+    batch: tuple[list[int], list[int]] = ([], [])
+    if short == "matmul" and ra == rb and ra > 2:
+        batch = (list(range(ra - 2)), list(range(rb - 2)))
+        sa, sb = a.sharding, b.sharding
+        if sa is None or sb is None or any(x != y for x, y in zip(sa.dims[:ra - 2], sb.dims[:rb - 2], strict=True)):
+            return st.UNKNOWN  # jnp.matmul refuses unlike batch splits with its own ValueError
+    elif short == "matmul" and rb > 2:
+        return st.UNKNOWN
+    contracting = ([ra - 1], [0 if rb == 1 else rb - 2])
+    return st.dot_general(a, b, contracting, batch, out, _name(call), labels(call, 2))
+
+
+def _operator_matmul(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    a, b = call.args[0], call.args[1]
+    if not isinstance(a, ArrayType) or not isinstance(b, ArrayType) or a.rank is None or b.rank is None:
+        return st.UNKNOWN
+    ra, rb = a.rank, b.rank
+    if ra == 0 or rb == 0 or (rb > 2 and ra != rb):
+        return st.UNKNOWN
+    batch: tuple[list[int], list[int]] = ([], [])
+    if ra == rb and ra > 2:
+        sa, sb = a.sharding, b.sharding
+        if sa is None or sb is None or any(x != y for x, y in zip(sa.dims[:ra - 2], sb.dims[:rb - 2], strict=True)):
+            return st.UNKNOWN
+        batch = (list(range(ra - 2)), list(range(rb - 2)))
+    contracting = ([ra - 1], [0 if rb == 1 else rb - 2])
+    return st.dot_general(a, b, contracting, batch, out, f"`{code_of(call.node)}`", labels(call, 2))
+
+
+def _tensordot(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    a, b = call.arg("a"), call.arg("b")
+    count = as_int(call.arg("axes")) if call.given("axes") else 2
+    if not isinstance(a, ArrayType) or not isinstance(b, ArrayType) or a.rank is None or b.rank is None \
+            or count is None or count > min(a.rank, b.rank):
+        return st.UNKNOWN
+    contracting = (list(range(a.rank - count, a.rank)), list(range(count)))
+    return st.dot_general(a, b, contracting, ([], []), out, _name(call), labels(call, 2))
+
+
+def _einsum(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    given = _out_sharding(interp, call, ctx, len(out.dims), "`jnp.einsum`")
+    if given is not False:
+        return st.Typed(given if isinstance(given, TypeSharding) else None)
+    text = as_str(call.arg("subscripts"))
+    operands = call.rest()
+    if text is None or "->" not in text or "." in text or "{" in text:
+        return st.UNKNOWN
+    inputs_text, output = (part.replace(" ", "") for part in text.split("->"))
+    inputs = inputs_text.split(",")
+    arrays = [o for o in operands if isinstance(o, ArrayType)]
+    if len(inputs) != len(arrays) or len(arrays) not in (1, 2) or len(set(output)) != len(output):
+        return st.UNKNOWN
+    for term, operand in zip(inputs, arrays, strict=True):
+        if len(set(term)) != len(term) or operand.rank != len(term) or operand.sharding is None:
+            return st.UNKNOWN
+    if len(arrays) == 1:
+        sharding = arrays[0].sharding
+        assert sharding is not None
+        letters = dict(zip(inputs[0], sharding.dims, strict=True))
+        return st.permute(output, letters, out, "`jnp.einsum`", arrays)
+    (lt, rt), (lhs, rhs) = inputs, arrays
+    # Letters of one operand only and not in the output are summed away before the dot_general.
+    lkeep = [i for i, c in enumerate(lt) if c in rt or c in output]
+    rkeep = [i for i, c in enumerate(rt) if c in lt or c in output]
+    lhs2, rhs2 = _kept(lhs, lkeep), _kept(rhs, rkeep)
+    lt2, rt2 = "".join(lt[i] for i in lkeep), "".join(rt[i] for i in rkeep)
+    batch = [c for c in lt2 if c in rt2 and c in output]
+    contract = [c for c in lt2 if c in rt2 and c not in output]
+    free_l = [c for c in lt2 if c not in rt2]
+    free_r = [c for c in rt2 if c not in lt2]
+    dot_out = ArrayType(out.dtype, (None,) * (len(batch) + len(free_l) + len(free_r)))
+    result = st.dot_general(lhs2, rhs2, ([lt2.index(c) for c in contract], [rt2.index(c) for c in contract]),
+                            ([lt2.index(c) for c in batch], [rt2.index(c) for c in batch]), dot_out,
+                            "`jnp.einsum`", labels(call)[1:])
+    if result.sharding is None:
+        return result
+    letters = dict(zip([*batch, *free_l, *free_r], result.sharding.dims, strict=True))
+    return st.permute(output, letters, out, "`jnp.einsum`", arrays)
+
+
+def _kept(value: ArrayType, keep: Sequence[int]) -> ArrayType:
+    assert value.sharding is not None
+    return ArrayType(value.dtype, tuple(value.dims[i] for i in keep),
+                     sharding=TypeSharding(tuple(value.sharding.dims[i] for i in keep), value.sharding.mesh))
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def _reduction(parameter: str, *, keep: bool = False) -> Rule:
+    def rule(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+        value = call.arg(parameter)
+        if not isinstance(value, ArrayType) or value.named:
+            return st.UNKNOWN
+        axis = axes(call.arg("axis")) if call.given("axis") else None
+        if axis is False or isinstance(axis, str) or (isinstance(axis, tuple) and any(isinstance(a, str) for a in axis)):
+            return st.UNKNOWN
+        keepdims = flag(call.arg("keepdims"), False) if call.given("keepdims") else False
+        if keepdims is None:
+            return st.UNKNOWN
+        picked = None if axis is None else (axis,) if isinstance(axis, int) else tuple(a for a in axis if isinstance(a, int))
+        return st.reduce(value, picked, keepdims or keep, out)
+
+    return rule
+
+
+def _cumulative(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    value = call.arg("a")
+    if not isinstance(value, ArrayType):
+        return st.UNKNOWN
+    axis = call.arg("axis") if call.given("axis") else Const(None)
+    index = None if axis == Const(None) else as_int(axis)
+    if index is None and axis != Const(None):
+        return st.UNKNOWN
+    return st.along_axis(value, index, _name(call), f"`{code_of(call.arg_node('a'))}`")
+
+
+def _sort(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    value = call.arg("a")
+    if not isinstance(value, ArrayType):
+        return st.UNKNOWN
+    axis = call.arg("axis") if call.given("axis") else Const(-1)
+    index = None if axis == Const(None) else as_int(axis)
+    if index is None:
+        return st.UNKNOWN  # axis=None sorts the flattened array: a reshape first
+    return st.along_axis(value, index, _name(call), f"`{code_of(call.arg_node('a'))}`")
+
+
+def _roll(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    value = call.arg("a")
+    index = as_int(call.arg("axis")) if call.given("axis") else None
+    if not isinstance(value, ArrayType) or value.sharding is None or index is None or value.rank is None \
+            or not -value.rank <= index < value.rank:
+        return st.UNKNOWN
+    return st.Typed(value.sharding) if value.sharding.dims[index % value.rank] == () else st.UNKNOWN
+
+
+# ---------------------------------------------------------------- layout
+
+
+def _reshape(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    given = _out_sharding(interp, call, ctx, len(out.dims), _name(call))
+    if given is not False:
+        return st.Typed(given if isinstance(given, TypeSharding) else None)
+    value = call.arg("a")
+    if not isinstance(value, ArrayType):
+        return st.UNKNOWN
+    return st.reshape(value, out, f"`{code_of(call.arg_node('a'))}`")
+
+
+def _permutation(values: Sequence[Value], rank: int) -> list[int] | None:
+    if len(values) == 1 and isinstance(values[0], Seq):
+        values = values[0].items
+    if not values or values == [Const(None)]:
+        return list(reversed(range(rank)))
+    read = [as_int(v) for v in values]
+    if any(r is None for r in read):
+        return None
+    return [r % rank for r in read if r is not None]
+
+
+def _transpose(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    value = call.arg("a")
+    if not isinstance(value, ArrayType) or value.rank is None:
+        return st.UNKNOWN
+    rank = value.rank
+    if call.name.startswith("attr:"):
+        permutation: list[int] | None = list(reversed(range(rank)))
+        if call.name == "attr:mT":
+            permutation = [*range(rank - 2), rank - 1, rank - 2] if rank >= 2 else None
+    elif call.signature is not None and call.signature.variadic is not None:
+        permutation = _permutation(call.rest(), rank)  # `x.transpose(1, 0)`
+    else:
+        permutation = _permutation([call.arg("axes")] if call.given("axes") else [], rank)
+    return st.transpose(value, permutation) if permutation is not None else st.UNKNOWN
+
+
+def _swapaxes(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    value = call.arg("a")
+    first, second = as_int(call.arg("axis1")), as_int(call.arg("axis2"))
+    if not isinstance(value, ArrayType) or value.rank is None or first is None or second is None \
+            or not (-value.rank <= first < value.rank and -value.rank <= second < value.rank):
+        return st.UNKNOWN
+    permutation = list(range(value.rank))
+    permutation[first % value.rank], permutation[second % value.rank] = second % value.rank, first % value.rank
+    return st.transpose(value, permutation)
+
+
+def _expand_dims(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    value = call.arg("a")
+    picked = axes(call.arg("axis"))
+    if not isinstance(value, ArrayType) or out.rank is None:
+        return st.UNKNOWN
+    read = (picked,) if isinstance(picked, int) else picked if isinstance(picked, tuple) else None
+    if read is None or any(not isinstance(a, int) for a in read):
+        return st.UNKNOWN
+    positions = [a % out.rank for a in read if isinstance(a, int)]
+    return st.insert_unsplit(value, positions, out)
+
+
+def _squeeze(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    value = call.arg("a")
+    if not isinstance(value, ArrayType) or value.sharding is None or value.rank is None or out.rank is None:
+        return st.UNKNOWN
+    kept = [entry for dim, entry in zip(value.dims, value.sharding.dims, strict=True) if dim != 1]
+    if len(kept) != out.rank:
+        return st.UNKNOWN
+    return st.Typed(TypeSharding(tuple(kept), value.sharding.mesh))
+
+
+def _arrays(value: Value) -> list[ArrayType] | None:
+    if not isinstance(value, Seq):
+        return None
+    read = [array(item) for item in value.items]
+    return None if any(r is None for r in read) else [r for r in read if r is not None]
+
+
+def _concatenate(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    values = _arrays(call.arg("arrays"))
+    if values is None:
+        return st.UNKNOWN
+    return st.concatenate(values, out, _name(call), [f"`{code_of(n)}`" for n in _elements(call)])
+
+
+def _stack(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    values = _arrays(call.arg("arrays"))
+    axis = as_int(call.arg("axis")) if call.given("axis") else 0
+    if values is None or axis is None or out.rank is None:
+        return st.UNKNOWN
+    checked = st.concatenate(values, ArrayType(None, values[0].dims) if values else out, _name(call),
+                             [f"`{code_of(n)}`" for n in _elements(call)])
+    if checked.sharding is None or not values:
+        return checked
+    expanded = values[0].with_sharding(checked.sharding)
+    return st.insert_unsplit(expanded, [axis % out.rank], out)
+
+
+def _elements(call: CallArgs) -> list[ast.expr]:
+    first = call.arg_expr("arrays")
+    return list(first.elts) if isinstance(first, ast.Tuple | ast.List) else []
+
+
+def _broadcast_to(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    value = array(call.arg("array"))
+    if value is None or value.sharding is None or value.rank is None or out.rank is None or value.rank > out.rank:
+        return st.UNKNOWN
+    lead = out.rank - value.rank
+    entries = [*((),) * lead, *(() if d == 1 and o != 1 else e
+                                for d, o, e in zip(value.dims, out.dims[lead:], value.sharding.dims, strict=True))]
+    return st.Typed(TypeSharding(tuple(entries), value.sharding.mesh))
+
+
+def _pad(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    value = call.arg("array")
+    mode = call.arg("mode") if call.given("mode") else Const("constant")
+    if not isinstance(value, ArrayType) or value.sharding is None or mode != Const("constant") \
+            or value.rank != out.rank:
+        return st.UNKNOWN
+    return st.Typed(value.sharding)
+
+
+def _one_hot(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    value = call.arg("x")
+    axis = as_int(call.arg("axis")) if call.given("axis") else -1
+    if not isinstance(value, ArrayType) or value.sharding is None or axis != -1 or value.rank is None \
+            or out.rank != value.rank + 1:
+        return st.UNKNOWN
+    return st.Typed(TypeSharding((*value.sharding.dims, ()), value.sharding.mesh))
+
+
+def _subscript(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    node = call.node
+    base = call.arg("value")
+    if not isinstance(node, ast.Subscript) or not isinstance(base, ArrayType) or base.sharding is None \
+            or base.rank is None or out.rank is None:
+        return st.UNKNOWN
+    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    kinds: list[str | int] = []
+    for part in parts:
+        if isinstance(part, ast.Constant) and part.value is Ellipsis:
+            kinds.append("...")
+        elif isinstance(part, ast.Constant) and part.value is None:
+            kinds.append("new")
+        elif isinstance(part, ast.Slice) and part.lower is None and part.upper is None and part.step is None:
+            kinds.append(":")
+        elif isinstance(part, ast.Slice):
+            kinds.append("slice")
+        elif _literal_int(part) is not None:
+            kinds.append("int")
+        else:
+            return st.UNKNOWN
+    if kinds.count("...") > 1:
+        return st.UNKNOWN
+    used = sum(1 for k in kinds if k in (":", "slice", "int"))
+    if "..." in kinds:
+        at = kinds.index("...")
+        kinds[at:at + 1] = [":"] * (base.rank - used)
+    kinds += [":"] * (base.rank - sum(1 for k in kinds if k in (":", "slice", "int")))
+    entries: list[tuple[str, ...] | None] = []
+    position = 0
+    for kind in kinds:
+        if kind == "new":
+            entries.append(())
+            continue
+        entry = base.sharding.dims[position]
+        position += 1
+        if kind == ":":
+            entries.append(entry)
+        elif entry is None:
+            return st.UNKNOWN
+        elif entry:
+            fixed = list(base.sharding.dims)
+            fixed[position - 1] = ()
+            return st.Typed(None, (Problem(
+                Code.SHARDING_TYPE_MISMATCH,
+                f"indexing {f'`{code_of(node.value)}`'} ({st.typeof(base)}) picks from dim {position - 1}, which is "
+                f"split over {', '.join(repr(a) for a in entry)}: JAX cannot tell how to split the result; "
+                f"use `.at[...].get(out_sharding=P(...))`, or reshard first: "
+                f"jax.sharding.reshard({code_of(node.value)}, {st.spec_text(fixed)})", axes=entry),))
+        elif kind == "slice":
+            entries.append(())
+    if len(entries) != out.rank:
+        return st.UNKNOWN
+    return st.Typed(TypeSharding(tuple(entries), base.sharding.mesh))
+
+
+def _literal_int(node: ast.expr) -> int | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _literal_int(node.operand)
+        return -inner if inner is not None else None
+    return None
+
+
+# ---------------------------------------------------------------- constructors
+
+
+def _constructor(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    if out.rank is None:
+        return st.UNKNOWN
+    given = _out_sharding(interp, call, ctx, out.rank, _name(call))
+    if given is not False:
+        return st.Typed(given if isinstance(given, TypeSharding) else None)
+    return st.Typed(st.replicated(out.rank, mesh_shape(ctx.mesh)))
+
+
+def _like(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    given = _out_sharding(interp, call, ctx, out.rank or 0, _name(call))
+    if given is not False:
+        return st.Typed(given if isinstance(given, TypeSharding) else None)
+    source = call.arg("prototype" if call.short_name == "empty_like" else "a")
+    if call.given("shape") or not isinstance(source, ArrayType):
+        return st.UNKNOWN
+    return st.Typed(source.sharding)
+
+
+def _as_array(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    source = call.arg("object" if call.short_name == "array" else "a")
+    if isinstance(source, ArrayType):
+        return st.Typed(source.sharding)
+    if out.rank is None:
+        return st.UNKNOWN
+    return st.Typed(st.replicated(out.rank, mesh_shape(ctx.mesh)))
+
+
+RULES: Final[dict[str, Rule | str]] = {
+    "operators._binary.<locals>.handler": _operator,
+    "operators.comparison": _operator,
+    "operators.matmul_operator": _operator_matmul,
+    "operators.subscript": _subscript,
+    "elementwise.elementwise_handler": _elementwise,
+    "elementwise.predicate": _elementwise,
+    "elementwise.convert_element_type": _same("operand"),
+    "elementwise.flip": _same("m"),
+    "elementwise.integer_pow": _same("x"),
+    "array_attributes.astype": _same("a"),
+    "array_attributes.same_attr": _same("a"),
+    "array_attributes.same_method": _same("a"),
+    "nn_api.activation": _same("x"),
+    "nn_api.softmax": _same("x"),
+    "nn_api.logsumexp": _reduction("a"),
+    "nn_api.one_hot": _one_hot,
+    "reductions.reduce_function": _reduction("a"),
+    "reductions.arg_reduce_function": _reduction("a"),
+    "reductions.cumulative": _cumulative,
+    "contractions.contraction": _contraction,
+    "contractions.tensordot": _tensordot,
+    "contractions.einsum": _einsum,
+    "layout_api.reshape_handler": _reshape,
+    "layout_api.ravel": _reshape,
+    "layout_api.transpose": _transpose,
+    "layout_api.transpose_attr": _transpose,
+    "layout_api.matrix_transpose": _transpose,
+    "layout_api.swapaxes": _swapaxes,
+    "layout_api.expand_dims": _expand_dims,
+    "layout_api.squeeze": _squeeze,
+    "layout_api.concatenate": _concatenate,
+    "layout_api.stack": _stack,
+    "layout_api.broadcast_to": _broadcast_to,
+    "layout_api.pad": _pad,
+    "indexing_api.where": _where,
+    "numpy_constructors.zeros": _constructor,
+    "numpy_constructors.arange": _constructor,
+    "numpy_constructors.eye": _constructor,
+    "numpy_constructors.identity": _constructor,
+    "numpy_constructors.like": _like,
+    "numpy_constructors.array": _as_array,
+    "numpy_constructors.asarray": _as_array,
+    "numpy_constructors.copy": _as_array,
+    "random_api.random": _constructor,
+    "sharding_api.device_put": KEEP,
+    "sharding_api.with_sharding_constraint": KEEP,
+    "sharding_api.reshard": KEEP,
+}
+"""The sharding rule of each handler's APIs, by the handler's module and name."""
+
+RULES_BY_NAME: Final[dict[str, Rule | str]] = {
+    "jax.lax.select": _lax_select,
+    "jax.numpy.sort": _sort,
+    "method:sort": _sort,
+    "jax.numpy.roll": _roll,
+}
+"""Single APIs whose rule differs from their handler's fellows'."""
