@@ -1,11 +1,23 @@
-"""Positional rearrangements: transpose, swapaxes, moveaxis, expand_dims, concatenate, stack, indexing."""
+"""Positional rearrangements: transpose, swapaxes, moveaxis, expand_dims, concatenate, stack.
+
+Indexing lives in `indexing`; its names are re-exported here for the code that reads them from here.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from shapecheck.algebra.broadcast import union_named
+from shapecheck.algebra.indexing import ELLIPSIS as ELLIPSIS
+from shapecheck.algebra.indexing import NEW_AXIS as NEW_AXIS
+from shapecheck.algebra.indexing import OPAQUE as OPAQUE
+from shapecheck.algebra.indexing import ArrayIndex as ArrayIndex
+from shapecheck.algebra.indexing import Ellipsis_ as Ellipsis_
+from shapecheck.algebra.indexing import IndexItem as IndexItem
+from shapecheck.algebra.indexing import NewAxis as NewAxis
+from shapecheck.algebra.indexing import Opaque as Opaque
+from shapecheck.algebra.indexing import Slice as Slice
+from shapecheck.algebra.indexing import index as index
 from shapecheck.algebra.outcome import Outcome, Problem, label, normalize_axis, out_of_range
 from shapecheck.algebra.promotion import promoted
 from shapecheck.codes import Code
@@ -103,11 +115,11 @@ def concatenate(values: Sequence[ArrayType], axis: int | None = 0,
         total = _sum([_count(v.dims) for v in values])
         return Outcome(ArrayType(dtype, (total,), named, None, open_named), tuple(problems))
     rank = len(values[0].dims)
-    for index, v in enumerate(values):
+    for number, v in enumerate(values):
         if len(v.dims) != rank:
             problems.append(Problem(
-                Code.BROADCAST_MISMATCH, f"concatenate: {label(labels, index)} has {len(v.dims)} positional dims "
-                f"but {label(labels, 0)} has {rank}", operands=(0, index)))
+                Code.BROADCAST_MISMATCH, f"concatenate: {label(labels, number)} has {len(v.dims)} positional dims "
+                f"but {label(labels, 0)} has {rank}", operands=(0, number)))
             return Outcome(ArrayType(dtype, (), named, 0, open_named), tuple(problems))
     position = normalize_axis(axis, rank)
     if position is None:
@@ -132,11 +144,11 @@ def stack(values: Sequence[ArrayType], axis: int = 0,
     if not values or any(v.ellipsis is not None for v in values):
         return Outcome(ArrayType(dtype, (), named, 0, open_named), tuple(problems))
     rank = len(values[0].dims)
-    for index, v in enumerate(values):
+    for number, v in enumerate(values):
         if len(v.dims) != rank:
             problems.append(Problem(
-                Code.BROADCAST_MISMATCH, f"stack: {label(labels, index)} has {len(v.dims)} positional dims but "
-                f"{label(labels, 0)} has {rank}", operands=(0, index)))
+                Code.BROADCAST_MISMATCH, f"stack: {label(labels, number)} has {len(v.dims)} positional dims but "
+                f"{label(labels, 0)} has {rank}", operands=(0, number)))
             return Outcome(ArrayType(dtype, (), named, 0, open_named), tuple(problems))
     position = normalize_axis(axis, rank + 1)
     if position is None:
@@ -151,15 +163,15 @@ def _agree(sizes: Sequence[Dim], axis: int, what: str, labels: Sequence[str] | N
            problems: list[Problem]) -> Dim:
     result: Dim = None
     first = 0
-    for index, size in enumerate(sizes):
+    for number, size in enumerate(sizes):
         if certainly_differ(result, size):
             problems.append(Problem(
                 Code.BROADCAST_MISMATCH, f"{what}: axis {axis} has size {format_dim(result)} in "
-                f"{label(labels, first)} but {format_dim(size)} in {label(labels, index)}",
-                axes=(axis,), sizes=(result, size), operands=(first, index)))
+                f"{label(labels, first)} but {format_dim(size)} in {label(labels, number)}",
+                axes=(axis,), sizes=(result, size), operands=(first, number)))
             return CONFLICT  # reported here; unknown in the result
         if not isinstance(result, int):
-            first = index
+            first = number
         result = unify(result, size)
     return result
 
@@ -187,79 +199,3 @@ def _dtype(values: Sequence[ArrayType]) -> str | None:
         return None
     return promoted(values).dtype
 
-
-@dataclass(frozen=True, slots=True)
-class Slice:
-    """A slice in an index; None bounds are omitted ones, `unknown` marks non-literal bounds."""
-
-    start: int | None = None
-    stop: int | None = None
-    step: int | None = None
-    unknown: bool = False
-
-
-class NewAxis:
-    """`None` in an index."""
-
-
-class Ellipsis_:
-    """`...` in an index."""
-
-
-class Opaque:
-    """An index item the checker cannot read (an array, a variable)."""
-
-
-NEW_AXIS = NewAxis()
-ELLIPSIS = Ellipsis_()
-OPAQUE = Opaque()
-IndexItem = int | Slice | NewAxis | Ellipsis_ | Opaque
-
-
-def index(value: ArrayType, items: Sequence[IndexItem]) -> Outcome:
-    """`x[items]` with ints, slices, None and `...` (anything else leaves the shape unknown)."""
-    if any(isinstance(item, Opaque) for item in items) or value.ellipsis is not None:
-        return Outcome(value.with_dims((), 0))
-    consuming = [item for item in items if isinstance(item, int | Slice)]
-    rank = len(value.dims)
-    ellipses = sum(isinstance(item, Ellipsis_) for item in items)
-    if ellipses > 1:
-        return Outcome(value.with_dims((), 0), (Problem(Code.AXIS_OUT_OF_RANGE, "an index can only have one `...`"),))
-    if len(consuming) > rank:
-        return Outcome(value.with_dims((), 0), (Problem(
-            Code.AXIS_OUT_OF_RANGE, f"too many indices: {len(consuming)} for {value.positional_text()}, which "
-            f"has {rank} positional dim{'s' if rank != 1 else ''}"),))
-    problems: list[Problem] = []
-    dims: list[Dim] = []
-    position = 0
-    for item in items:
-        if isinstance(item, NewAxis):
-            dims.append(1)
-        elif isinstance(item, Ellipsis_):
-            skip = rank - len(consuming)
-            dims.extend(value.dims[position:position + skip])
-            position += skip
-        elif isinstance(item, int):
-            size = value.dims[position]
-            if isinstance(size, int) and not -size <= item < size:
-                problems.append(Problem(
-                    Code.AXIS_OUT_OF_RANGE, f"index {item} is out of bounds for axis {position} with size {size}",
-                    axes=(position,), sizes=(size,)))
-            position += 1
-        elif isinstance(item, Slice):
-            dims.append(_slice_len(value.dims[position], item))
-            position += 1
-    dims.extend(value.dims[position:])
-    return Outcome(value.with_dims(dims), tuple(problems))
-
-
-def _slice_len(size: Dim, item: Slice) -> Dim:
-    if item.unknown:
-        return None
-    if item.start is None and item.stop is None and item.step in (None, 1):
-        return size
-    if not isinstance(size, int):
-        return None
-    if item.step == 0:
-        return None
-    return len(range(size)[slice(item.start, item.stop, item.step)])

@@ -7,15 +7,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import broadcast as algebra_broadcast
-from shapecheck.algebra import layout, linalg
+from shapecheck.algebra import indexing, linalg
 from shapecheck.algebra.promotion import Typed, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.folding import number_operation
-from shapecheck.analyzer.library.common import array, finish, labels
+from shapecheck.analyzer.library.common import array, code_of, finish, labels
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import AtIndexer, Const, Devices, Dict, Seq, Value, as_int
+from shapecheck.dtypes import KINDS
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     node = call.node
     assert isinstance(node, ast.Subscript)
     base = call.arg("value")
-    items: list[layout.IndexItem] = []
+    items: list[indexing.IndexItem] = []
     raw: list[Value] = []
     # `x[a, b]` (and `x[(a, b)]`, the same index to NumPy) holds a tuple; `x[a]` the index itself.
     parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -108,28 +109,30 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
                       for bound in (part.lower, part.upper, part.step)]
             known = all(isinstance(b, Const) and (b.value is None or b.is_int) for b in bounds)
             ints = [as_int(b) for b in bounds]
-            items.append(layout.Slice(ints[0], ints[1], ints[2], unknown=not known))
+            items.append(indexing.Slice(ints[0], ints[1], ints[2], unknown=not known))
             raw.append(None)
             continue
         if isinstance(part, ast.Constant) and part.value is Ellipsis:
-            items.append(layout.ELLIPSIS)
+            items.append(indexing.ELLIPSIS)
             raw.append(None)
             continue
         if isinstance(part, ast.Starred):  # `x[*idx]`: how many indices it spreads is not followed
             interp.eval(part.value, scope, ctx)
-            items.append(layout.OPAQUE)
+            items.append(indexing.OPAQUE)
             raw.append(None)
             continue
         value = interp.eval(part, scope, ctx)
         raw.append(value)
         if isinstance(value, Const) and value.value is None:
-            items.append(layout.NEW_AXIS)
+            items.append(indexing.NEW_AXIS)
         elif isinstance(value, Const) and isinstance(value.value, int) and value.is_int:
             items.append(value.value)
+        elif isinstance(value, ArrayType):
+            items.append(_array_index(value))
         else:
-            items.append(layout.OPAQUE)
+            items.append(indexing.OPAQUE)
     if isinstance(base, ArrayType):
-        return finish(interp, layout.index(base, items), call)
+        return finish(interp, indexing.index(base, items, [f"`{code_of(part)}`" for part in parts]), call)
     if isinstance(base, AtIndexer):
         # The index of `x.at[...]` is checked when `.get()` reads it; updates keep x's type.
         return AtIndexer(base.receiver, True)
@@ -137,10 +140,10 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         item = items[0]
         if isinstance(item, int) and -len(base.items) <= item < len(base.items):
             return base.items[item]
-        if isinstance(item, layout.Slice) and not item.unknown:
+        if isinstance(item, indexing.Slice) and not item.unknown:
             return Seq(base.items[item.start:item.stop:item.step], base.is_list)
         return None
-    if isinstance(base, Devices) and len(items) == 1 and isinstance(items[0], layout.Slice):
+    if isinstance(base, Devices) and len(items) == 1 and isinstance(items[0], indexing.Slice):
         piece = items[0]
         if not piece.unknown and piece.step in (None, 1) and (piece.start or 0) >= 0 and piece.stop is not None \
                 and piece.stop >= 0:
@@ -152,3 +155,13 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
             if key == raw[0]:
                 return value
     return None
+
+
+def _array_index(value: ArrayType) -> indexing.IndexItem:
+    """An array in an index: integers pick, booleans mask; any other dtype is not read."""
+    kind = KINDS[value.dtype][0] if value.dtype is not None and value.dtype in KINDS else None
+    if kind in ("i", "u"):
+        return indexing.ArrayIndex(value)
+    if kind == "b":
+        return indexing.ArrayIndex(value, mask=True)
+    return indexing.OPAQUE
