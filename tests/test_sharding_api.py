@@ -297,6 +297,15 @@ def test_a_tuple_of_in_shardings_of_the_wrong_length_is_reported_at_the_call() -
         """) == [(3, "SC002"), (6, "SC002")]
 
 
+def test_no_in_shardings_for_no_argument_is_valid() -> None:
+    # The trivially valid case of the arity check: JAX runs both.
+    assert codes("""        f = jax.jit(lambda: jnp.zeros(3), in_shardings=())
+        y = f()
+        g = jax.jit(lambda n: jnp.zeros(3) * n, static_argnums=0, in_shardings=[])
+        z = g(2)
+        """) == []
+
+
 def test_out_shardings_against_the_result() -> None:
     assert codes("""\
         s = NamedSharding(mesh, P('data'))

@@ -341,8 +341,8 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
         dynamic = [index for index in range(len(call.args)) if index not in jitted.static]
         entries: list[Value]
         if isinstance(jitted.in_shardings, Seq):
-            entries = list(jitted.in_shardings.items) if len(jitted.in_shardings.items) == len(dynamic) else []
-            if not entries:
+            entries = list(jitted.in_shardings.items)
+            if len(entries) != len(dynamic):  # `in_shardings=()` for no argument is valid
                 # JAX's ValueError at this call: the tuple must match the dynamic arguments.
                 inline = isinstance(call.node, ast.Call) and call.node.func is jitted.node
                 problem = shardings_arity(len(jitted.in_shardings.items), len(dynamic), name)
