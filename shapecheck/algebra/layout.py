@@ -1,4 +1,4 @@
-"""Positional rearrangements: transpose, swapaxes, moveaxis, expand_dims, concatenate, stack.
+"""Positional rearrangements: transpose, swapaxes, moveaxis, expand_dims, concatenate, stack, tril/triu.
 
 Indexing lives in `indexing`; its names are re-exported here for the code that reads them from here.
 """
@@ -199,3 +199,38 @@ def _dtype(values: Sequence[ArrayType]) -> str | None:
         return None
     return promoted(values).dtype
 
+
+def triangle(value: ArrayType, what: str) -> Outcome:
+    """`jnp.tril`/`jnp.triu`: the same type; they mask the last two dims, which must exist."""
+    if value.rank is not None and value.rank < 2:
+        return Outcome(value, (Problem(
+            Code.AXIS_OUT_OF_RANGE, f"{what} works on the last two positional dims, but {value.positional_text()} "
+            f"has {value.rank}", axes=(-2,)),))
+    return Outcome(value)
+
+
+def joined(values: Sequence[ArrayType], how: str, labels: Sequence[str] | None = None) -> Outcome:
+    """`jnp.hstack`, `vstack`, `dstack` or `column_stack` (`how`): each value raised to the rank the
+    function needs (as `atleast_1d`/`2d`/`3d`, or a column for `column_stack`), then concatenated."""
+    if not values or any(v.ellipsis is not None for v in values):
+        return concatenate(values, 0, labels)
+    raised = [_raised(v, how) for v in values]
+    if how == "hstack":
+        return concatenate(raised, 0 if len(raised[0].dims) == 1 else 1, labels)
+    return concatenate(raised, {"vstack": 0, "dstack": 2, "column_stack": 1}[how], labels)
+
+
+def _raised(value: ArrayType, how: str) -> ArrayType:
+    dims = value.dims
+    if how == "hstack":
+        return value.with_dims(dims or (1,))
+    if how == "vstack":
+        return value.with_dims((1,) * (2 - len(dims)) + dims if len(dims) < 2 else dims)
+    if how == "column_stack":
+        return value.with_dims((1, 1) if not dims else (dims[0], 1) if len(dims) == 1 else dims)
+    # dstack: atleast_3d makes (n,) into (1, n, 1) and (m, n) into (m, n, 1)
+    if len(dims) == 0:
+        return value.with_dims((1, 1, 1))
+    if len(dims) == 1:
+        return value.with_dims((1, dims[0], 1))
+    return value.with_dims((*dims, 1) if len(dims) == 2 else dims)

@@ -61,3 +61,25 @@ def out_of_range(axis: int, rank: int, what: str, operand: int = 0) -> Problem:
         axes=(axis,),
         operands=(operand,),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Pieces:
+    """The results of an API that returns several arrays (`jnp.split`, `lax.top_k`), and the
+    problems found; `types` is None where how many is not known."""
+
+    types: tuple[ArrayType, ...] | None
+    problems: tuple[Problem, ...] = ()
+
+
+def axis_position(value: ArrayType, axis: int, what: str) -> int | Problem | None:
+    """Where positional `axis` of `value` is in `value.dims`: an index; the SC106 problem when it
+    is beyond the known rank; None where `...` hides which dim it is."""
+    if value.ellipsis is None:
+        position = normalize_axis(axis, len(value.dims))
+        return out_of_range(axis, len(value.dims), what) if position is None else position
+    if 0 <= axis < value.ellipsis:
+        return axis
+    if axis < 0 and -axis <= len(value.dims) - value.ellipsis:
+        return len(value.dims) + axis
+    return None

@@ -44,7 +44,7 @@ BINARY = (
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "float_power",
     "mod", "remainder", "fmod", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot",
     "logaddexp", "logaddexp2", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
-    "right_shift", "copysign", "nextafter", "heaviside", "ldexp", "where", "clip", "lerp",
+    "right_shift", "copysign", "nextafter", "heaviside", "ldexp", "clip", "lerp",
 )
 COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
                "logical_and", "logical_or", "logical_xor", "isclose")
@@ -77,13 +77,12 @@ def elementwise(interp: Interpreter, call: CallArgs, operands: Sequence[Value]) 
     return replace(finish(interp, outcome, call), dtype=dtype.dtype, weak=dtype.weak)
 
 
-# Elementwise functions broadcast every positional operand (`jnp.where(c, x, y)`,
-# `lax.clamp(lo, x, hi)`): one signature for all, whose operands the handler reads together.
+# Elementwise functions broadcast every positional operand (`lax.clamp(lo, x, hi)`; `jnp.where`,
+# which has a one-argument form, is `indexing_api`'s): one signature for all, whose operands the
+# handler reads together.
 @REGISTRY.handles(*each(JNP, *UNARY), *each(JNP, *BINARY), *each(SPECIAL, *SPECIAL_FUNCTIONS),
                   *each(LAX, *LAX_ELEMENTWISE), f"{JNP}.fft.fftshift", signature="*operands")
 def elementwise_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    if call.short_name == "where" and len(call.rest()) == 1:
-        return None  # the one-argument form returns indices
     return elementwise(interp, call, call.rest())
 
 

@@ -1,4 +1,4 @@
-"""Layout: reshape, ravel, transposes, moving and adding axes, concatenate, stack, broadcast_to."""
+"""Layout: reshape, ravel, transposes, moving and adding axes, concatenate, stack, split, pad, tril, broadcast_to."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ import ast
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import broadcast as algebra_broadcast
-from shapecheck.algebra import layout, reshape
+from shapecheck.algebra import layout, padding, reshape, split
+from shapecheck.algebra.outcome import Pieces
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
+    array,
     axes,
     code_of,
     finish,
@@ -19,12 +21,16 @@ from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
+    AxisSize,
     Const,
     Seq,
+    SymSize,
     Value,
+    as_dim,
     as_int,
+    as_str,
 )
-from shapecheck.dims import product
+from shapecheck.dims import Dim, product
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -142,9 +148,11 @@ def _spread(call: CallArgs, name: str) -> Value:
 
 
 def _sequence_of_arrays(value: Value) -> list[ArrayType] | None:
-    if isinstance(value, Seq) and value.items and all(isinstance(v, ArrayType) for v in value.items):
-        return [v for v in value.items if isinstance(v, ArrayType)]
-    return None
+    """A list or tuple of arrays (Python numbers among them are 0-d arrays), as `jnp.stack` takes."""
+    if not isinstance(value, Seq) or not value.items or not any(isinstance(v, ArrayType) for v in value.items):
+        return None
+    arrays = [array(v) for v in value.items]
+    return [a for a in arrays if a is not None] if None not in arrays else None
 
 
 @REGISTRY.handles(f"{JNP}.concatenate", signature="arrays, axis=0, dtype=None")
@@ -203,3 +211,101 @@ def atleast_1d(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     if isinstance(value, ArrayType) and value.ellipsis is None and not value.dims:
         return value.with_dims((1,))
     return value if isinstance(value, ArrayType) else None
+
+
+@REGISTRY.handles(f"{JNP}.hstack", f"{JNP}.vstack", f"{JNP}.dstack", signature="tup, dtype=None")
+@REGISTRY.handles(f"{JNP}.column_stack", signature="tup")
+def joined(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    values = _sequence_of_arrays(call.arg("tup"))
+    if values is None:
+        return None
+    element_nodes = [el.value if isinstance(el, ast.Starred) else el for el in _elements(call.arg_expr("tup"))]
+    outcome = layout.joined(values, call.short_name, [f"`{code_of(n)}`" for n in element_nodes])
+    return finish(interp, outcome, call, element_nodes)
+
+
+def _elements(node: ast.expr | None) -> list[ast.expr]:
+    return list(node.elts) if isinstance(node, ast.Tuple | ast.List) else []
+
+
+# -- splitting: the pieces are a list (`q, k, v = jnp.split(qkv, 3, axis=-1)` unpacks them)
+
+@REGISTRY.handles(f"{JNP}.split", f"{JNP}.array_split", signature="ary, indices_or_sections, axis=0")
+@REGISTRY.handles(f"{JNP}.hsplit", f"{JNP}.vsplit", f"{JNP}.dsplit", signature="ary, indices_or_sections")
+def split_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.arg("ary")
+    sections = _sections(call.arg("indices_or_sections"))
+    if not isinstance(value, ArrayType) or sections is None:
+        return None
+    name = call.short_name
+    if name == "hsplit":
+        axis = split.hsplit_axis(value.rank)
+    elif name in ("vsplit", "dsplit"):
+        axis = 0 if name == "vsplit" else 2
+    else:
+        axis = as_int(call.arg("axis")) if call.given("axis") else 0
+    if axis is None:
+        return None
+    pieces = split.split(value, sections, axis, equal=name != "array_split", what=name)
+    return _pieces(interp, pieces, call, is_list=True)
+
+
+def _sections(value: Value) -> int | tuple[Dim, ...] | None:
+    """`indices_or_sections`: a count, or the indices to cut at (None where one is not known)."""
+    count = as_int(value)
+    if count is not None:
+        return count
+    if isinstance(value, Seq):
+        return tuple(as_dim(item) for item in value.items)
+    if isinstance(value, ArrayType) and value.rank == 1 and isinstance(value.dims[0], int):
+        return (None,) * value.dims[0]  # an array of indices: how many is all that is known
+    return None
+
+
+def _pieces(interp: Interpreter, pieces: Pieces, call: CallArgs, *, is_list: bool) -> Value:
+    interp.reporter.problems(pieces.problems, call.node, call.arg_nodes)
+    return Seq(pieces.types, is_list) if pieces.types is not None else None
+
+
+@REGISTRY.handles(f"{JNP}.unstack", signature="x, /, *, axis=0")
+def unstack(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.arg("x")
+    axis = as_int(call.arg("axis")) if call.given("axis") else 0
+    if not isinstance(value, ArrayType) or axis is None:
+        return None
+    return _pieces(interp, split.unstack(value, axis), call, is_list=False)
+
+
+# -- shape-keeping masks and padding
+
+@REGISTRY.handles(f"{JNP}.tril", f"{JNP}.triu", signature="m, k=0")
+def triangle(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.arg("m")
+    return finish(interp, layout.triangle(value, f"jnp.{call.short_name}"), call) if isinstance(value, ArrayType) else None
+
+
+@REGISTRY.handles(f"{JNP}.pad", signature="array, pad_width, mode='constant', **kwargs")
+def pad(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.arg("array")
+    if not isinstance(value, ArrayType):
+        return None
+    readable, width = _pad_width(call.arg("pad_width"))
+    if not readable:
+        return value.with_dims([None] * len(value.dims), value.ellipsis)
+    mode = as_str(call.arg("mode")) if call.given("mode") else "constant"
+    return finish(interp, padding.pad(value, width, mode), call)
+
+
+def _pad_width(value: Value) -> tuple[bool, padding.PadWidth]:
+    """`pad_width` as nested tuples of ints (None for an int of unknown value); False where any
+    part cannot be read (it might be a sequence, which would change the shape JAX reads)."""
+    if isinstance(value, SymSize | AxisSize):
+        return True, as_int(value)
+    number = as_int(value)
+    if number is not None:
+        return True, number
+    if isinstance(value, Seq):
+        read = [_pad_width(item) for item in value.items]
+        if all(ok for ok, _ in read):
+            return True, tuple(width for _, width in read)
+    return False, None

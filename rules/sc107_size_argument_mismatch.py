@@ -1,0 +1,73 @@
+"""SC107 size-argument-mismatch: a count, index or width argument that the array's dims refuse.
+
+No older code covers it: SC105 is about reshape's element count and SC106 about axis indices,
+while these are sizes the call cuts, pads or keeps along an axis. JAX raises each at run time
+(ValueError; ZeroDivisionError for 0 sections), checked on JAX 0.10.2.
+"""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+from shapecheck.codes import Code
+from shapecheck.rules.rule import Example, Rule
+
+WRONG = dedent("""\
+    import jax.numpy as jnp
+
+    qkv = jnp.zeros((8, 128, 3 * 64 + 1))
+    q, k, v = jnp.split(qkv, 3, axis=-1)
+""")
+
+FIXED = dedent("""\
+    import jax.numpy as jnp
+
+    qkv = jnp.zeros((8, 128, 3 * 64))
+    q, k, v = jnp.split(qkv, 3, axis=-1)
+""")
+
+SPLIT_INDICES = dedent("""\
+    import jax.numpy as jnp
+
+    x = jnp.zeros((10, 4))
+    head, tail = jnp.split(x, [-2])
+""")
+
+PAD_WIDTH = dedent("""\
+    import jax.numpy as jnp
+
+    images = jnp.zeros((8, 28, 28))
+    padded = jnp.pad(images, ((0, 0), (2, 2), (2, 2), (0, 0)))
+""")
+
+TOP_K = dedent("""\
+    import jax.numpy as jnp
+    from jax import lax
+
+    logits = jnp.zeros((16, 4))
+    weights, experts = lax.top_k(logits, 8)
+""")
+
+RULE = Rule(
+    code=Code.SIZE_ARGUMENT_MISMATCH,
+    name="size-argument-mismatch",
+    summary=(
+        "Checks the sizes a call cuts, pads or keeps along an axis against that axis: `jnp.split` "
+        "sections that divide it (and never 0), split indices that do not decrease and stay within "
+        "it (JAX does not count negative ones from the end), `jnp.pad` widths of a shape that fits "
+        "the rank and never negative (nor copied from an empty axis), `lax.top_k`'s `k` between 0 "
+        "and the axis size, and a non-negative `num_segments`."
+    ),
+    why=(
+        "Each is a ValueError when the program runs, after the data pipeline has started: a fused "
+        "projection one column too wide cannot be split into q, k and v, and a pad width written for "
+        "NHWC images fails on a batch of grey ones."
+    ),
+    wrong=Example(source=WRONG, expected=((4, "SC107"),)),
+    fixed=Example(source=FIXED),
+    more=(
+        Example(source=SPLIT_INDICES, expected=((4, "SC107"),)),
+        Example(source=PAD_WIDTH, expected=((4, "SC107"),)),
+        Example(source=TOP_K, expected=((5, "SC107"),)),
+    ),
+)

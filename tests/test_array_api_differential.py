@@ -1,0 +1,414 @@
+"""The array APIs of model code, checked against JAX itself (0.10.2, on CPU).
+
+Each case is a small program: inputs of drawn shapes and dtypes, and one call of the API with
+drawn arguments. JAX runs it (`jax.eval_shape`, or eagerly where the result depends on values:
+boolean masks, `jnp.where(c)`), and the checker analyses the same text. The checker must
+
+- report nothing where JAX accepts the call, and give the result JAX gives: its dims (exactly,
+  where every input is known; a dim JAX computes from values is unknown) and its dtype;
+- report the call where JAX refuses it (any exception), except the few refusals each family
+  lists as out of scope (`exempt`), which it must then merely not contradict.
+
+APIs: split, array_split, hsplit, vsplit, dsplit, unstack; stack, concatenate, hstack, vstack,
+dstack, column_stack; tril, triu; where (both forms); pad; take, take_along_axis, indexing with
+ints, slices, None, `...`, integer arrays and masks; lax.top_k; jax.ops.segment_sum/max/min/prod.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from shapecheck.api import analyze_source
+from shapecheck.dtypes import NUMPY_NAMES, narrowed
+from shapecheck.types import ArrayType
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+np = pytest.importorskip("numpy")
+
+# Each family runs this many drawn cases, fixed (derandomized) so the suite is reproducible.
+CASES = settings(max_examples=45, deadline=None, derandomize=True, database=None,
+                 suppress_health_check=list(HealthCheck))
+
+Shape = tuple[int, ...]
+DTYPES = ("float32", "int32", "bool")
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input of a case: `name = jnp.zeros(shape, dtype)`, or for a mask an alternating pattern."""
+
+    name: str
+    shape: Shape
+    dtype: str = "float32"
+    pattern: bool = False  # a boolean array of alternating values (a mask that selects some)
+
+    def source(self) -> str:
+        if self.pattern:
+            size = int(np.prod(self.shape, dtype=int))
+            return f"{self.name} = jnp.arange({size}).reshape({self.shape!r}) % 2 == 0"
+        return f"{self.name} = jnp.zeros({self.shape!r}, jnp.{self.dtype})"
+
+    def value(self) -> Any:
+        if self.pattern:
+            # The values `source` computes, as a NumPy array: JAX reads a concrete mask the same
+            # way, without compiling a count and a gather for each shape (a second each).
+            return np.arange(int(np.prod(self.shape, dtype=int))).reshape(self.shape) % 2 == 0
+        return jnp.zeros(self.shape, self.dtype)
+
+
+@dataclass(frozen=True)
+class Case:
+    inputs: tuple[Input, ...]
+    call: str  # the expression, over the inputs' names
+    pieces: bool = False  # the call returns a list or tuple of arrays
+    concrete: bool = False  # JAX needs the values, not only shapes
+    open_dims: int = 0  # how many dims JAX computes from values (a mask's count): unknown to the checker
+    exempt: Callable[[BaseException], bool] = field(default=lambda error: False)
+
+    def program(self) -> str:
+        lines = ["import jax", "import jax.numpy as jnp", "from jax import lax"]
+        lines += [i.source() for i in self.inputs]
+        lines.append(f"r = {self.call}")
+        return "\n".join(lines) + "\n"
+
+
+def run_jax(case: Case) -> list[Any] | Any | BaseException:
+    """What JAX gives: the result's shape and dtype structs, or the exception it raises."""
+    names = [i.name for i in case.inputs]
+    try:
+        if case.concrete:
+            space: dict[str, Any] = {"jax": jax, "jnp": jnp, "lax": jax.lax}
+            space.update({i.name: i.value() for i in case.inputs})
+            result = eval(case.call, space)  # the case's own generated expression
+        else:
+            fun = eval(f"lambda {', '.join(names)}: {case.call}",
+                       {"jax": jax, "jnp": jnp, "lax": jax.lax})
+            structs = [jax.ShapeDtypeStruct(i.shape, i.dtype) for i in case.inputs]
+            result = jax.eval_shape(fun, *structs)
+    except Exception as error:  # any refusal is a refusal
+        return error
+    if case.pieces:
+        return [jax.ShapeDtypeStruct(r.shape, r.dtype) for r in result]
+    return jax.ShapeDtypeStruct(result.shape, result.dtype)
+
+
+def checked(case: Case, count: int | None) -> tuple[list[tuple[int, str]], list[ArrayType | None]]:
+    """The checker's diagnostics on the call's line, and its type of each result (of `count` pieces)."""
+    program = case.program()
+    call_line = program.count("\n")
+    results: list[str] = []
+    if case.pieces and count is not None:
+        if count:
+            program += "".join(f"r_{i}, " for i in range(count)) + "= r\n"
+            results = [f"r_{i}" for i in range(count)]
+    elif count is not None:
+        results = ["r"]
+    program += "".join(f"s_{name} = {name}\n" for name in results)
+    analysed = analyze_source("case.py", program, keep_types=True)
+    assert analysed.error is None, analysed.error
+    diagnostics = [(d.span.line, str(d.code)) for d in analysed.diagnostics]
+    assert all(line == call_line for line, _ in diagnostics), (program, diagnostics)
+    lines = program.splitlines()
+    types: list[ArrayType | None] = []
+    for name in results:
+        number = lines.index(f"s_{name} = {name}") + 1
+        found = [t.type for t in analysed.types if t.span.line == number and t.span.column == len(f"s_{name} = ")]
+        types.append(found[0] if found else None)
+    return diagnostics, types
+
+
+def agree(case: Case) -> None:
+    """The checker and JAX agree on `case` (the module docstring says how)."""
+    outcome = run_jax(case)
+    if isinstance(outcome, BaseException):
+        diagnostics, _ = checked(case, None)
+        if case.exempt(outcome):
+            return
+        assert diagnostics, f"JAX raises {type(outcome).__name__}: {outcome}\nbut the checker reports nothing on\n" \
+            f"{case.program()}"
+        return
+    expected = outcome if isinstance(outcome, list) else [outcome]
+    diagnostics, types = checked(case, len(expected))
+    assert diagnostics == [], f"JAX accepts\n{case.program()}but the checker reports {diagnostics}"
+    for number, (want, got) in enumerate(zip(expected, types, strict=True)):
+        where = f"result {number} of\n{case.program()}"
+        assert got is not None, f"no type inferred for {where}(JAX: {want})"
+        assert got.ellipsis is None and len(got.dims) == len(want.shape), f"{got} for {where}(JAX: {want.shape})"
+        unknown = [i for i, d in enumerate(got.dims) if d is None]
+        dims = tuple(None if i in unknown else d for i, d in enumerate(want.shape))
+        assert got.dims == dims and len(unknown) <= case.open_dims, f"{got} for {where}(JAX: {want.shape})"
+        assert got.dtype is not None and narrowed(got.dtype) == NUMPY_NAMES[want.dtype.name], \
+            f"{got} for {where}(JAX: {want.dtype})"
+
+
+# -- strategies
+
+SIZES = st.integers(0, 4)
+
+
+def shapes(sizes: st.SearchStrategy[int] = SIZES, ranks: Sequence[int] = (2, 1, 3, 2, 1, 0)) -> st.SearchStrategy[Shape]:
+    """Shapes mostly of rank 1 to 3 (0-d ones too, but not as often as a plain list would draw them)."""
+    return st.sampled_from(ranks).flatmap(lambda rank: st.tuples(*[sizes] * rank))
+
+
+small_shapes = shapes()
+
+
+def shape_near(shape: Shape) -> st.SearchStrategy[Shape]:
+    """A shape equal to `shape` but for some dims changed (or one dropped), for a second operand."""
+    changed = st.tuples(*(st.sampled_from([d, d, d, 1, 2, 3]) for d in shape)).map(tuple)
+    return changed | st.just(shape) | st.just(shape[1:])
+
+
+def axes_of(rank: int) -> st.SearchStrategy[int]:
+    """An axis of a value of `rank`: mostly a valid one, sometimes one beyond."""
+    valid = st.integers(-rank, rank - 1) if rank else st.just(0)
+    return st.sampled_from([0, 1, 2]).flatmap(lambda pick: st.integers(-rank - 2, rank + 1) if pick == 2 else valid)
+
+
+def index_list(items: Sequence[object]) -> str:
+    return "[" + ", ".join(str(i) for i in items) + "]"
+
+
+# -- splitting
+
+@CASES
+@given(st.data())
+def test_split(data: st.DataObject) -> None:
+    shape = data.draw(shapes(st.integers(0, 7)))
+    dtype = data.draw(st.sampled_from(DTYPES))
+    name = data.draw(st.sampled_from(["split", "split", "array_split", "hsplit", "vsplit", "dsplit"]))
+    axis = data.draw(axes_of(len(shape)))
+    size = shape[axis] if -len(shape) <= axis < len(shape) else 3
+    cuts = st.lists(st.integers(0, size), max_size=3)
+    sections = data.draw(st.sampled_from([1, 2, 3]) | st.integers(-1, 7) | cuts.map(sorted) | cuts
+                         | st.lists(st.integers(-2, 9), max_size=3))
+    spelled = index_list(sections) if isinstance(sections, list) else str(sections)
+    if data.draw(st.booleans()) and isinstance(sections, list):
+        spelled = "(" + ", ".join(map(str, sections)) + ("," if len(sections) == 1 else "") + ")"
+    axis_arg = f", axis={axis}" if name in ("split", "array_split") and (axis or data.draw(st.booleans())) else ""
+    agree(Case((Input("x", shape, dtype),), f"jnp.{name}(x, {spelled}{axis_arg})", pieces=True))
+
+
+@CASES
+@given(shapes(), st.integers(-4, 3), st.sampled_from(DTYPES))
+def test_unstack(shape: Shape, axis: int, dtype: str) -> None:
+    agree(Case((Input("x", shape, dtype),), f"jnp.unstack(x, axis={axis})", pieces=True))
+
+
+# -- joining
+
+@CASES
+@given(st.data())
+def test_stack_and_concatenate(data: st.DataObject) -> None:
+    first = data.draw(small_shapes)
+    drawn = [first, *data.draw(st.lists(shape_near(first), max_size=2))]
+    inputs = tuple(Input(f"x{i}", s, data.draw(st.sampled_from(["float32", "int32"]))) for i, s in enumerate(drawn))
+    name = data.draw(st.sampled_from(["stack", "concatenate", "hstack", "vstack", "dstack", "column_stack"]))
+    listed = index_list(i.name for i in inputs)
+    if data.draw(st.booleans()):
+        listed = "(" + ", ".join(i.name for i in inputs) + ",)"
+    if name in ("stack", "concatenate"):
+        axes = st.integers(-len(first) - 2, len(first) + 1)
+        axis = data.draw(axes | st.none()) if name == "concatenate" else data.draw(axes)
+        agree(Case(inputs, f"jnp.{name}({listed}, axis={axis})"))
+    else:
+        agree(Case(inputs, f"jnp.{name}({listed})"))
+
+
+@CASES
+@given(shapes(ranks=(2, 3, 1, 4, 0)), st.integers(-3, 3), st.sampled_from(["tril", "triu"]),
+       st.sampled_from(DTYPES))
+def test_tril_triu(shape: Shape, k: int, name: str, dtype: str) -> None:
+    agree(Case((Input("m", shape, dtype),), f"jnp.{name}(m, k={k})"))
+
+
+# -- where
+
+@CASES
+@given(st.data())
+def test_where_three_arguments(data: st.DataObject) -> None:
+    first = data.draw(shapes(st.integers(1, 4), ranks=(1, 2, 3)))
+    drawn = [first, data.draw(shape_near(first)), data.draw(shape_near(first))]
+    dtypes = [data.draw(st.sampled_from(DTYPES)) for _ in drawn]
+    inputs = tuple(Input(n, s, d) for n, s, d in zip(("c", "x", "y"), drawn, dtypes, strict=True))
+    # Python numbers in place of an operand: weak scalars.
+    x = data.draw(st.sampled_from(["x", "x", "x", "0", "1.5"]))
+    y = data.draw(st.sampled_from(["y", "y", "y", "0", "-1.0"]))
+    agree(Case(inputs, f"jnp.where(c, {x}, {y})"))
+
+
+@CASES
+@given(shapes(ranks=(1, 2, 3)), st.integers(0, 6))
+def test_where_one_argument_with_size(shape: Shape, size: int) -> None:
+    agree(Case((Input("c", shape, "bool", pattern=True),), f"jnp.where(c, size={size})", pieces=True))
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (0,)])
+def test_where_one_argument_counts_at_run_time(shape: Shape) -> None:
+    # Without `size`, JAX counts the true elements (eagerly: it compiles a kernel per shape, a
+    # second each, so two shapes stand for the rest): one index array per dim, of unknown length.
+    mask = Input("c", shape, "bool", pattern=True)
+    agree(Case((mask,), "jnp.where(c)", pieces=True, concrete=True, open_dims=1))
+
+
+# -- pad
+
+pad_numbers = st.integers(-1, 3)
+pad_widths = st.one_of(
+    pad_numbers,
+    st.tuples(pad_numbers),
+    st.tuples(pad_numbers, pad_numbers),
+    st.lists(st.tuples(pad_numbers, pad_numbers), min_size=1, max_size=4).map(tuple),
+    st.lists(st.lists(pad_numbers, min_size=1, max_size=3).map(tuple), min_size=1, max_size=3).map(tuple),
+)
+
+
+@CASES
+@given(shapes(), pad_widths,
+       st.sampled_from(["constant", "edge", "wrap", "reflect", "symmetric", "empty", "mean"]), st.sampled_from(DTYPES))
+def test_pad(shape: Shape, width: object, mode: str, dtype: str) -> None:
+    if mode == "mean" and dtype == "bool":
+        mode = "constant"  # the mean of booleans is JAX's TypeError, not a shape question
+    agree(Case((Input("x", shape, dtype),), f"jnp.pad(x, {width!r}, mode={mode!r})"))
+
+
+# -- take and take_along_axis
+
+@CASES
+@given(st.data())
+def test_take(data: st.DataObject) -> None:
+    a = data.draw(shapes())
+    indices = data.draw(shapes(st.integers(0, 3), ranks=(1, 2, 0)))
+    axis = data.draw(axes_of(len(a)) | st.none())
+    python_int = data.draw(st.booleans()) and not indices
+    index = "2" if python_int else "i"
+    inputs = (Input("a", a, data.draw(st.sampled_from(DTYPES))), Input("i", indices, "int32"))
+    spelled = f"jnp.take(a, {index}, axis={axis})" if data.draw(st.booleans()) else f"a.take({index}, axis={axis})"
+    agree(Case(inputs, spelled))
+
+
+@CASES
+@given(st.data())
+def test_take_along_axis(data: st.DataObject) -> None:
+    arr = data.draw(shapes())
+    axis = data.draw(st.sampled_from([0, 0, 0, 1]).flatmap(lambda pick: st.none() if pick else axes_of(len(arr))))
+    # Indices of arr's shape with the taken dim changed and others maybe 1, or any shape at all.
+    near = list(arr)
+    if near and axis is not None and -len(arr) <= axis < len(arr):
+        near[axis] = data.draw(st.integers(0, 4))
+    near = [data.draw(st.sampled_from([d, d, 1])) for d in near]
+    if axis is None:
+        near = near[:1]
+    indices = data.draw(st.sampled_from([0, 0, 1]).flatmap(lambda pick: shapes() if pick else st.just(tuple(near))))
+    inputs = (Input("a", arr, data.draw(st.sampled_from(DTYPES))), Input("i", indices, "int32"))
+    agree(Case(inputs, f"jnp.take_along_axis(a, i, axis={axis})"))
+
+
+# -- indexing
+
+@CASES
+@given(st.data())
+def test_indexing(data: st.DataObject) -> None:
+    shape = data.draw(shapes(st.integers(1, 4), ranks=(1, 2, 3)))
+    arrays = data.draw(st.booleans())
+    items: list[str] = []
+    inputs = [Input("x", shape, data.draw(st.sampled_from(DTYPES)))]
+    concrete = False
+    for number in range(data.draw(st.integers(0, 4))):
+        kind = data.draw(st.sampled_from(["int", "slice", "none", "ellipsis"]
+                                         + (["array", "array", "mask"] if arrays else [])))
+        if kind == "int":
+            items.append(str(data.draw(st.integers(-6, 5))))  # JAX clamps into a non-empty axis
+        elif kind == "slice":
+            bounds = [data.draw(st.none() | st.integers(-5, 5)) for _ in range(2)]
+            step = data.draw(st.none() | st.sampled_from([-2, -1, 1, 2]))
+            items.append(":".join("" if b is None else str(b) for b in bounds)
+                         + ("" if step is None else f":{step}"))
+        elif kind == "none":
+            items.append("None")
+        elif kind == "ellipsis":
+            items.append("...")
+        elif kind == "array":
+            name = f"k{number}"
+            inputs.append(Input(name, data.draw(shapes(st.sampled_from([2, 3, 1]), ranks=(1, 2, 0))), "int32"))
+            items.append(name)
+        else:
+            name = f"m{number}"
+            covered = data.draw(shapes(st.integers(1, 4), ranks=(1, 2)))
+            inputs.append(Input(name, covered, "bool", pattern=True))
+            items.append(name)
+            concrete = True
+    call = f"x[{', '.join(items)}]" if items else "x[()]"
+    # How many elements a mask selects is a count of its values: one dim of the result.
+    agree(Case(tuple(inputs), call, concrete=concrete, open_dims=1 if concrete else 0))
+
+
+# -- top_k and segment reductions
+
+@CASES
+@given(shapes(st.integers(0, 5)), st.integers(-1, 6), st.none() | st.integers(-4, 3), st.sampled_from(["float32", "int32"]))
+def test_top_k(shape: Shape, k: int, axis: int | None, dtype: str) -> None:
+    call = f"lax.top_k(x, {k})" if axis is None else f"lax.top_k(x, {k}, axis={axis})"
+    agree(Case((Input("x", shape, dtype),), call, pieces=True))
+
+
+@CASES
+@given(st.data())
+def test_segment_reductions(data: st.DataObject) -> None:
+    data_shape = data.draw(shapes())
+    ids_shape = data.draw(st.sampled_from([data_shape[:1], data_shape[:1], (), (3,), (1,), data_shape[:2]]))
+    name = data.draw(st.sampled_from(["segment_sum", "segment_max", "segment_min", "segment_prod"]))
+    dtype = data.draw(st.sampled_from(["float32", "int32"]))
+    num = data.draw(st.integers(-1, 4))
+    inputs = (Input("d", data_shape, dtype), Input("ids", ids_shape, "int32"))
+    agree(Case(inputs, f"jax.ops.{name}(d, ids, num_segments={num})"))
+
+
+# -- a few fixed cases, the trivially valid ones among them
+
+FIXED = [
+    Case((Input("x", (6, 4)),), "jnp.split(x, 1)", pieces=True),
+    Case((Input("x", (0, 4)),), "jnp.split(x, 3)", pieces=True),
+    Case((Input("x", (6, 4)),), "jnp.split(x, [])", pieces=True),
+    Case((Input("x", (6, 4)),), "jnp.split(x, [0, 0, 6])", pieces=True),
+    Case((Input("x", (0, 4)),), "jnp.split(x, -1)", pieces=True),
+    Case((Input("x", (6, 4)),), "jnp.array_split(x, 8)", pieces=True),
+    Case((Input("x", (1, 3)),), "jnp.unstack(x)", pieces=True),
+    Case((Input("x", (0, 3)),), "jnp.unstack(x)", pieces=True),
+    Case((Input("x", (6, 4)),), "lax.top_k(x, 4)", pieces=True),
+    Case((Input("x", (6, 4)),), "lax.top_k(x, 0)", pieces=True),
+    Case((Input("x", (6, 1)),), "jnp.tril(x)"),
+    Case((Input("x", ()),), "jnp.pad(x, -1)"),
+    Case((Input("x", (2, 3)),), "jnp.pad(x, ((1, 2),))"),
+    Case((Input("x", (2, 3)),), "jnp.pad(x, 0, mode='wrap')"),
+    Case((Input("t", (5, 3)), Input("i", (1,), "int32")), "t[i]"),
+    Case((Input("t", (5, 3)), Input("i", (), "int32")), "t[i, i]"),
+    Case((Input("t", (5, 3)),), "t[7]"),
+    Case((Input("d", (1,)), Input("ids", (1,), "int32")), "jax.ops.segment_sum(d, ids, num_segments=1)"),
+    Case((Input("d", (6, 2)), Input("ids", (6,), "int32")), "jax.ops.segment_max(d, ids, num_segments=0)"),
+    Case((Input("a", (1, 4)), Input("i", (3, 2), "int32")), "jnp.take_along_axis(a, i, axis=1)"),
+    Case((Input("c", (3,), "bool"), Input("x", (1,))), "jnp.where(c, x, 2)"),
+    Case((Input("x", (3,)),), "jnp.stack([x])"),
+    Case((Input("x", (3,)),), "jnp.concatenate([x], axis=None)"),
+]
+
+
+@pytest.mark.parametrize("case", FIXED, ids=[c.call for c in FIXED])
+def test_fixed_cases(case: Case) -> None:
+    agree(case)
+
+
+def test_the_harness_sees_a_wrong_rule() -> None:
+    # The comparison itself is tested: a call JAX refuses and the checker cannot see is caught.
+    case = Case((Input("x", (6,)),), "jnp.split(x, jnp.array([4, 2]))", pieces=True)
+    with pytest.raises(AssertionError, match="reports nothing"):
+        agree(case)
+
