@@ -462,3 +462,49 @@ def test_an_all_gathered_value_still_varies_over_the_gathered_mesh_axis() -> Non
         gather = lambda v: jax.lax.all_gather(v, 'x', tiled=True)
         y = jax.shard_map(gather, mesh=mesh, in_specs=P('x', None), out_specs=P('x', None))(x)
         """, "y") == (16, 8)
+
+
+def test_collective_parameters_are_checked_against_the_block() -> None:
+    # Each wrong line is one JAX 0.10.2 refuses (IndexError or ValueError); each block is (4, 6).
+    assert found("""\
+        x = jnp.ones((8, 24))
+        run = lambda f: jax.shard_map(f, mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', 'y'), check_vma=False)(x)
+        a = run(lambda v: jax.lax.all_gather(v, 'y', axis=3))
+        b = run(lambda v: jax.lax.all_gather(v, 'y', axis=2, tiled=True))
+        c = run(lambda v: jax.lax.psum_scatter(v, 'y', scatter_dimension=2))
+        d = run(lambda v: jax.lax.psum_scatter(v, 'y', scatter_dimension=1, tiled=True))
+        e = run(lambda v: jax.lax.psum_scatter(v, 'x', scatter_dimension=1))
+        f = run(lambda v: jax.lax.all_to_all(v, 'y', 1, 0))
+        g = run(lambda v: jax.lax.all_to_all(v, 'y', 5, 0, tiled=True))
+        h = run(lambda v: jax.lax.all_to_all(v, 'y', 1, 0, tiled=True))
+        ok0 = run(lambda v: jax.lax.all_to_all(v, 'y', 0, 1))
+        ok = run(lambda v: jax.lax.all_gather(v, 'y', axis=-1, tiled=True))
+        ok2 = run(lambda v: jax.lax.psum_scatter(v, 'x', scatter_dimension=0, tiled=True))
+        ok3 = run(lambda v: jax.lax.all_to_all(v, 'x', 1, 0, tiled=True))
+        """) == {(3, "SC106"), (4, "SC106"), (5, "SC106"), (6, "SC205"), (7, "SC102"), (8, "SC102"),
+                 (9, "SC106"), (10, "SC205")}
+
+
+def test_spec_trees_are_matched_at_every_depth() -> None:
+    # JAX's "pytree structure error" below the top: a dict key missing, a nested tuple of the
+    # wrong length, a dict result with tuple out_specs.
+    assert found("""\
+        ident = lambda v: v
+        a = jax.shard_map(ident, mesh=mesh, in_specs=({'b': P('x')},), out_specs=P())({'a': jnp.ones(8)})
+        b = jax.shard_map(ident, mesh=mesh, in_specs=((P('x'), P()),), out_specs=P())((jnp.ones(8),))
+        c = jax.shard_map(lambda v: {'a': v}, mesh=mesh, in_specs=P('x'), out_specs=(P('x'),))(jnp.ones(8))
+        d = jax.shard_map(lambda v: (v, (v, v)), mesh=mesh, in_specs=P(), out_specs=(P(), (P(),)))(jnp.ones(8))
+        e = jax.shard_map(ident, mesh=mesh, in_specs=((P(), P()),), out_specs=P())(jnp.ones(8))
+        ok = jax.shard_map(ident, mesh=mesh, in_specs=({'a': P('x')},), out_specs={'a': P('x')})({'a': jnp.ones(8)})
+        ok2 = jax.shard_map(lambda v: (v, (v, v)), mesh=mesh, in_specs=P(), out_specs=(P(), P()))(jnp.ones(8))
+        """) == {(2, "SC002"), (3, "SC002"), (4, "SC002"), (5, "SC002"), (6, "SC002")}
+
+
+def test_a_decorator_form_shard_map_binds_only_its_manual_axes() -> None:
+    assert found("""\
+        @jax.shard_map(mesh=mesh, in_specs=P('x'), out_specs=P('x'), axis_names={'x'})
+        def f(a):
+            return jax.lax.psum(a, 'y') + jax.lax.psum_scatter(a, 'x', tiled=True)
+
+        out = f(jnp.zeros((2, 1)))
+        """) == {(3, "SC202"), (3, "SC205")}

@@ -9,8 +9,9 @@ argument (SC002 otherwise); out_specs matches the body's result likewise.
 
 Each array leaf is checked against its spec (`partition_spec`), split into its per-device
 block with the mesh axes it varies over put on (`replication.vary`), or assembled back from
-the body's result with them taken off and checked (SC207). A structure that does not match
-below the top leaves its values unknown: JAX refuses it with its own error, not a shape's.
+the body's result with them taken off and checked (SC207). A container of specs where the
+value has an array, or a container of another kind, length or keys, is SC002 at any depth (JAX's
+"pytree structure error"), with the path to it.
 
 Problems carry the argument they belong to (`operands`) and the spec at fault (`origin`), in
 the order JAX raises them: a spec's own faults (SC206, SC201), which it raises when the
@@ -52,8 +53,9 @@ class Node(Generic[Leaf]):
 
     @property
     def named(self) -> dict[str, Leaf | Node[Leaf]] | None:
-        """A dict's items by key; None when a key is not a string (nothing matches it)."""
-        if any(key is None for key in self.keys):
+        """A dict's items by key; None when a key is not a string (nothing matches it), or for a
+        tuple or list."""
+        if self.container != "dict" or any(key is None for key in self.keys):
             return None
         return {key: item for key, item in zip(self.keys, self.items, strict=True) if key is not None}
 
@@ -149,7 +151,26 @@ def _split(entry: Specs, arg: Values, what: str, site: Site, problems: list[Prob
             _split(subs[arg.keys[i] or ""] if arg.container == "dict" else entry.items[i], item,
                    what + arg.path(i), site, problems)
             for i, item in enumerate(arg.items)), arg.keys)
+    if isinstance(entry, Node) and isinstance(arg, Node | ArrayType) and _known(entry) and _known(arg):
+        problems.append(Problem(Code.INVALID_AXIS_SPEC, f"{what} is {_shown(arg)}, but its in_specs entry is "
+                                f"{_shown(entry)}: a spec tree must be a prefix of the arguments (one "
+                                "PartitionSpec, or a container of the same kind, length and keys)"))
+        return None
     return _unknown(arg)
+
+
+def _known(node: Values | Specs) -> bool:
+    """Whether a container's kind, length and keys are all known (no key unread)."""
+    return not isinstance(node, Node) or all(key is not None for key in node.keys)
+
+
+def _shown(node: Values | Specs) -> str:
+    if not isinstance(node, Node):
+        return "an array"
+    if node.container == "dict":
+        keys = ", ".join(repr(key) for key in sorted(k for k in node.keys if k is not None)) or "none"
+        return f"a dict with keys {keys}"
+    return f"a {node.container} of {len(node.items)}"
 
 
 def _split_leaf(spec: PartitionSpec, value: ArrayType, what: str, site: Site, problems: list[Problem]) -> Block:
@@ -182,44 +203,41 @@ def _in_raising_order(problems: list[Problem]) -> list[Problem]:
 
 def assemble_results(result: Values, out_specs: Specs, site: Site) -> tuple[Values, list[Problem]]:
     """The global value out_specs assemble from the body's `result` (unknown where a spec is
-    at fault), and the problems: SC002 for a structure that does not match at the top, the
+    at fault), and the problems: SC002 for a structure that does not match at any depth, the
     out_specs' own (SC106, SC206, SC201) and, under check_vma, SC207."""
     problems: list[Problem] = []
-    return _assemble(out_specs, result, "", site, problems, top=True), problems
+    return _assemble(out_specs, result, "", site, problems), problems
 
 
-def _assemble(specs: Specs, result: Values, path: str, site: Site, problems: list[Problem], *,
-              top: bool) -> Values:
+def _assemble(specs: Specs, result: Values, path: str, site: Site, problems: list[Problem]) -> Values:
     if isinstance(specs, PartitionSpec):
         if isinstance(result, ArrayType):
             return _assemble_leaf(specs, result, path, site, problems)
         if isinstance(result, Node):
-            return Node(result.container, tuple(_assemble(specs, item, path + result.path(i), site, problems, top=False)
+            return Node(result.container, tuple(_assemble(specs, item, path + result.path(i), site, problems)
                                                 for i, item in enumerate(result.items)), result.keys)
         return None
-    if not (isinstance(specs, Node) and isinstance(result, Node)):
+    if not isinstance(specs, Node) or not isinstance(result, Node | ArrayType):
         return None
-    if specs.container == "dict" or result.container == "dict":
-        if not specs.matches(result):
-            return None
+    if isinstance(result, ArrayType) or not specs.matches(result):
+        if _known(specs) and _known(result):
+            problems.append(Problem(Code.INVALID_AXIS_SPEC, _structure_message(specs, result, path, site.name),
+                                    sizes=(len(specs.items), len(result.items)) if isinstance(result, Node) else ()))
+        return None
+    if result.container == "dict":
         subs = specs.named or {}
         return Node(result.container, tuple(
-            _assemble(subs[result.keys[i] or ""], item, path + result.path(i), site, problems, top=False)
+            _assemble(subs[result.keys[i] or ""], item, path + result.path(i), site, problems)
             for i, item in enumerate(result.items)), result.keys)
-    if not specs.matches(result):
-        if top:
-            problems.append(Problem(Code.INVALID_AXIS_SPEC, _structure_message(specs, result, site.name),
-                                    sizes=(len(specs.items), len(result.items))))
-        return None
-    return Node(result.container, tuple(_assemble(sub, item, path + result.path(i), site, problems, top=False)
+    return Node(result.container, tuple(_assemble(sub, item, path + result.path(i), site, problems)
                                         for i, (sub, item) in enumerate(zip(specs.items, result.items, strict=True))))
 
 
-def _structure_message(specs: Node[SpecLeaf], result: Node[ArrayType | None], name: str) -> str:
-    def shown(node: Node[SpecLeaf] | Node[ArrayType | None]) -> str:
-        return f"a {node.container} of {len(node.items)}"
-
-    return f"out_specs is {shown(specs)} but {name} returns {shown(result)}: out_specs needs one entry per result"
+def _structure_message(specs: Node[SpecLeaf], result: Node[ArrayType | None] | ArrayType, path: str,
+                       name: str) -> str:
+    where = f"out_specs{path}" if path else "out_specs"
+    return (f"{where} is {_shown(specs)} but {name} returns {_shown(result)} there: out_specs needs one "
+            "entry per result (one PartitionSpec, or a container of the same kind, length and keys)")
 
 
 def _assemble_leaf(spec: PartitionSpec, value: ArrayType, path: str, site: Site, problems: list[Problem]) -> Values:

@@ -62,11 +62,18 @@ def test_a_dict_entry_matches_a_dict_by_its_keys_in_any_order() -> None:
                                     ("w", "b")),)
 
 
-def test_a_structure_that_does_not_match_leaves_its_values_unknown() -> None:
-    # JAX refuses it with its own error, not a shape's: nothing is reported, nothing is known.
+def test_a_structure_that_does_not_match_is_sc002_at_any_depth() -> None:
+    # JAX's "pytree structure error" below the top, as at it: the call is refused.
     split = split_arguments([Node("list", (X,))], Node("tuple", (Node("tuple", (spec(),)),)), SITE)
-    assert split.problems == () and split.args == (Node("list", (ArrayType("f32", (None, None)),)),)
+    assert split.args is None and codes(split.problems) == [Code.INVALID_AXIS_SPEC]
+    assert "is a list of 1, but its in_specs entry is a tuple of 1" in split.problems[0].message
+    keyed = split_arguments([Node("dict", (X,), ("a",))], Node("tuple", (Node("dict", (spec(),), ("b",)),)), SITE)
+    assert codes(keyed.problems) == [Code.INVALID_AXIS_SPEC] and "keys 'a'" in keyed.problems[0].message
+    nested = split_arguments([X], Node("tuple", (Node("tuple", (spec(), spec())),)), SITE)
+    assert codes(nested.problems) == [Code.INVALID_AXIS_SPEC]  # a container of specs for an array
+    # What the checker cannot read is never reported: an unread spec, an unknown argument.
     assert split_arguments([X], UNREAD, SITE).args == (ArrayType("f32", (None, None)),)
+    assert split_arguments([None], Node("tuple", (Node("tuple", (spec(),)),)), SITE).problems == ()
 
 
 def test_a_refused_leaf_refuses_the_call_and_names_its_argument() -> None:
@@ -94,13 +101,16 @@ def test_out_specs_assemble_and_check_replication() -> None:
     assert assemble_results(varying, spec(), unchecked)[1] == []
 
 
-def test_an_out_structure_that_does_not_match_is_reported_only_at_the_top() -> None:
+def test_an_out_structure_that_does_not_match_is_reported_at_any_depth() -> None:
     pair = Node("tuple", (X, X))
     _, problems = assemble_results(pair, Node("tuple", (spec(),)), SITE)
     assert codes(problems) == [Code.INVALID_AXIS_SPEC]
     assert "out_specs is a tuple of 1 but `f` returns a tuple of 2" in problems[0].message
-    nested = assemble_results(Node("tuple", (pair,)), Node("tuple", (Node("tuple", (spec(),)),)), SITE)
-    assert nested == (Node("tuple", (None,)), [])
+    _, nested = assemble_results(Node("tuple", (pair,)), Node("tuple", (Node("tuple", (spec(),)),)), SITE)
+    assert codes(nested) == [Code.INVALID_AXIS_SPEC] and "out_specs[0] is a tuple of 1" in nested[0].message
+    _, keyed = assemble_results(Node("dict", (X,), ("a",)), Node("tuple", (spec(),)), SITE)
+    assert codes(keyed) == [Code.INVALID_AXIS_SPEC] and "returns a dict with keys 'a'" in keyed[0].message
+    assert assemble_results(Node("tuple", (pair,)), Node("tuple", (spec(),)), SITE)[1] == []  # a prefix
 
 
 def test_jit_in_shardings_arity() -> None:

@@ -99,6 +99,8 @@ def all_gather(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     size = value.named_dict.get(name, ctx.size_of(name))
     axis = call.arg("axis") if call.given("axis") else Const(0)
     tiled = call.arg("tiled") if call.given("tiled") else Const(False)
+    problems = collectives.all_gather_problems(value, as_int(axis), flag(tiled, False))
+    interp.reporter.problems(problems, call.arg_node("axis") or call.node)
     return collectives.all_gather(value, name, size, as_int(axis), flag(tiled, False), manual=name in ctx.manual)
 
 
@@ -131,4 +133,17 @@ def scatter(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     for name in names:
         if isinstance(name, str):
             named[name] = ctx.size_of(name)
-    return ArrayType(value.dtype, (), tuple(named.items()), 0, value.named_open)
+    result = ArrayType(value.dtype, (), tuple(named.items()), 0, value.named_open)
+    if len(names) != 1 or not isinstance(names[0], str):
+        return result
+    name = names[0]
+    size = value.named_dict.get(name, ctx.size_of(name))
+    tiled = flag(call.arg("tiled") if call.given("tiled") else Const(False), False)
+    if call.short_name == "psum_scatter":
+        dimension = call.arg("scatter_dimension") if call.given("scatter_dimension") else Const(0)
+        outcome = collectives.psum_scatter(value, name, size, as_int(dimension), tiled)
+    else:
+        outcome = collectives.all_to_all(value, name, size, as_int(call.arg("split_axis")),
+                                         as_int(call.arg("concat_axis")), tiled)
+    interp.reporter.problems(outcome.problems, call.node, call.arg_nodes)
+    return outcome.type.with_named(named)

@@ -75,7 +75,13 @@ def shard_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         return None
     if not call.given("f"):
         # `@jax.shard_map(mesh=..., in_specs=..., out_specs=...)`: the decorator it returns.
-        return Partial(Qual(SHARD_MAP), (), tuple(call.kwargs.items()))
+        # A set of axis_names is read now, while its text is at hand (sets are not tracked).
+        kwargs = dict(call.kwargs)
+        names = _axis_names(call.arg("axis_names"), call.arg_expr("axis_names")) if call.given("axis_names") \
+            else None
+        if names is not None:
+            kwargs["axis_names"] = Seq(tuple(Const(name) for name in sorted(names)))
+        return Partial(Qual(SHARD_MAP), (), tuple(kwargs.items()))
     manual = _axis_names(call.arg("axis_names"), call.arg_expr("axis_names")) if call.given("axis_names") \
         else frozenset()
     return _build(interp, call, manual, flag(call.arg("check_vma"), True) if call.given("check_vma") else True)
