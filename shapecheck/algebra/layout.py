@@ -21,7 +21,7 @@ from shapecheck.algebra.indexing import index as index
 from shapecheck.algebra.outcome import Outcome, Problem, label, normalize_axis, out_of_range
 from shapecheck.algebra.promotion import promoted
 from shapecheck.codes import Code
-from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim, unify
+from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim, product, unify
 from shapecheck.types import ArrayType
 
 
@@ -207,6 +207,29 @@ def triangle(value: ArrayType, what: str) -> Outcome:
             Code.AXIS_OUT_OF_RANGE, f"{what} works on the last two positional dims, but {value.positional_text()} "
             f"has {value.rank}", axes=(-2,)),))
     return Outcome(value)
+
+
+def diagonal_matrix(value: ArrayType, k: int | None, *, flat: bool = False) -> Outcome:
+    """`jnp.diag(v, k)`: a square matrix with a 1-d `v` on its k-th diagonal, or a 2-d matrix's
+    k-th diagonal; `jnp.diagflat(v, k)` (`flat`): the matrix of `v` flattened."""
+    if value.ellipsis is not None:
+        return Outcome(value.with_dims((), 0))
+    dims = value.dims
+    if flat:
+        dims = (product(dims),)
+    if len(dims) not in (1, 2):
+        return Outcome(value.with_dims((), 0), (Problem(
+            Code.AXIS_OUT_OF_RANGE, f"jnp.diag needs a 1-d or 2-d array, but {value.positional_text()} has "
+            f"{len(dims)} positional dims", axes=(0,)),))
+    if len(dims) == 1:
+        n = dims[0]
+        size = n + abs(k) if isinstance(n, int) and k is not None else None
+        return Outcome(value.with_dims((size, size)))
+    m, n = dims
+    length: Dim = None
+    if isinstance(m, int) and isinstance(n, int) and k is not None:
+        length = max(0, min(m, n - k) if k >= 0 else min(m + k, n))
+    return Outcome(value.with_dims((length,)))
 
 
 def joined(values: Sequence[ArrayType], how: str, labels: Sequence[str] | None = None) -> Outcome:

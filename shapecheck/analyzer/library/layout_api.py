@@ -1,4 +1,5 @@
-"""Layout: reshape, ravel, transposes, moving and adding axes, concatenate, stack, split, pad, tril, broadcast_to."""
+"""Layout: reshape, ravel, transposes, moving and adding axes, concatenate, stack, split, pad, tril,
+diag, broadcast_to."""
 
 from __future__ import annotations
 
@@ -282,6 +283,15 @@ def unstack(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
 def triangle(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.arg("m")
     return finish(interp, layout.triangle(value, f"jnp.{call.short_name}"), call) if isinstance(value, ArrayType) else None
+
+
+@REGISTRY.handles(f"{JNP}.diag", f"{JNP}.diagflat", signature="v, k=0")
+def diag(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.arg("v")
+    if not isinstance(value, ArrayType):
+        return None
+    k = as_int(call.arg("k")) if call.given("k") else 0
+    return finish(interp, layout.diagonal_matrix(value, k, flat=call.short_name == "diagflat"), call)
 
 
 @REGISTRY.handles(f"{JNP}.pad", signature="array, pad_width, mode='constant', **kwargs")
