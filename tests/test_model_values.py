@@ -294,3 +294,14 @@ def test_a_run_time_type_checker_keeps_the_function_checked(decorator: str) -> N
         """)
     result = analyze_source("model.py", text)
     assert [(d.span.line, d.code) for d in result.diagnostics] == [(10, "SC103")]
+
+
+def test_keys_formatted_in_a_loop_fill_a_dict() -> None:
+    text = _program("""
+        params = {}
+        for i, n in enumerate([8, 2]):
+            params[f"layer_{i}"] = jnp.ones((4, n))
+        out = jnp.ones((3, 4)) @ params["layer_1"] + jnp.ones((3, 8))  # bug
+        """)
+    result = analyze_source("model.py", text)
+    assert [d.span.line for d in result.diagnostics] == _bug_lines(text)

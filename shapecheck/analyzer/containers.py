@@ -7,7 +7,8 @@ guess.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import ast
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from shapecheck.analyzer.values import Const, Dict, Instance, Seq, Value
@@ -134,3 +135,19 @@ def method(receiver: Dict | Seq, name: str, args: Sequence[Value], keywords: dic
 
 METHODS = frozenset({"items", "keys", "values", "copy", "get"})
 """The container methods `method` answers."""
+
+
+def fstring(node: ast.JoinedStr, read: Callable[[ast.expr], Value]) -> Value:
+    """An f-string whose fields `read` gives as constants (`f'layer_{i}'`, a dict key built in a
+    loop); None where a field is not known, or formatted in a way left to Python."""
+    text: list[str] = []
+    for part in node.values:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            text.append(part.value)
+            continue
+        assert isinstance(part, ast.FormattedValue)
+        value = read(part.value)
+        if not isinstance(value, Const) or part.format_spec is not None or isinstance(value.value, float):
+            return None
+        text.append(repr(value.value) if part.conversion == ord("r") else str(value.value))
+    return Const("".join(text))

@@ -91,19 +91,7 @@ class Expressions(InterpreterState):
         return Seq(tuple(items), isinstance(node, ast.List), node, self.literal_lookup)
 
     def eval_fstring(self, node: ast.JoinedStr, scope: Scope, ctx: Context) -> Value:
-        """`f'Dense_{i}'` with constants in its fields (dict keys built in loops)."""
-        text: list[str] = []
-        for part in node.values:
-            if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                text.append(part.value)
-                continue
-            assert isinstance(part, ast.FormattedValue)
-            value = self.eval(part.value, scope, ctx)
-            if (not isinstance(value, Const) or part.format_spec is not None
-                    or isinstance(value.value, float)):  # float formatting: left to Python
-                return None
-            text.append(repr(value.value) if part.conversion == ord("r") else str(value.value))
-        return Const("".join(text))
+        return containers.fstring(node, lambda part: self.eval(part, scope, ctx))
 
     def eval_dict(self, node: ast.Dict, scope: Scope, ctx: Context) -> Value:
         items: list[tuple[Value, Value]] = []

@@ -294,12 +294,15 @@ def _runs_through(body: Sequence[ast.stmt]) -> bool:
 
 
 def _key(node: ast.expr, scope: Scope) -> Value:
-    """A subscript's key where it is a constant, or a name bound to one: no code runs for it."""
+    """A subscript's key where it is a constant, a name bound to one, or an f-string of those
+    (`params[f'layer_{i}']`): read without evaluating anything."""
     if isinstance(node, ast.Constant):
         return Const(node.value) if isinstance(node.value, int | float | str) or node.value is None else None
     if isinstance(node, ast.Name):
         found = scope.lookup(node.id)
         return found if isinstance(found, Const) else None
+    if isinstance(node, ast.JoinedStr):
+        return containers.fstring(node, lambda part: _key(part, scope))
     return None
 
 
