@@ -15,12 +15,15 @@ class Context:
 
     `bound` is None when it is unknown which maps enclose the code (a function analysed on
     its own may be called inside any map), and then SC202 cannot be certain. A map entered
-    there binds its own names, and `outer_unknown` says that maps outside it may bind more.
+    there binds its own names, and `outer_unknown` says that maps outside it may bind more;
+    unless `unmapped`: the function is one nothing in view calls under a map
+    (`walk.unmapped_functions`), so a map or jit built and called there binds only its own.
     """
 
     bound: frozenset[str] | None = None
     outer_unknown: bool = False
     any_name: bool = False  # an enclosing map binds a name the checker cannot read: any name
+    unmapped: bool = False  # code that nothing in view runs under a map (see above)
     binders: tuple[tuple[str, ast.AST], ...] = field(default=(), compare=False, hash=False)
     """A note for each enclosing map: what it binds and where, for SC202's notes."""
     sizes: tuple[tuple[str, Dim], ...] = ()
@@ -30,6 +33,9 @@ class Context:
     hidden: frozenset[str] = frozenset()  # vmap axes: invisible to annotations
     depth: int = field(default=0, metadata={"key": False})  # a summary holds at any depth
     manual: frozenset[str] = frozenset()  # a shard_map body's manual mesh axes (among `hidden`)
+    checked: tuple[str, ...] = ()
+    """The manual mesh axes whose varying JAX checks here (shard_map's `check_vma=True`), in the
+    mesh's order: a loop carry or a branch must keep them (SC210)."""
 
     @property
     def resource_map(self) -> dict[str, tuple[str, ...]]:
@@ -53,12 +59,19 @@ class Context:
         merged = dict(self.resources)
         merged.update(resources or {})
         return replace(
-            self, bound=bound, outer_unknown=self.bound is None or self.outer_unknown,
+            self, bound=bound, outer_unknown=(self.bound is None and not self.unmapped) or self.outer_unknown,
             binders=self.binders + ((binder,) if binder is not None else ()),
             sizes=tuple(sorted(sizes.items())), resources=tuple(sorted(merged.items())),
             resource_notes=self.resource_notes + notes, hidden=self.hidden | hidden, depth=self.depth + 1,
             manual=self.manual | manual,
         )
+
+    def enter_jit(self, binder: tuple[str, ast.AST]) -> Context:
+        """A jitted function's body: jit binds no name, so where nothing maps the code around
+        it, none is bound inside."""
+        if self.bound is None and self.unmapped:
+            return replace(self, bound=frozenset(), binders=self.binders + (binder,))
+        return self
 
     def deeper(self) -> Context:
         return replace(self, depth=self.depth + 1)

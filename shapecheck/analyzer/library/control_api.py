@@ -14,7 +14,7 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeAlias
 
-from shapecheck.algebra import control_flow
+from shapecheck.algebra import control_flow, replication
 from shapecheck.algebra.control_flow import BOOL_KIND, INDEX_KINDS, PRED_KINDS, Node, Tree
 from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs
@@ -132,12 +132,47 @@ def _loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope, api: 
         if problems:
             _report_at_return(interp, call, body, problems)
             return carry, out
+        if ctx.checked and _report_varying(interp, call, api, body, init_node, entered, after, ctx.checked,
+                                           scan_pair=carry_of is _first):
+            return rebuild(carry, control_flow.settled(entered, after)), out
         settled = control_flow.settled(entered, after)
         carry = rebuild(carry, settled)
         if _named_axes(settled) == _named_axes(entered):
             break
         entered = settled
     return carry, out
+
+
+def _report_varying(interp: Interpreter, call: CallArgs, api: str, body: _Body, init_node: ast.AST | None,
+                    entered: Tree, after: Tree, checked: tuple[str, ...], *, scan_pair: bool) -> bool:
+    """SC210 for each carry leaf whose varying manual axes the body changes (check_vma): at the
+    initial carry's leaf when the body adds axes, at the returned leaf when it removes some.
+    True when one was reported."""
+    found = replication.varying_mismatches(entered, after, body.carry_name(), checked)
+    for mismatch in found:
+        if mismatch.gained:
+            node, exact = _member(init_node, mismatch.keys)
+        else:
+            site = body.return_site() if body.single_return() else None
+            node, exact = _member(site, ((0,) if scan_pair else ()) + mismatch.keys)
+        problem = replication.carry_problem(api, mismatch, checked, exact=exact)
+        interp.reporter.problems([problem], node if node is not None else call.node, fallback=call.node)
+    return bool(found)
+
+
+def _member(node: ast.AST | None, keys: tuple[str | int, ...]) -> tuple[ast.AST | None, bool]:
+    """The literal that writes the pytree member at `keys` inside `node`, and whether it was found
+    (else `node`, or None when there is none)."""
+    for key in keys:
+        if isinstance(node, ast.Tuple | ast.List) and isinstance(key, int) and key < len(node.elts) \
+                and not any(isinstance(item, ast.Starred) for item in node.elts):
+            node = node.elts[key]
+        elif isinstance(node, ast.Dict) and None not in node.keys and key in [
+                k.value for k in node.keys if isinstance(k, ast.Constant)]:
+            node = node.values[[k.value if isinstance(k, ast.Constant) else None for k in node.keys].index(key)]
+        else:
+            return node, False
+    return node, node is not None
 
 
 def _sliced(interp: Interpreter, call: CallArgs, xs: Value, length: Dim, length_given: bool) -> tuple[Value, Dim]:
@@ -213,7 +248,33 @@ def _branches(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope, a
             interp.reporter.problems(problems, call.node)
             return rebuild(results[0], first)
         common = control_flow.settled(common, tree(result))
+    if ctx.checked:
+        _report_branch_varying(interp, call, api, names, [function for function, _, _ in branches],
+                               [tree(result) for result in results], ctx.checked)
     return rebuild(results[0], common)
+
+
+def _report_branch_varying(interp: Interpreter, call: CallArgs, api: str, names: tuple[str, ...],
+                           functions: list[Value], outputs: list[Tree], checked: tuple[str, ...]) -> None:
+    """SC210 at each branch whose output varies over fewer manual axes than another's (check_vma),
+    with the axes that make it agree with every branch."""
+    for index, output in enumerate(outputs):
+        missing: dict[tuple[str | int, ...], tuple[list[str], replication.VaryingMismatch, str]] = {}
+        for other, other_output in enumerate(outputs):
+            if other == index:
+                continue
+            for mismatch in replication.varying_mismatches(other_output, output, "output", checked):
+                axes, _, _ = missing.setdefault(mismatch.keys, ([], mismatch, names[other]))
+                axes.extend(axis for axis in mismatch.lost if axis not in axes)
+        body = _Body(functions[index], carry_at=0)
+        site = body.return_site() if body.single_return() else None
+        for keys, (axes, mismatch, partner) in missing.items():
+            if not axes:
+                continue
+            node, exact = _member(site, keys)
+            problem = replication.branch_problem(api, (partner, names[index]), mismatch,
+                                                 replication.ordered(axes, checked), checked, exact=exact)
+            interp.reporter.problems([problem], node if node is not None else call.node, fallback=call.node)
 
 
 def _check_scalar(interp: Interpreter, call: CallArgs, parameter: str, what: str, kinds: frozenset[str]) -> None:
@@ -259,6 +320,17 @@ class _Body:
         index = bound + self.carry_at
         return params[index].arg if index < len(params) else "carry"
 
+    def single_return(self) -> bool:
+        """Whether the function returns one value in one place (a lambda, or a def with one
+        `return`): casting that value casts everything it returns."""
+        function, _ = self.function()
+        if function is None:
+            return False
+        if isinstance(function.node, ast.Lambda):
+            return True
+        returns = [node for node in _own_nodes(function.node) if isinstance(node, ast.Return)]
+        return len(returns) == 1
+
     def return_site(self) -> ast.AST | None:
         """The value the body returns: a lambda's body, a def's last `return` with a value."""
         function, _ = self.function()
@@ -276,6 +348,18 @@ class _Body:
             elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
                 pending.extend(ast.iter_child_nodes(node))
         return last.value if last is not None else None
+
+
+def _own_nodes(function: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's body, not those of functions or classes defined inside it."""
+    found: list[ast.AST] = []
+    pending: list[ast.AST] = list(getattr(function, "body", []))
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            pending.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _report_at_return(interp: Interpreter, call: CallArgs, body: _Body, problems: list[Problem]) -> None:

@@ -4,22 +4,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapecheck.algebra import collectives, reduction
+from shapecheck.algebra import collectives, reduction, replication
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
     axes,
     axis_names,
     check_bound,
+    code_of,
     finish,
     flag,
     labels,
     shape,
 )
+from shapecheck.analyzer.library.pytrees import map_leaves
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import LAX
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import AxisSize, Const, Seq, Value, as_int
+from shapecheck.analyzer.values import AxisSize, Const, Seq, Value, as_int, as_str
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -33,7 +35,8 @@ def _names(interp: Interpreter, call: CallArgs, ctx: Context, what: str) -> tupl
     value = axes(call.arg("axis_name"))
     if value is False or value is None or isinstance(value, bool):
         return None
-    check_bound(interp, axis_names(value), call, ctx, call.arg_node("axis_name"), what)
+    if check_bound(interp, axis_names(value), call, ctx, call.arg_node("axis_name"), what):
+        return None  # JAX raises here: the result (and what it varies over) is unknown
     return value if isinstance(value, tuple) else (value,)
 
 
@@ -51,6 +54,11 @@ def collective(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
             size = ctx.size_of(named[0])
             return AxisSize(named[0], size if isinstance(size, int) else None)
         return None
+    if isinstance(value, ArrayType) and ctx.checked and call.short_name in ("psum", "pmean"):
+        mixed = replication.mixed_reduction(value, [n for n in names if isinstance(n, str)], ctx.checked, what,
+                                            code_of(call.arg_node("x")))
+        if mixed is not None:
+            interp.reporter.problems([mixed], call.arg_node("x") or call.node, fallback=call.node)
     return _reduce_tree(interp, call, value, names, what)
 
 
@@ -115,9 +123,37 @@ def axis_index(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
 @REGISTRY.handles(*each(LAX, "ppermute", "pshuffle"), signature="x, axis_name, perm")
 @REGISTRY.handles(f"{LAX}.pswapaxes", signature="x, axis_name, axis, *, axis_index_groups=None")
 def permute(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    _names(interp, call, ctx, f"lax.{call.short_name}")
+    names = _names(interp, call, ctx, f"lax.{call.short_name}")
     value = call.arg("x")
-    return value if isinstance(value, ArrayType) else None
+    if not isinstance(value, ArrayType) or names is None:
+        return None
+    # In a shard_map body the result varies over the axis it moves along (JAX 0.10.2 types a
+    # ppermute of an invariant value `float32[3]{V:X}`).
+    moved = [name for name in names or () if isinstance(name, str) and name in ctx.manual]
+    named = value.named_dict
+    named.update((name, named.get(name, ctx.size_of(name))) for name in moved)
+    return value.with_named(named) if moved else value
+
+
+@REGISTRY.handles(f"{LAX}.pcast", signature="x, axis_name, *, to")
+def pcast(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`lax.pcast(x, axes, to='varying')` (JAX 0.9's `pvary`): `x`, varying over `axes` too."""
+    names = _names(interp, call, ctx, "lax.pcast")
+    value = call.arg("x")
+    if as_str(call.arg("to")) != "varying":
+        return value if isinstance(value, ArrayType) else None  # to='reduced'/'unreduced': not tracked
+    if names is None:
+        return None
+    cast = tuple(name for name in names if isinstance(name, str) and name in ctx.manual)
+    sizes = {name: ctx.size_of(name) for name in cast}
+    shown = code_of(call.arg_node("x"))
+
+    def one(leaf: ArrayType) -> Value:
+        result, problems = replication.pcast(leaf, cast, sizes, ctx.checked, shown)
+        interp.reporter.problems(problems, call.node)
+        return result
+
+    return map_leaves(value, one)
 
 
 @REGISTRY.handles(f"{LAX}.psum_scatter",
