@@ -416,6 +416,29 @@ def concatenate(operands: Sequence[ArrayType], out: ArrayType, op: str, labels: 
     return Typed(first.sharding)
 
 
+def pad(value: ArrayType, out: ArrayType, label: str) -> Typed:
+    """jnp.pad keeps each dim's split; a split dim it grows must stay divisible by its axes."""
+    sharding = value.sharding
+    if sharding is None or value.ellipsis is not None or out.ellipsis is not None or len(out.dims) != len(value.dims):
+        return UNKNOWN
+    sizes = dict(sharding.mesh) if sharding.mesh is not None else {}
+    for index, (entry, before, after) in enumerate(zip(sharding.dims, value.dims, out.dims, strict=True)):
+        if entry is None or not entry or before == after:
+            continue
+        parts = [sizes.get(axis) for axis in entry]
+        if not isinstance(after, int) or any(p is None for p in parts):
+            return UNKNOWN
+        count = prod(p for p in parts if p is not None)
+        if after % count:
+            fixed = _with(sharding.dims, index, ())
+            return Typed(None, (Problem(
+                Code.SHARDING_TYPE_MISMATCH,
+                f"padding {label} ({typeof(value)}) makes dim {index} {after} long, which its mesh axes "
+                f"{_axes_text(entry)} ({count} devices) cannot split evenly; reshard it first: "
+                f"jax.sharding.reshard({label.strip('`')}, {spec_text(fixed)})", axes=entry),))
+    return Typed(sharding)
+
+
 # ---------------------------------------------------------------- reshape
 
 

@@ -124,9 +124,25 @@ def _out_sharding(interp: Interpreter, call: CallArgs, ctx: Context, rank: int, 
     return placed(interp, value, ctx, rank, what, call.kwarg_nodes.get("out_sharding", call.node))
 
 
+def _labelled(rule: Callable[[str], st.Typed], call: CallArgs, parameter: str) -> st.Typed:
+    """`rule` with the argument's source text, rendered only for a message (rendering it at
+    every level of a long chain would make the analysis quadratic)."""
+    typed_ = rule("x")
+    return rule(_operand(call, parameter)) if typed_.problems else typed_
+
+
+def _operand(call: CallArgs, parameter: str) -> str:
+    node = call.arg_node(parameter)
+    if node is call.node and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        node = node.func.value  # a method's receiver
+    return f"`{code_of(node)}`"
+
+
 def _name(call: CallArgs) -> str:
-    short = call.short_name
-    return f"`{short}`" if call.name.startswith(("method:", "attr:")) else f"`{call.written or call.name}`"
+    if call.name.startswith(("method:", "attr:")):
+        return f"`.{call.short_name}`"
+    written = call.written or call.name
+    return f"`{written.replace('jax.numpy.', 'jnp.').replace('jax.lax.', 'lax.')}`"
 
 
 # ---------------------------------------------------------------- elementwise
@@ -136,7 +152,11 @@ def _operator(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType)
     operands = [array(value) for value in call.args]
     if any(operand is None for operand in operands):
         return st.UNKNOWN
-    return st.broadcast([o for o in operands if o is not None], out, f"`{code_of(call.node)}`", labels(call))
+    known = [o for o in operands if o is not None]
+    typed_ = st.broadcast(known, out, "", labels(call))
+    # The operation's text only for a message: rendering it at every level of `x + x + ... + x`
+    # would make the analysis quadratic.
+    return st.broadcast(known, out, f"`{code_of(call.node)}`", labels(call)) if typed_.problems else typed_
 
 
 def _elementwise(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
@@ -220,7 +240,9 @@ def _operator_matmul(interp: Interpreter, call: CallArgs, ctx: Context, out: Arr
             return st.UNKNOWN
         batch = (list(range(ra - 2)), list(range(rb - 2)))
     contracting = ([ra - 1], [0 if rb == 1 else rb - 2])
-    return st.dot_general(a, b, contracting, batch, out, f"`{code_of(call.node)}`", labels(call, 2))
+    typed_ = st.dot_general(a, b, contracting, batch, out, "", labels(call, 2))
+    return st.dot_general(a, b, contracting, batch, out, f"`{code_of(call.node)}`", labels(call, 2)) \
+        if typed_.problems else typed_
 
 
 def _tensordot(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
@@ -308,7 +330,7 @@ def _cumulative(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayTyp
     index = None if axis == Const(None) else as_int(axis)
     if index is None and axis != Const(None):
         return st.UNKNOWN
-    return st.along_axis(value, index, _name(call), f"`{code_of(call.arg_node('a'))}`")
+    return _labelled(lambda label: st.along_axis(value, index, _name(call), label), call, "a")
 
 
 def _sort(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
@@ -319,7 +341,7 @@ def _sort(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> 
     index = None if axis == Const(None) else as_int(axis)
     if index is None:
         return st.UNKNOWN  # axis=None sorts the flattened array: a reshape first
-    return st.along_axis(value, index, _name(call), f"`{code_of(call.arg_node('a'))}`")
+    return _labelled(lambda label: st.along_axis(value, index, _name(call), label), call, "a")
 
 
 def _roll(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
@@ -341,7 +363,7 @@ def _reshape(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) 
     value = call.arg("a")
     if not isinstance(value, ArrayType):
         return st.UNKNOWN
-    return st.reshape(value, out, f"`{code_of(call.arg_node('a'))}`")
+    return _labelled(lambda label: st.reshape(value, out, label), call, "a")
 
 
 def _permutation(values: Sequence[Value], rank: int) -> list[int] | None:
@@ -449,10 +471,9 @@ def _broadcast_to(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayT
 def _pad(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
     value = call.arg("array")
     mode = call.arg("mode") if call.given("mode") else Const("constant")
-    if not isinstance(value, ArrayType) or value.sharding is None or mode != Const("constant") \
-            or value.rank != out.rank:
+    if not isinstance(value, ArrayType) or mode != Const("constant"):
         return st.UNKNOWN
-    return st.Typed(value.sharding)
+    return _labelled(lambda label: st.pad(value, out, label), call, "array")
 
 
 def _one_hot(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
