@@ -23,6 +23,26 @@ def broadcast(types: Sequence[ArrayType], labels: Sequence[str] | None = None) -
     )
 
 
+def broadcasts_to(dims: tuple[Dim, ...], target: tuple[Dim, ...]) -> bool:
+    """False only where `dims` certainly cannot broadcast to `target` (NumPy's broadcast_to:
+    no more dims than the target, each equal to its target dim or 1)."""
+    if len(dims) > len(target):
+        return False
+    return not any(size != 1 and certainly_differ(size, wanted)
+                   for size, wanted in zip(reversed(dims), reversed(target), strict=False))
+
+
+def update(target: ArrayType, values: ArrayType, labels: Sequence[str] | None = None) -> Outcome:
+    """`x.at[idx].set(values)` (and `.add`, `.multiply`, ...): `values` must broadcast to the
+    indexed part `target`; the result is `x` itself, so only the problems matter here."""
+    if target.ellipsis is not None or values.ellipsis is not None or broadcasts_to(values.dims, target.dims):
+        return Outcome(target)
+    return Outcome(target, (Problem(
+        Code.BROADCAST_MISMATCH, f"{label(labels, 1)} of shape {values.positional_text()} cannot be written into "
+        f"{label(labels, 0)}, of shape {target.positional_text()}: it must broadcast to that shape",
+        sizes=(), operands=(1,)),))
+
+
 def _positional(
     types: Sequence[ArrayType], labels: Sequence[str] | None, problems: list[Problem]
 ) -> tuple[tuple[Dim, ...], int | None]:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shapecheck.algebra.broadcast import union_named
+from shapecheck.algebra.broadcast import broadcasts_to, union_named
 from shapecheck.algebra.outcome import Outcome, Pieces, Problem, axis_position, label
 from shapecheck.codes import Code
-from shapecheck.dims import Dim, broadcast_dim, certainly_differ, format_dim, product
+from shapecheck.dims import Dim, broadcast_dim, format_dim, product
 from shapecheck.types import ArrayType
 
 TOP_K_INDICES = "i32"
@@ -152,20 +152,12 @@ def segment(data: ArrayType, segment_ids: ArrayType, num_segments: Dim, what: st
         target = segment_ids.dims + trailing
         # JAX skips the scatter, and its check, when there is nothing to write.
         writes = all(isinstance(d, int) and d > 0 for d in target)
-        if writes and not _broadcasts_to(data.dims, target):
+        if writes and not broadcasts_to(data.dims, target):
             problems.append(Problem(
                 Code.BROADCAST_MISMATCH, f"{what}: {label(labels, 0)} of shape {data.positional_text()} does not fit "
                 f"{label(labels, 1)} of shape {segment_ids.positional_text()}: the data must have one row per "
                 f"segment id (it must broadcast to {_text(target)})", operands=(0, 1)))
     return Outcome(result, tuple(problems))
-
-
-def _broadcasts_to(dims: tuple[Dim, ...], target: tuple[Dim, ...]) -> bool:
-    """False only where `dims` certainly cannot broadcast to `target` (NumPy's broadcast_to)."""
-    if len(dims) > len(target):
-        return False
-    return not any(size != 1 and certainly_differ(size, wanted)
-                   for size, wanted in zip(reversed(dims), reversed(target), strict=False))
 
 
 def _text(dims: tuple[Dim, ...]) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Value
+from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
@@ -110,6 +111,7 @@ class CallArgs:
     name: str = ""  # the canonical name of the API called (`jax.numpy.sum`, `method:sum`)
     written: str = ""  # the name as imported, before canonicalisation (`numpy.sum`)
     signature: Signature | None = None  # the called API's, set by its registration
+    indexed: ArrayType | None = None  # `x.at[idx].set(v)`: the type of `x[idx]`, where known
 
     def __post_init__(self) -> None:
         missing = len(self.args) - len(self.arg_nodes)

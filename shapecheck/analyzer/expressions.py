@@ -184,7 +184,7 @@ class Expressions(InterpreterState):
         if isinstance(base, Class):
             return base.attribute(attr)
         if isinstance(base, AtIndexer) and base.indexed:
-            return BoundMethod(base.receiver, f"at.{attr}")
+            return BoundMethod(base.receiver, f"at.{attr}", base.target)
         if isinstance(base, ArrayType):
             handler = self.methods.get(f"attr:{attr}")
             if handler is not None:

@@ -68,6 +68,7 @@ class Invocation(InterpreterState):
                              call.kwargs, call.kwarg_nodes, [], call.raw_kwargs, call.opaque)
             bound.raw_args = [None, *call.raw_args]  # type: ignore[list-item]
             bound.name = f"method:{func.name}"
+            bound.indexed = func.indexed
             return handler(cast("Interpreter", self), bound, ctx, scope)
         if isinstance(func, Function):
             if call.opaque:

@@ -89,10 +89,11 @@ class Qual:
 
 @dataclass(frozen=True, slots=True)
 class BoundMethod(PythonObject):
-    """`x.sum` before it is called: an array method."""
+    """`x.sum` before it is called: an array method (`x.at[idx].set`: `indexed` is `x[idx]`)."""
 
     receiver: ArrayType
     name: str
+    indexed: ArrayType | None = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -285,6 +286,7 @@ class AtIndexer:
 
     receiver: ArrayType
     indexed: bool = False
+    target: ArrayType | None = None  # the type of `x[idx]`, which an update's values must fit
 
 
 @dataclass(frozen=True, slots=True)

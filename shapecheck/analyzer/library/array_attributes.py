@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shapecheck.algebra import broadcast
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
+    code_of,
     dtype_arg,
 )
 from shapecheck.analyzer.library.numpy_constructors import nested_shape
@@ -96,6 +98,10 @@ _AT_OPTIONS = "indices_are_sorted=False, unique_indices=False, mode=None, out_sh
                   signature=f"a, values, *, {_AT_OPTIONS}")
 @REGISTRY.handles("method:at.apply", signature=f"a, func, *, {_AT_OPTIONS}")
 def at_update(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    values = call.arg("values") if call.given("values") else None
+    if call.indexed is not None and isinstance(values, ArrayType):
+        outcome = broadcast.update(call.indexed, values, ["the indexed part", f"`{code_of(call.arg_node('values'))}`"])
+        interp.reporter.problems(outcome.problems, call.node)
     return call.arg("a")
 
 

@@ -134,8 +134,10 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     if isinstance(base, ArrayType):
         return finish(interp, indexing.index(base, items, [f"`{code_of(part)}`" for part in parts]), call)
     if isinstance(base, AtIndexer):
-        # The index of `x.at[...]` is checked when `.get()` reads it; updates keep x's type.
-        return AtIndexer(base.receiver, True)
+        # The index of `x.at[...]` is checked when `.get()` reads it; updates keep x's type and
+        # their values must fit the indexed part.
+        indexed = indexing.index(base.receiver, items)
+        return AtIndexer(base.receiver, True, None if indexed.problems else indexed.type)
     if isinstance(base, Seq) and len(items) == 1:
         item = items[0]
         if isinstance(item, int) and -len(base.items) <= item < len(base.items):
