@@ -229,3 +229,47 @@ def test_pmap_static_arguments_must_be_passed_positionally() -> None:
     # JAX: pmapped function has static_broadcasted_argnums=(1,) but was called with only 1 positional argument
     assert codes("y = jax.pmap(h, static_broadcasted_argnums=(1,))(x, b=3)\n") == [(1, "SC002")]
     assert codes("y = jax.pmap(h, static_broadcasted_argnums=1)(x, 3)\n") == []
+
+
+def test_a_name_unbound_in_a_function_nothing_maps_is_sc202_with_a_note_at_the_map() -> None:
+    # `main` is called by nothing here and passed to nothing: the jit and the vmap built and
+    # called in it bind what they bind, and 'i' (a name the module's other vmap binds) is not
+    # among them. `mapped` is passed to a vmap that binds 'i': its own vmap's body may use it.
+    source = """\
+        def total(v):
+            return lax.psum(v, 'i')
+        def main():
+            return jax.jit(total)(x), jax.vmap(total, axis_name='j')(x)
+        def mapped(v):
+            return jax.vmap(total, axis_name='j')(v)
+        ok = jax.vmap(mapped, axis_name='i')(jnp.ones((2, 8, 4)))
+        """
+    assert codes(source) == [(2, "SC202")]
+    result = analyze_source("t.py", PRELUDE + textwrap.dedent(source))
+    notes = [note.message for d in result.diagnostics for note in d.notes]
+    assert any("jax.jit binds no axis name" in n for n in notes)
+    assert any("`main` is called under no map" in n for n in notes)
+
+
+def test_a_function_whose_calls_are_not_all_in_view_is_not_reported() -> None:
+    assert codes("""\
+        def total(v):
+            return lax.psum(v, 'i')
+        def step(v):
+            return jax.jit(total)(v)
+        def driver(v):
+            return step(v)
+        table = {'step': step}
+        mapped = jax.vmap(lambda v: driver(v), axis_name='i')(x)
+        """) == []
+
+
+def test_no_cascade_from_an_unbound_name() -> None:
+    # JAX raises at the collective; what its value varies over after it is unknown: no SC207.
+    assert codes("""\
+        from jax.sharding import Mesh, PartitionSpec as P
+        import numpy as np
+        mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ('x', 'y'))
+        a = jax.shard_map(lambda v: lax.ppermute(v, 'q', [(0, 1)]), mesh=mesh, in_specs=P('x'), out_specs=P())(x)
+        b = jax.shard_map(lambda v: lax.psum(v, ('y', 'q')), mesh=mesh, in_specs=P('x'), out_specs=P())(x)
+        """) == [(4, "SC202"), (5, "SC202")]

@@ -28,7 +28,7 @@ from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.state import Frame
 from shapecheck.analyzer.statements import Statements
 from shapecheck.analyzer.values import Class, Function, Lazy, Value
-from shapecheck.analyzer.walk import map_axis_names, subscripts
+from shapecheck.analyzer.walk import map_axis_names, subscripts, unmapped_functions
 from shapecheck.codes import Code
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
@@ -66,6 +66,12 @@ class Interpreter(Statements, Expressions, Invocation):
             self._map_axis_names = map_axis_names(self.module, binder_callees())
         return self._map_axis_names
 
+    def unmapped_functions(self) -> frozenset[ast.AST]:
+        """This module's functions that nothing in it calls under a map (read once)."""
+        if self._unmapped is None:
+            self._unmapped = unmapped_functions(self.module)
+        return self._unmapped
+
     def _has_symbols(self, function: Function) -> bool:
         params = function.node.args
         for param in (*params.posonlyargs, *params.args, *params.kwonlyargs):
@@ -78,7 +84,12 @@ class Interpreter(Statements, Expressions, Invocation):
         expected = id(function.node) in self.expected_failures
         self.reporter.muted += expected
         try:
-            self.call_function(function, CallArgs(function.node), Context(), alone=True)
+            ctx = Context()
+            if function.node in self.unmapped_functions():
+                ctx = Context(unmapped=True, binders=((
+                    f"`{function.name}` is called under no map in this module (nothing here passes it to one)",
+                    function.node),))
+            self.call_function(function, CallArgs(function.node), ctx, alone=True)
         finally:
             self.reporter.muted -= expected
 

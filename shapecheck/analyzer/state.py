@@ -85,6 +85,7 @@ class InterpreterState:
         self.scope = Scope(None, module_name)
         self._module_sources: dict[str, ast.expr] = {}
         self._map_axis_names: frozenset[str] | None = None
+        self._unmapped: frozenset[ast.AST] | None = None
         self._annotations: dict[int, ArrayType | Invalid | None] = {}
         self.imports = Imports(module_name, loader)
 

@@ -191,3 +191,49 @@ def _strings(nodes: Sequence[ast.AST]) -> Iterator[str]:
                 yield node.value
         elif not isinstance(node, ast.Lambda):
             stack.extend(ast.iter_child_nodes(node))
+
+
+def unmapped_functions(module: ast.Module) -> frozenset[ast.AST]:
+    """The module-level, undecorated functions that nothing in the module can call under a map:
+    their name is only ever called directly, at module level or in another such function (or
+    not at all). Passed anywhere (to a map, a partial, a list), its calls are not all in view.
+
+    The maps and jits built and called in such a function bind only their own names: a
+    collective there naming any other is certainly unbound (SC202), unless the function is
+    called from another module under a map, which this module cannot see.
+    """
+    defs = {statement.name: statement for statement in module.body
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef) and not statement.decorator_list}
+    if not defs:
+        return frozenset()
+    callers: dict[str, set[str | None]] = {name: set() for name in defs}
+    escaped: set[str] = set()
+    stack: list[tuple[ast.AST, str | None, bool]] = [(module, None, False)]  # (node, enclosing def, in a lambda)
+    while stack:
+        node, enclosing, in_lambda = stack.pop()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in defs:
+            if in_lambda:
+                escaped.add(node.func.id)
+            else:
+                callers[node.func.id].add(enclosing)
+            children = [*node.args, *node.keywords]
+        elif isinstance(node, ast.Name) and node.id in defs and not isinstance(node.ctx, ast.Store):
+            escaped.add(node.id)  # passed, stored or returned: called where this module cannot see
+            children = []
+        else:
+            children = list(ast.iter_child_nodes(node))
+        for child in children:
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                top = child.name if node is module else enclosing
+                stack.append((child, top if node is module else enclosing, in_lambda or node is not module))
+            else:
+                stack.append((child, enclosing, in_lambda or isinstance(child, ast.Lambda)))
+    unmapped = set(defs) - escaped
+    changed = True
+    while changed:
+        changed = False
+        for name in list(unmapped):
+            if any(caller is not None and caller not in unmapped for caller in callers[name]):
+                unmapped.discard(name)
+                changed = True
+    return frozenset(defs[name] for name in unmapped)

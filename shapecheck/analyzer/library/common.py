@@ -168,15 +168,18 @@ def finish(interp: Interpreter, outcome: Outcome, call: CallArgs, operand_nodes:
 
 
 def check_bound(interp: Interpreter, names: Sequence[str], call: CallArgs, ctx: Context,
-                node: ast.AST, what: str) -> None:
+                node: ast.AST, what: str) -> bool:
     """SC202: an axis name used where no enclosing map binds it (only when that is certain).
 
     Inside a map whose own surroundings are unknown (a function analysed on its own), a map
     further out could bind the name only if some map of the module names it: the name must
     appear in no map, mesh or axis-name constant of the module to be certainly unbound.
+    True when something was reported: JAX raises there, and what the value varies over after
+    it is unknown (no SC207 follows from it).
     """
     if ctx.bound is None or ctx.any_name:
-        return
+        return False
+    reported = False
     for name in names:
         if name in ctx.bound or (ctx.outer_unknown and name in interp.map_axis_names()):
             continue
@@ -186,3 +189,5 @@ def check_bound(interp: Interpreter, names: Sequence[str], call: CallArgs, ctx: 
             node, Code.UNBOUND_AXIS_NAME,
             f"{what} names axis {name!r}, which no enclosing map binds (bound here: {bound})",
             ctx.binders)
+        reported = True
+    return reported

@@ -295,8 +295,10 @@ def jit(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
         return None
     in_shardings = resolved(interp, call.arg("in_shardings"))
     out_shardings = resolved(interp, call.arg("out_shardings"))
-    if in_shardings is None and out_shardings is None:
-        return fun  # jit changes how a function runs, never the shapes it computes
+    if in_shardings is None and out_shardings is None and not (ctx.unmapped and ctx.bound is None):
+        # jit changes how a function runs, never the shapes it computes; built where nothing
+        # maps the code, it is kept, for its body binds no axis name (`Context.enter_jit`).
+        return fun
     return Jitted(fun, in_shardings, out_shardings, _static(fun, call), call.node)
 
 
@@ -331,7 +333,7 @@ def _static(fun: Value, call: CallArgs) -> frozenset[int] | None:
 def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """A jitted function's call: the function's result, with its arguments and result checked
     against in_shardings and out_shardings."""
-    result = interp.call(jitted.fun, call, ctx, scope)
+    result = interp.call(jitted.fun, call, ctx.enter_jit(("this jax.jit binds no axis name", jitted.node)), scope)
     if call.opaque:
         return result
     name = _name(jitted.fun)
