@@ -67,6 +67,10 @@ _ALIASES: Final = (
     ("jax.interpreters.pxla.PartitionSpec", PARTITION_SPEC),
     ("jax.NamedSharding", NAMED_SHARDING),
     ("jax.experimental.pjit.with_sharding_constraint", WITH_SHARDING_CONSTRAINT),
+    # Pytree functions under the names JAX 0.4 exported them by (removed since).
+    ("jax.tree_map", TREE_MAP),
+    ("jax.tree_util.tree_multimap", TREE_MAP),
+    ("jax.tree_leaves", "jax.tree.leaves"),
     ("jax.reshard", RESHARD),
     ("jax.experimental.shard.reshard", RESHARD),
     ("numpy", JNP),
