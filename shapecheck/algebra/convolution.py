@@ -86,11 +86,11 @@ def parse_layout(specs: Sequence[str], rank: int | None, what: str = "lax.conv_g
         return _option(ConvArg.DIMENSION_NUMBERS,
                        f"{what}: dimension_numbers must be three strings (lhs, rhs, out), got {len(specs)}")
     expected = rank if rank is not None else len(specs[0])
-    for index, (spec, what) in enumerate(zip(specs, ("lhs", "rhs", "out"), strict=True)):
+    for index, (spec, operand) in enumerate(zip(specs, ("lhs", "rhs", "out"), strict=True)):
         if len(spec) != expected:
             return _option(ConvArg.DIMENSION_NUMBERS,
-                           f"{what}: dimension_numbers[{index}] {spec!r} has {len(spec)} letters, but the {what} has "
-                           f"{expected} dims{' (as the lhs spec says)' if rank is None else ''}")
+                           f"{what}: dimension_numbers[{index}] {spec!r} has {len(spec)} letters, but the {operand} "
+                           f"has {expected} dims{' (as the lhs spec says)' if rank is None else ''}")
     pairs = (("N", "C"), ("O", "I"), ("N", "C"))
     for index, (spec, (a, b)) in enumerate(zip(specs, pairs, strict=True)):
         if spec.count(a) != 1 or spec.count(b) != 1:
@@ -318,8 +318,8 @@ def _groups(feature_groups: Dim, batch_groups: Dim, batch: Dim, features: Dim, o
     if feature_groups == 1:
         if certainly_differ(features, in_features):
             problems.append(_features(
-                f"{what}: lhs has {format_dim(features)} input features but rhs expects {format_dim(in_features)} "
-                "(its 'I' dim); the kernel's in-features must equal the input's features", features, in_features))
+                f"{what}: lhs has {_features_text(features)} but rhs expects {format_dim(in_features)} (its 'I' "
+                "dim); the kernel's in-features must equal the input's features", features, in_features))
     elif isinstance(feature_groups, int) and isinstance(features, int):
         quotient, remainder = divmod(features, feature_groups)
         if remainder:
@@ -339,6 +339,10 @@ def _groups(feature_groups: Dim, batch_groups: Dim, batch: Dim, features: Dim, o
     if isinstance(batch_groups, int) and batch_groups > 1 and isinstance(batch, int) and batch % batch_groups:
         problems.append(_features(
             f"{what}: batch_group_count {batch_groups} does not divide lhs's batch of {batch}", batch, batch_groups))
+
+
+def _features_text(count: Dim) -> str:
+    return f"{format_dim(count)} input feature{'' if count == 1 else 's'}"
 
 
 def _features(message: str, *sizes: Dim) -> Problem:

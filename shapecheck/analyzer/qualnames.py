@@ -37,6 +37,7 @@ JIT: Final = "jax.jit"
 PJIT: Final = "jax.experimental.pjit.pjit"
 MAKE_ARRAY_FROM_CALLBACK: Final = "jax.make_array_from_callback"
 SHAPE_DTYPE_STRUCT: Final = "jax.ShapeDtypeStruct"
+NP_RANDOM: Final = "numpy.random"
 DATACLASSES_REPLACE: Final = "dataclasses.replace"
 TREE_MAP: Final = "jax.tree.map"
 
@@ -73,6 +74,8 @@ _ALIASES: Final = (
     ("jax.tree_leaves", "jax.tree.leaves"),
     ("jax.reshard", RESHARD),
     ("jax.experimental.shard.reshard", RESHARD),
+    # NumPy's random module has no twin in jax.numpy: its generators keep their own names.
+    ("numpy.random", NP_RANDOM),
     ("numpy", JNP),
 )
 

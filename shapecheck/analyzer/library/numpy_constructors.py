@@ -1,21 +1,29 @@
-"""jax.numpy constructors: zeros, ones, full, arange, eye, linspace, array, dtype casts."""
+"""jax.numpy constructors: zeros, ones, full, arange, eye, linspace, array, dtype casts; and
+NumPy's random generators (`np.random.default_rng(seed).normal(size=...)`, `np.random.randn`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from shapecheck.algebra import promotion
+from shapecheck.algebra import promotion, sampling
 from shapecheck.algebra.promotion import Typed
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import DTYPE_ALIASES, dtype_or, requested_dtype, shape
+from shapecheck.analyzer.library.common import (
+    DTYPE_ALIASES,
+    code_of,
+    dtype_or,
+    requested_dtype,
+    shape,
+)
 from shapecheck.analyzer.library.common import array as operand
 from shapecheck.analyzer.library.registry import Registry, each
-from shapecheck.analyzer.qualnames import JNP
+from shapecheck.analyzer.qualnames import JNP, NP_RANDOM
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Const,
     Devices,
+    Qual,
     Seq,
     Value,
     as_int,
@@ -179,3 +187,77 @@ def dtype_constructor(interp: Interpreter, call: CallArgs, ctx: Context, scope: 
     if isinstance(value, ArrayType):
         return value.with_dtype(dtype)
     return ArrayType(dtype, ()) if isinstance(value, Const) else None
+
+
+# A Generator (`np.random.default_rng(seed)`) or a legacy RandomState is held as a library object
+# of its own name, its methods as that name's members (`rng.normal` is `numpy.random.Generator().
+# normal`): the `()` says an instance, which no program can name.
+_GENERATOR = f"{NP_RANDOM}.Generator()"
+_RANDOM_STATE = f"{NP_RANDOM}.RandomState()"
+_LEGACY = (NP_RANDOM, _RANDOM_STATE)  # the module's functions are a hidden RandomState's methods
+
+
+@REGISTRY.handles(f"{NP_RANDOM}.default_rng", signature="seed=None")
+@REGISTRY.handles(f"{NP_RANDOM}.RandomState", signature="seed=None")
+def generator(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return Qual(_GENERATOR if call.short_name == "default_rng" else _RANDOM_STATE)
+
+
+@REGISTRY.handles(f"{_GENERATOR}.normal", *(f"{owner}.normal" for owner in _LEGACY),
+                  signature="loc=0.0, scale=1.0, size=None")
+@REGISTRY.handles(f"{_GENERATOR}.uniform", *(f"{owner}.uniform" for owner in _LEGACY),
+                  signature="low=0.0, high=1.0, size=None")
+@REGISTRY.handles(f"{_GENERATOR}.exponential", *(f"{owner}.exponential" for owner in _LEGACY),
+                  signature="scale=1.0, size=None")
+@REGISTRY.handles(f"{_GENERATOR}.integers", signature="low, high=None, size=None, dtype=None, endpoint=False")
+@REGISTRY.handles(*(f"{owner}.randint" for owner in _LEGACY), signature="low, high=None, size=None, dtype=None")
+@REGISTRY.handles(f"{_GENERATOR}.standard_normal", f"{_GENERATOR}.random", signature="size=None, dtype=None, out=None")
+@REGISTRY.handles(*(f"{owner}.{name}" for owner in _LEGACY for name in ("standard_normal", "random", "random_sample")),
+                  signature="size=None")
+def numpy_sampler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """A NumPy sampler: `size` (its parameters must broadcast to it), or the parameters' shape.
+
+    NumPy's dtypes (float64, int64) are left unknown, as for NumPy's other constructors: the
+    checker's dtypes are JAX's, and a NumPy float64 stays float64 where JAX would narrow it.
+    """
+    signature = call.signature
+    assert signature is not None
+    names = [name for name in signature.positional if name not in ("size", "dtype", "out", "endpoint")]
+    params = [_parameter(call.arg(name)) if call.given(name) else operand(Const(0.0)) for name in names]
+    dtype = dtype_or(call, promotion.UNKNOWN) if signature.accepts("dtype") else None
+    size = call.arg("size")
+    if call.given("size") and size != Const(None):
+        dims = shape(size)
+        if dims is None:
+            return None
+        known = [p for p in params if p is not None]
+        labels = [f"{name} `{code_of(call.arg_node(name))}`" for name, p in zip(names, params, strict=True)
+                  if p is not None]
+        outcome = sampling.drawn(dims, known, dtype, f"np.random.{call.short_name}", labels,
+                                 compatible=call.short_name in ("integers", "randint"))
+        interp.reporter.problems(outcome.problems, call.node)
+        return outcome.type
+    if any(p is None for p in params):
+        return None
+    # Without `size`: the parameters' broadcast shape (scalars draw one Python number).
+    return sampling.drawn(None, [p for p in params if p is not None], dtype, f"np.random.{call.short_name}").type
+
+
+@REGISTRY.handles(*(f"{owner}.{name}" for owner in _LEGACY for name in ("randn", "rand")), signature="*dims")
+def numpy_dims_sampler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`np.random.randn(2, 3)`: each argument one dim (none: one Python float)."""
+    dims = shape(Seq(tuple(call.rest())))
+    return ArrayType(None, dims) if dims is not None and not call.kwargs else None
+
+
+@REGISTRY.handles(*(f"{owner}.seed" for owner in _LEGACY), signature="seed=None")
+def numpy_seed(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return Const(None)
+
+
+def _parameter(value: Value) -> ArrayType | None:
+    """A sampler's parameter as NumPy reads it: an array, a number, or a (nested) list."""
+    if isinstance(value, Seq):
+        dims = nested_shape(value)
+        return ArrayType(None, dims) if dims is not None else None
+    return operand(value)

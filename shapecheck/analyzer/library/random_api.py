@@ -1,20 +1,20 @@
-"""jax.random samplers: the shape they are given, and uniform's bounds broadcast into it."""
+"""jax.random: keys (PRNGKey, key, split, fold_in), the samplers' shapes and the checks JAX makes
+of their parameters, categorical, choice and permutation."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from shapecheck.algebra import broadcast as algebra_broadcast
-from shapecheck.algebra import promotion
+from shapecheck.algebra import promotion, sampling
+from shapecheck.algebra.outcome import Outcome
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import dtype_or, shape
+from shapecheck.analyzer.library.common import array, code_of, dtype_or, flag, shape
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import (
-    Const,
-    Value,
-)
+from shapecheck.analyzer.values import Const, Value, as_dim, as_int
+from shapecheck.dims import Dim
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -22,32 +22,40 @@ if TYPE_CHECKING:
 
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
+RANDOM = "jax.random"
+_SHARDING = "*, out_sharding=None"
 
-@REGISTRY.handles(*each("jax.random", "normal", "gumbel", "laplace", "logistic", "cauchy", "exponential"),
-                  signature="key, shape=(), dtype=None, *params")
-@REGISTRY.handles("jax.random.uniform", signature="key, shape=(), dtype=None, minval=0.0, maxval=1.0")
-@REGISTRY.handles("jax.random.randint", signature="key, shape, minval, maxval, dtype=None")
-@REGISTRY.handles("jax.random.bernoulli", signature="key, p=0.5, shape=None, mode='low'")
-@REGISTRY.handles("jax.random.truncated_normal", signature="key, lower, upper, shape=None, dtype=None")
-@REGISTRY.handles("jax.random.rademacher", signature="key, shape, dtype=None")
-def random(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    name = call.short_name
-    # Samplers of reals default to the default float; randint and rademacher to the default int.
-    default = promotion.default("i" if name in ("randint", "rademacher") else "f")
-    dtype = dtype_or(call, default) if name != "bernoulli" else "bool_"
+# Each sampler with parameters: the parameters, and the kind of its default dtype.
+_PARAMETERS: dict[str, tuple[tuple[str, ...], str]] = {
+    "truncated_normal": (("lower", "upper"), "f"), "gamma": (("a",), "f"), "loggamma": (("a",), "f"),
+    "beta": (("a", "b"), "f"), "poisson": (("lam",), "i"), "t": (("df",), "f"), "chisquare": (("df",), "f"),
+}
+
+
+@REGISTRY.handles(*each(RANDOM, "normal", "laplace", "logistic", "cauchy", "exponential"),
+                  signature=f"key, shape=(), dtype=None, {_SHARDING}")
+@REGISTRY.handles(f"{RANDOM}.gumbel", signature=f"key, shape=(), dtype=None, mode=None, {_SHARDING}")
+@REGISTRY.handles(f"{RANDOM}.rademacher", signature=f"key, shape, dtype=None, {_SHARDING}")
+def sampler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """A sampler of its `shape=`: reals default to the default float, rademacher to the default int."""
+    dtype = dtype_or(call, promotion.default("i" if call.short_name == "rademacher" else "f"))
     if not call.given("shape"):
-        # The scalar default, where there is one; elsewhere the shape comes from the parameters.
-        return ArrayType(dtype, ()) if call.signature and call.signature.positional[1] == "shape" else None
+        return ArrayType(dtype, ())
     dims = shape(call.arg("shape"))
-    if dims is None:
-        return None
-    result = ArrayType(dtype, dims)
-    return _uniform_bounds(call, result) if name == "uniform" else result
+    return ArrayType(dtype, dims) if dims is not None else None
+
+
+@REGISTRY.handles(f"{RANDOM}.uniform", signature=f"key, shape=(), dtype=None, minval=0.0, maxval=1.0, {_SHARDING}")
+def uniform(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    dtype = dtype_or(call, promotion.default("f"))
+    dims = shape(call.arg("shape")) if call.given("shape") else ()
+    return _uniform_bounds(call, ArrayType(dtype, dims)) if dims is not None else None
 
 
 def _uniform_bounds(call: CallArgs, result: ArrayType) -> ArrayType:
     """`uniform` returns `max(minval, sample)`: array bounds broadcast into the result's shape
-    (the other samplers require their parameters to broadcast *to* `shape`)."""
+    (the other samplers require their parameters to broadcast *to* `shape`). JAX refuses some
+    bounds that do not broadcast to `shape` only when the program is compiled: not reported."""
     given = [call.arg(name) for name in ("minval", "maxval") if call.given(name)]
     arrays = [b for b in given if isinstance(b, ArrayType)]
     if any(not isinstance(b, ArrayType | Const) for b in given):
@@ -57,3 +65,142 @@ def _uniform_bounds(call: CallArgs, result: ArrayType) -> ArrayType:
         return result
     widened = algebra_broadcast.broadcast([result, *arrays]).type
     return widened.with_dtype(result.dtype)
+
+
+@REGISTRY.handles(f"{RANDOM}.randint", signature=f"key, shape, minval, maxval, dtype=None, {_SHARDING}")
+def randint(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    dtype = dtype_or(call, promotion.default("i"))
+    return _drawn(interp, call, shape(call.arg("shape")), ("minval", "maxval"), dtype)
+
+
+@REGISTRY.handles(f"{RANDOM}.bernoulli", signature=f"key, p=0.5, shape=None, mode='low', {_SHARDING}")
+def bernoulli(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return _drawn(interp, call, _optional_shape(call), ("p",) if call.given("p") else (), "bool_")
+
+
+@REGISTRY.handles(f"{RANDOM}.truncated_normal", signature=f"key, lower, upper, shape=None, dtype=None, {_SHARDING}")
+@REGISTRY.handles(*each(RANDOM, "gamma", "loggamma"), signature=f"key, a, shape=None, dtype=None, {_SHARDING}")
+@REGISTRY.handles(f"{RANDOM}.beta", signature=f"key, a, b, shape=None, dtype=None, {_SHARDING}")
+@REGISTRY.handles(f"{RANDOM}.poisson", signature=f"key, lam, shape=None, dtype=None, {_SHARDING}")
+@REGISTRY.handles(*each(RANDOM, "t", "chisquare"), signature=f"key, df, shape=None, dtype=None, {_SHARDING}")
+def with_parameters(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """A sampler with array parameters: they broadcast to `shape=`, or make the shape."""
+    names, kind = _PARAMETERS[call.short_name]
+    return _drawn(interp, call, _optional_shape(call), names, dtype_or(call, promotion.default(kind)))
+
+
+@REGISTRY.handles(f"{RANDOM}.categorical",
+                  signature=f"key, logits, axis=-1, shape=None, replace=True, mode=None, {_SHARDING}")
+def categorical(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    logits = call.arg("logits")
+    axis = as_int(call.arg("axis")) if call.given("axis") else -1
+    dims = _optional_shape(call)
+    if not isinstance(logits, ArrayType) or axis is None or dims is False:
+        return None
+    replace = flag(call.arg("replace"), True) if call.given("replace") else True
+    outcome = sampling.categorical(logits, axis, dims, replace, promotion.default("i").dtype)
+    return _finish(interp, call, outcome)
+
+
+@REGISTRY.handles(f"{RANDOM}.permutation", signature=f"key, x, axis=0, independent=False, {_SHARDING}")
+def permutation(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    x = call.arg("x")
+    axis = as_int(call.arg("axis")) if call.given("axis") else 0
+    count = as_int(x)
+    if axis is None or not (isinstance(x, ArrayType) or count is not None):
+        return None
+    outcome = sampling.permutation(x if isinstance(x, ArrayType) else count if count is not None else 0, axis)
+    result = _finish(interp, call, outcome)
+    return result if isinstance(x, ArrayType) else result.with_dtype(promotion.default("i").dtype)
+
+
+@REGISTRY.handles(f"{RANDOM}.choice", signature="key, a, shape=(), replace=True, p=None, axis=0, mode=None")
+def choice(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    a = call.arg("a")
+    source = a if isinstance(a, ArrayType) else as_dim(a)
+    if source is None or (not isinstance(a, ArrayType) and as_int(a) is None):
+        return None
+    given = call.arg("shape")
+    dims = shape(given) if call.given("shape") and as_int(given) is None else () if not call.given("shape") else None
+    axis = as_int(call.arg("axis")) if call.given("axis") else 0
+    if dims is None or axis is None:
+        return None  # an int shape is refused by JAX (a sequence is wanted): not followed
+    replace = flag(call.arg("replace"), True) if call.given("replace") else True
+    p = call.arg("p")
+    outcome = sampling.choice(source, dims, replace, p if isinstance(p, ArrayType) else None, axis,
+                              promotion.default("i").dtype)
+    return _finish(interp, call, outcome)
+
+
+@REGISTRY.handles(f"{RANDOM}.split", signature="key, num=2")
+def split(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`split(key, num)`: keys stacked along `num` (a count or a shape) new leading dims."""
+    key = call.arg("key")
+    num = shape(call.arg("num")) if call.given("num") else (2,)
+    if not isinstance(key, ArrayType) or num is None:
+        return None
+    return sampling.split(key, num)
+
+
+@REGISTRY.handles(f"{RANDOM}.PRNGKey", signature="seed, *, impl=None")
+def prng_key(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """A raw key: uint32 `(2,)` for the default implementation (another `impl=` is not followed)."""
+    return ArrayType("u32", (2,)) if not call.given("impl") else None
+
+
+@REGISTRY.handles(f"{RANDOM}.key", signature="seed, *, impl=None, dtype=None")
+def key(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """A typed key: one `()` element of a key dtype, which the annotation language has no name for."""
+    return ArrayType(None, ())
+
+
+@REGISTRY.handles(f"{RANDOM}.fold_in", signature="key, data")
+def fold_in(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = call.arg("key")
+    return value if isinstance(value, ArrayType) else None
+
+
+@REGISTRY.handles(f"{RANDOM}.key_data", signature="keys")
+def key_data(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The uint32 data of typed keys (a trailing `(2,)`); raw keys are their own data."""
+    keys = call.arg("keys")
+    if not isinstance(keys, ArrayType) or keys.ellipsis is not None:
+        return None
+    if keys.dtype == "u32":
+        return keys
+    return ArrayType("u32", (*keys.dims, 2), keys.named) if keys.dtype is None and not keys.dims else None
+
+
+@REGISTRY.handles(f"{RANDOM}.wrap_key_data", signature="key_bits_array, *, impl=None")
+def wrap_key_data(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    bits = call.arg("key_bits_array")
+    if not isinstance(bits, ArrayType) or bits.ellipsis is not None or call.given("impl") or bits.dims[-1:] != (2,):
+        return None
+    return ArrayType(None, bits.dims[:-1], bits.named)
+
+
+def _optional_shape(call: CallArgs) -> tuple[Dim, ...] | Literal[False] | None:
+    """`shape=None` (or not given): None; a shape; False where it cannot be read."""
+    value = call.arg("shape")
+    if not call.given("shape") or value == Const(None):
+        return None
+    dims = shape(value)
+    return dims if dims is not None else False
+
+
+def _drawn(interp: Interpreter, call: CallArgs, dims: tuple[Dim, ...] | Literal[False] | None,
+           names: tuple[str, ...], dtype: str | None) -> Value:
+    if dims is False:
+        return None
+    params = [array(call.arg(name)) for name in names]
+    known = [p for p in params if p is not None]
+    if len(known) != len(params):
+        # An unknown parameter may be an array of any shape: only `shape=` is certain.
+        return ArrayType(dtype, dims) if dims is not None else None
+    named = [f"{name} `{code_of(call.arg_node(name))}`" for name in names]
+    return _finish(interp, call, sampling.drawn(dims, known, dtype, f"jax.random.{call.short_name}", named))
+
+
+def _finish(interp: Interpreter, call: CallArgs, outcome: Outcome) -> ArrayType:
+    interp.reporter.problems(outcome.problems, call.node)
+    return outcome.type
