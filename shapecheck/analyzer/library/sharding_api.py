@@ -139,22 +139,23 @@ def with_sharding_constraint(interp: Interpreter, call: CallArgs, ctx: Context, 
     shardings = resolved(interp, call.arg("shardings"))
     refused = _place(interp, shardings, x, _label(call, "x"), call.node, ctx, _Rules(divisible=eager))
     if not refused and isinstance(x, ArrayType) and not ctx.manual:
-        _constrain(interp, shardings, x, call, ctx)
-    return x
+        return _constrain(interp, shardings, x, call, ctx)
+    return forget(x)
 
 
-def _constrain(interp: Interpreter, shardings: Value, x: ArrayType, call: CallArgs, ctx: Context) -> None:
+def _constrain(interp: Interpreter, shardings: Value, x: ArrayType, call: CallArgs, ctx: Context) -> ArrayType:
     """SC209: with_sharding_constraint names only Auto axes; on a mesh of Explicit axes only, it
-    asserts the value's own sharding (JAX's AssertionError where it would change it)."""
+    asserts the value's own sharding (JAX's AssertionError where it would change it). On a
+    mixed mesh the value's type takes the spec's Explicit axes (none: it names only Auto ones)."""
     read = placement(shardings, ctx)
     if read is None:
-        return
+        return x.with_sharding(None)
     entries, mesh = read
     if mesh is None:
-        return
+        return x.with_sharding(None)
     types = mesh.axis_types
     if any(kind is None for kind in types.values()) or x.rank is None:
-        return
+        return x.with_sharding(None)
     if types and all(kind == EXPLICIT for kind in types.values()):
         wanted = from_spec(entries, x.rank, types, mesh.axes)
         if wanted is not None and x.sharding is not None and wanted.known and x.sharding.known \
@@ -163,10 +164,12 @@ def _constrain(interp: Interpreter, shardings: Value, x: ArrayType, call: CallAr
                 f"with_sharding_constraint on a mesh of Explicit axes only asserts the value's sharding, "
                 f"but {_label(call, 'x')} is {typeof(x)} and the constraint says {wanted.spec_text()}; "
                 f"to change it, use jax.sharding.reshard({code_of(call.arg_node('x'))}, {wanted.spec_text()})"))
-        return
+        return x
     problem = misnamed_axes(entries, types, "jax.lax.with_sharding_constraint", allowed=AUTO)
     if problem is not None:
         interp.reporter.add(call.node, problem.code, problem.message)
+        return x.with_sharding(None)
+    return x.with_sharding(from_spec(entries, x.rank, types, mesh.axes))
 
 
 @REGISTRY.handles(RESHARD, signature="xs, out_shardings")
