@@ -152,6 +152,20 @@ JIT = dedent("""\
     wrong = jax.jit(step, in_shardings=(replicated, rows))(w, x, 0.1)
 """)
 
+# Convolution and pooling options name the operands' axes: one stride, dilation and padding pair
+# per spatial dim, one window size per dim to pool, dimension_numbers that fit the operands
+# (JAX: TypeError or ValueError).
+WINDOWS = dedent("""\
+    import jax.numpy as jnp
+    from jax import lax
+
+    images = jnp.zeros((8, 32, 32, 3))
+    kernel = jnp.zeros((3, 3, 3, 16))
+    fixed = lax.conv_general_dilated(images, kernel, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    strides = lax.conv_general_dilated(images, kernel, (2,), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    pooled = lax.reduce_window(images, -jnp.inf, lax.max, (2, 2), (2, 2), "VALID")
+""")
+
 RULE = Rule(
     code=Code.INVALID_AXIS_SPEC,
     name="invalid-axis-spec",
@@ -168,7 +182,12 @@ RULE = Rule(
         "takes a list), each a pytree prefix of its argument with int or None leaves; its "
         "out_axes a pytree prefix of the result; at least one argument must be mapped (vmap "
         "accepts `axis_size` instead). A `jit`'s in_shardings, when a tuple or list, has one "
-        "entry per positional argument of each call, static arguments not counted."
+        "entry per positional argument of each call, static arguments not counted. The options "
+        "of a convolution or a windowed reduction (`lax.conv_general_dilated`, `lax.reduce_window`) "
+        "fit their operands: `dimension_numbers` name each dim of the operands once, there is one "
+        "stride, dilation and padding pair per spatial dim (one window size per dim for "
+        "`reduce_window`), the padding is 'SAME', 'VALID', 'SAME_LOWER' or (low, high) pairs, "
+        "and group counts and windows are positive."
     ),
     why=(
         "The removed xmap raised these errors only when the program ran, often after minutes of "
@@ -187,5 +206,6 @@ RULE = Rule(
         Example(source=SHARD_MAP, expected=((9, "SC002"),)),
         Example(source=VMAP, expected=((11, "SC002"), (12, "SC002"), (13, "SC002"))),
         Example(source=JIT, expected=((16, "SC002"),)),
+        Example(source=WINDOWS, expected=((7, "SC002"), (8, "SC002"))),
     ),
 )

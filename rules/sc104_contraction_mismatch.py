@@ -66,13 +66,32 @@ SHARD_MAP = dedent("""\
     wrong = jax.shard_map(project, mesh=mesh, in_specs=(P("data", "model"), P()), out_specs=P("data"))(x, w)
 """)
 
+# Convolutions contract the input's features with the kernel's 'I' dim (per group), and
+# dot_product_attention contracts query and key over the head size (JAX: ValueError).
+CONVOLUTION = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    images = jnp.zeros((8, 28, 28, 1))
+    kernel = jnp.zeros((5, 5, 3, 32))
+    h = lax.conv_general_dilated(images, kernel, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    q, k = jnp.zeros((2, 10, 8, 64)), jnp.zeros((2, 12, 8, 32))
+    out = jax.nn.dot_product_attention(q, k, k)
+""")
+
 RULE = Rule(
     code=Code.CONTRACTION_MISMATCH,
     name="contraction-mismatch",
     summary=(
         "Checks that the dims a product contracts agree: the last dim of the left operand and "
         "the second-to-last of the right one for `dot`, `matmul` and `@`, the `axes` of "
-        "`tensordot`, and each letter repeated across `einsum` operands."
+        "`tensordot`, and each letter repeated across `einsum` operands. A convolution "
+        "(`lax.conv_general_dilated`, `lax.conv`) contracts the input's features with the "
+        "kernel's in-features: with `feature_group_count` groups the features must divide into "
+        "them, and the kernel's out-features (`batch_group_count` too) must be a multiple of the "
+        "groups. `jax.nn.dot_product_attention` contracts query and key over the head size: value "
+        "has key's shape, query key's batch, and the query heads are a multiple of the key heads."
     ),
     why=(
         "A weight matrix stored as (512, 784) instead of (784, 512) is the classic first bug of "
@@ -87,5 +106,6 @@ RULE = Rule(
         Example(source=MATMUL_OPERATOR, expected=((5, "SC104"),)),
         Example(source=EINSUM_LETTER, expected=((5, "SC104"),)),
         Example(source=SHARD_MAP, expected=((10, "SC104"),)),
+        Example(source=CONVOLUTION, expected=((7, "SC104"), (9, "SC104"))),
     ),
 )

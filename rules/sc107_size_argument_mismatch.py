@@ -48,6 +48,18 @@ TOP_K = dedent("""\
     weights, experts = lax.top_k(logits, 8)
 """)
 
+# Drawing without replacement takes at most the population: jax.random.choice and categorical
+# (JAX: ValueError); choice's p has one probability per entry.
+SAMPLING = dedent("""\
+    import jax
+    import jax.numpy as jnp
+
+    key = jax.random.PRNGKey(0)
+    fixed = jax.random.choice(key, 10, (5,), replace=False)
+    wrong = jax.random.choice(key, 10, (12,), replace=False)
+    top = jax.random.categorical(key, jnp.zeros((4, 10)), shape=(12, 4), replace=False)
+""")
+
 RULE = Rule(
     code=Code.SIZE_ARGUMENT_MISMATCH,
     name="size-argument-mismatch",
@@ -56,7 +68,9 @@ RULE = Rule(
         "sections that divide it (and never 0), split indices that do not decrease and stay within "
         "it (JAX does not count negative ones from the end), `jnp.pad` widths of a shape that fits "
         "the rank and never negative (nor copied from an empty axis), `lax.top_k`'s `k` between 0 "
-        "and the axis size, and a non-negative `num_segments`."
+        "and the axis size, and a non-negative `num_segments`. Samples drawn without replacement "
+        "(`jax.random.choice`, `jax.random.categorical` with `replace=False`) number at most the "
+        "entries drawn from, and `choice`'s `p` holds one probability per entry."
     ),
     why=(
         "Each is a ValueError when the program runs, after the data pipeline has started: a fused "
@@ -69,5 +83,6 @@ RULE = Rule(
         Example(source=SPLIT_INDICES, expected=((4, "SC107"),)),
         Example(source=PAD_WIDTH, expected=((4, "SC107"),)),
         Example(source=TOP_K, expected=((5, "SC107"),)),
+        Example(source=SAMPLING, expected=((6, "SC107"), (7, "SC107"))),
     ),
 )
