@@ -123,6 +123,25 @@ PMAP = dedent("""\
     grid = jax.vmap(jax.vmap(block, axis_name='cols'), axis_name='rows')(jnp.ones((4, 6)))
 """)
 
+# A driver: nothing in the module maps `main`, so the jit built and called there binds no name,
+# although another function's vmap binds 'batch'.
+DRIVER = dedent("""\
+    import jax
+    import jax.numpy as jnp
+
+
+    def loss(x):
+        return jax.lax.pmean(x, 'batch')
+
+
+    def main():
+        return jax.jit(loss)(jnp.ones(8))
+
+
+    def per_example(xs):
+        return jax.vmap(loss, axis_name='batch')(xs)
+""")
+
 RULE = Rule(
     code=Code.UNBOUND_AXIS_NAME,
     name="unbound-axis-name",
@@ -134,8 +153,12 @@ RULE = Rule(
         "module's top level (also through `jax.jit`, which binds no name) and the bodies of "
         "those maps. A function checked on its own may run under any map, and inside a map "
         "whose surroundings are unknown a name that some map, mesh or axis-name constant of the "
-        "module mentions may be bound further out. A `shard_map` binds its mesh's axis names (only "
-        "those in `axis_names` when it lists some)."
+        "module mentions may be bound further out, unless the call graph in view settles it: in "
+        "a module-level function that nothing in the module passes anywhere (only calls, from "
+        "the top level or from such functions), a map or `jax.jit` built and called there binds "
+        "only its own names, and a note points at it. A `shard_map` binds its mesh's axis names "
+        "(only those in `axis_names` when it lists some). After SC202 what the collective's "
+        "value varies over is unknown: no SC207 follows from it."
     ),
     why=(
         "`lax.pmean(x, 'btach')` under `vmap(..., axis_name='batch')` raises `unbound axis name: "
@@ -151,5 +174,6 @@ RULE = Rule(
         Example(source=SHARD_MAP, expected=((10, "SC202"),)),
         Example(source=SHARDING, expected=((10, "SC202"),)),
         Example(source=PMAP, expected=((7, "SC202"),)),
+        Example(source=DRIVER, expected=((6, "SC202"),)),
     ),
 )
