@@ -113,3 +113,17 @@ def test_what_math_refuses_is_unknown_not_a_crash() -> None:
         c = math.log(0)
         d = math.prod([2, object()])
         """) == []
+
+
+def test_int_truncates_a_known_float() -> None:
+    assert codes("""\
+        import math
+        import jax.numpy as jnp
+        from shapecheck import f32
+
+        D, H = 96, 4
+        a: f32[(24,)] = jnp.zeros(int(D / H), jnp.float32)
+        b: f32[(3,)] = jnp.zeros(int(math.sqrt(10)), jnp.float32)
+        c: f32[(4,)] = jnp.zeros(int(-3.7 + 8), jnp.float32)
+        d: f32[(5,)] = jnp.zeros(int(2.5), jnp.float32)
+        """) == [(9, "SC103")]

@@ -4,6 +4,7 @@ list, int, reversed, min, max."""
 from __future__ import annotations
 
 import ast
+import math
 from typing import TYPE_CHECKING
 
 from shapecheck.analyzer import containers
@@ -102,7 +103,11 @@ def reversed_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
 
 @REGISTRY.handles("builtins.int", signature="x=0, /, base=10")
 def int_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = as_int(call.arg("x"))
+    given = call.arg("x")
+    if isinstance(given, Const) and isinstance(given.value, float) and math.isfinite(given.value) \
+            and not call.given("base"):
+        return Const(int(given.value))  # `int(D / H)`, `int(math.sqrt(n))`: truncated, as Python does
+    value = as_int(given)
     return Const(value) if value is not None else None
 
 
