@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeAlias
 
-EXIT_ERROR = 2  # as cli.EXIT_ERROR: importing cli from here would make an import cycle
+from shapecheck.exits import EXIT_ERROR
 
 
 class _Parser(argparse.ArgumentParser):

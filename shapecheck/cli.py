@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import sys
 
+from shapecheck.exits import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS  # imports nothing
+
 # Nothing beyond what Python imports at start-up is imported before a run answered by its memo
 # (memo.py) has exited: typing included.
 TYPE_CHECKING = False
@@ -23,10 +25,6 @@ if TYPE_CHECKING:
     from shapecheck.engine import Engine
     from shapecheck.memo_record import Record
     from shapecheck.results import Report
-
-EXIT_CLEAN = 0
-EXIT_FINDINGS = 1
-EXIT_ERROR = 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -23,14 +23,13 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import TypeVar
 
+from shapecheck.exits import EXIT_TERMINATED
 from shapecheck.isolation import isolated, safe_path
 
 T = TypeVar("T")
 
 Task = Callable[[list[str]], list[T]]
 
-EXIT_TERMINATED = 128 + signal.SIGTERM
-"""The exit status of a run stopped by SIGTERM, as a shell reports a process it killed."""
 
 
 def run_pool(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer: Callable[[], None],

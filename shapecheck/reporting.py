@@ -11,11 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shapecheck.diagnostic import INCOMPLETE, Diagnostic
+from shapecheck.exits import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from shapecheck.formats import text
-
-EXIT_CLEAN = 0
-EXIT_FINDINGS = 1
-EXIT_ERROR = 2
 
 STATISTICS_FORMATS = ("text", "json")
 """As ruff's `--statistics`: a table for people, a JSON array for scripts; the CI formats

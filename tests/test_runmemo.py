@@ -79,7 +79,7 @@ def test_a_memo_answers_in_a_fresh_process_before_importing_the_checker(project:
     assert outputs[0] == outputs[1]
     assert outputs[1][0] == 1 and '"SC101"' in outputs[1][1]
     ours = {m for m in report["modules"] if m.split(".")[0] == "shapecheck"}
-    assert ours == {"shapecheck", "shapecheck.cli", "shapecheck.memo", "shapecheck.safe_read"}
+    assert ours == {"shapecheck", "shapecheck.cli", "shapecheck.exits", "shapecheck.memo", "shapecheck.safe_read"}
     assert not {"typing", "argparse", "json", "dataclasses"} & set(report["modules"]) - _at_start()
 
 

@@ -19,12 +19,12 @@ from typing import TextIO
 
 from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic
+from shapecheck.exits import EXIT_ERROR
 from shapecheck.files import discover, read_regular
 from shapecheck.parsing import SourceDecodeError, cpython_syntax, decode
 
 EXIT_DONE = 0
 EXIT_CHANGES_OR_LEFT = 1  # --check found files to change, or something was left with a message
-EXIT_ERROR = 2
 
 
 @dataclass(slots=True)
