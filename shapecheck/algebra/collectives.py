@@ -144,7 +144,8 @@ def all_to_all(value: ArrayType, name: str, size: Dim, split: int | None, concat
         return Outcome(unknown)
     if tiled:
         dims[split] = _divided(dims[split], size)
-        dims[concat] = dims[concat] * size if isinstance(dims[concat], int) and isinstance(size, int) else None
+        joined = dims[concat]
+        dims[concat] = joined * size if isinstance(joined, int) and isinstance(size, int) else None
     else:
         del dims[split]
         dims.insert(concat, size)

@@ -70,7 +70,7 @@ class Context:
         """A jitted function's body: jit binds no name, so where nothing maps the code around
         it, none is bound inside."""
         if self.bound is None and self.unmapped:
-            return replace(self, bound=frozenset(), binders=self.binders + (binder,))
+            return replace(self, bound=frozenset(), binders=(*self.binders, binder))
         return self
 
     def deeper(self) -> Context:
