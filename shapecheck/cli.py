@@ -101,10 +101,10 @@ def _main(args_list: list[str]) -> int:
 def _check(args: argparse.Namespace, argv: list[str]) -> int:
     from dataclasses import replace
 
-    from shapecheck.config import ConfigError, load_config
+    from shapecheck.config import ConfigError, config_for, load_config
     from shapecheck.files import discover
     from shapecheck.reporting import OutputOptions
-    from shapecheck.stdin import config_for, stdin_path
+    from shapecheck.stdin import stdin_path
 
     record = None
     try:
@@ -140,9 +140,11 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
     if stdin is not None:
         from shapecheck.stdin import check_stdin
 
-        checked = check_stdin(stdin, config)
-        if checked is None:
+        stdin_run = check_stdin(stdin, config)
+        if stdin_run is None:
             return EXIT_CLEAN  # an excluded PATH prints nothing, as ruff does
+        checked, text = stdin_run
+        output = replace(output, texts={str(stdin): text})
         found = (checked.diagnostics if args.baseline is None
                  else _baselined(args, checked.diagnostics, [str(stdin)], config))
         if isinstance(found, int):

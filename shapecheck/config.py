@@ -112,6 +112,15 @@ _KEYS = {"select", "ignore", "exclude", "extend-exclude", "respect-gitignore", "
 _TARGET = re.compile(r"py3(\d{1,2})")
 
 
+
+def config_for(path: str | Path, config_file: Path | None = None) -> Config:
+    """The settings a file at `path` is checked with: `config_file`, else the nearest
+    pyproject.toml above its folder (which need not exist yet: an unsaved buffer's)."""
+    folder = Path(path).absolute().parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    return load_config(config_file, start=folder)
+
 def from_table(table: dict[str, object], root: Path) -> Config:
     unknown = sorted(set(table) - _KEYS)
     if unknown:

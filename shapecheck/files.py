@@ -142,6 +142,11 @@ def discover(paths: Sequence[str | Path], config: Config) -> list[Path]:
 _SOURCES = (".py", ".pyi")
 
 
+
+def excluded(path: str | Path, config: Config) -> bool:
+    """Whether the configured excludes leave `path` out (what `check PATH` would skip)."""
+    return not discover([Path(path)], config)
+
 def _walk(folder: Path, matcher: _Matcher, floor: Path | None) -> Iterator[Path]:
     try:
         with os.scandir(folder) as listing:

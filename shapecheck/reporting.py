@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from shapecheck.diagnostic import INCOMPLETE, Diagnostic
@@ -74,6 +74,7 @@ class OutputOptions:
     statistics: bool = False
     exit_zero: bool = False
     output_file: Path | None = None
+    texts: Mapping[str, str] = field(default_factory=dict)  # checked in place of files, by path
 
     def problem(self) -> str | None:
         """Why these options cannot be used together, if they cannot."""
@@ -89,7 +90,7 @@ def render(diagnostics: Sequence[Diagnostic], files: int, root: Path, options: O
 
     if options.statistics:
         return render_statistics(diagnostics, files, options.format)
-    return formatter(options.format)(diagnostics, files, root)
+    return formatter(options.format)(diagnostics, files, root, options.texts)
 
 
 def emit(diagnostics: Sequence[Diagnostic], files: int, errors: int, root: Path,

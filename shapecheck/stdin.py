@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
-from shapecheck.config import Config, ConfigError, load_config
+from shapecheck.config import Config, ConfigError
 from shapecheck.engine import Engine
-from shapecheck.files import discover
-from shapecheck.formats.text import UNSAVED
+from shapecheck.files import excluded
 from shapecheck.parsing import SourceDecodeError, decode
 from shapecheck.project import ProjectIndex
 from shapecheck.results import FileResult, Report
@@ -35,22 +34,9 @@ def stdin_path(paths: list[str], filename: str | None) -> str | None:
     return filename or STDIN
 
 
-def config_for(path: str | Path, config_file: Path | None = None) -> Config:
-    """The settings a file at `path` is checked with: `config_file`, else the nearest
-    pyproject.toml above its folder (which need not exist yet: an unsaved buffer's)."""
-    folder = Path(path).absolute().parent
-    while not folder.is_dir() and folder != folder.parent:
-        folder = folder.parent
-    return load_config(config_file, start=folder)
-
-
-def excluded(path: str | Path, config: Config) -> bool:
-    """Whether the configured excludes leave `path` out (what `check PATH` would skip)."""
-    return not discover([Path(path)], config)
-
-
-def check_stdin(path: str, config: Config, stream: BinaryIO | None = None) -> Report | None:
-    """Check the text on `stream` (stdin) as the file `path`; None when `path` is excluded.
+def check_stdin(path: str, config: Config, stream: BinaryIO | None = None) -> tuple[Report, str] | None:
+    """Check the text on `stream` (stdin) as the file `path`: the report and the text checked
+    (which output formats quote in place of the file's); None when `path` is excluded.
 
     The text is decoded as a file's would be (BOM, PEP 263 line, UTF-8); text that cannot be
     decoded is an error for that file, as for a file on disk.
@@ -61,7 +47,6 @@ def check_stdin(path: str, config: Config, stream: BinaryIO | None = None) -> Re
     try:
         text = decode(data)
     except SourceDecodeError as error:
-        return Report([FileResult(path, (), (), f"cannot decode file: {error}")])
-    UNSAVED[path] = text
+        return Report([FileResult(path, (), (), f"cannot decode file: {error}")]), ""
     engine = Engine(config, ProjectIndex.of([path], [config.root]))
-    return Report([engine.analyze(path, text)])
+    return Report([engine.analyze(path, text)]), text

@@ -68,8 +68,9 @@ def _config(args: argparse.Namespace, command: str) -> Config | None:
 
 def annotate(args: argparse.Namespace) -> int:
     from shapecheck.codemods.annotate import annotate_text
-    from shapecheck.codemods.driver import EXIT_ERROR, run
+    from shapecheck.codemods.driver import run
     from shapecheck.engine import Engine, tune_gc
+    from shapecheck.exits import EXIT_ERROR
     from shapecheck.project import ProjectIndex
 
     config = _config(args, "annotate")
@@ -89,8 +90,9 @@ def annotate(args: argparse.Namespace) -> int:
 
 
 def migrate(args: argparse.Namespace) -> int:
-    from shapecheck.codemods.driver import EXIT_ERROR, run
+    from shapecheck.codemods.driver import run
     from shapecheck.codemods.migrate import migrate_text
+    from shapecheck.exits import EXIT_ERROR
 
     config = _config(args, "migrate")
     if config is None:

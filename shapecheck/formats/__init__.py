@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import import_module
 from pathlib import Path
 from typing import Final, Protocol, cast
@@ -11,10 +11,13 @@ from shapecheck.diagnostic import Diagnostic
 
 
 class Formatter(Protocol):
-    def __call__(self, diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None) -> str:
+    def __call__(self, diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None,
+                 texts: Mapping[str, str] | None = None) -> str:
         """(diagnostics, number of files checked, project root) -> the whole output.
 
-        `root` (default: the working directory) is what the CI formats make paths relative to.
+        `root` (default: the working directory) is what the CI formats make paths relative to;
+        `texts` are what was checked in place of files (an editor's unsaved buffer), by path,
+        for the formats that quote source lines.
         """
         ...
 

@@ -5,7 +5,7 @@ writes them). The properties are escaped as the agent unescapes them (`;` `]` `%
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from shapecheck.diagnostic import Diagnostic, Severity
@@ -23,7 +23,8 @@ def _message(text: str) -> str:
     return text.replace("%", "%AZP25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None) -> str:
+def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None,
+           texts: Mapping[str, str] | None = None) -> str:
     lines = []
     for d in diagnostics:
         notes = "".join(f"\nnote: {n.message} ({n.path}:{n.span.line})" for n in d.notes)

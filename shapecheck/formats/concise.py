@@ -3,7 +3,7 @@ output), then the summary line of `text`. Grep, editors' error lists and `wc -l`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from shapecheck.diagnostic import Diagnostic
@@ -11,7 +11,8 @@ from shapecheck.formats.locations import one_line, shown
 from shapecheck.formats.text import summary
 
 
-def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None) -> str:
+def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None,
+           texts: Mapping[str, str] | None = None) -> str:
     lines = [f"{shown(d.path)}:{d.span.line}:{d.span.column + 1}: {d.code} {one_line(shown(d.message))}"
              for d in diagnostics]
     return "".join(line + "\n" for line in lines) + summary(diagnostics, files) + "\n"

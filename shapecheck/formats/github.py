@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from shapecheck.diagnostic import Diagnostic
@@ -17,7 +17,8 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None) -> str:
+def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None,
+           texts: Mapping[str, str] | None = None) -> str:
     lines = []
     for d in diagnostics:
         message = shown(d.message + "".join(f"\nnote: {n.message} ({n.path}:{n.span.line})" for n in d.notes))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,5 +64,6 @@ def issues(diagnostics: Sequence[Diagnostic], root: Path) -> list[dict[str, Any]
     return out
 
 
-def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None) -> str:
+def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None,
+           texts: Mapping[str, str] | None = None) -> str:
     return json.dumps(issues(diagnostics, root or Path.cwd()), indent=2) + "\n"

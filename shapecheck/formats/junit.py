@@ -10,7 +10,7 @@ diagnostics is one passing test case, so the report is never empty. Text is kept
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import groupby
 from pathlib import Path
 from xml.etree import ElementTree
@@ -25,7 +25,8 @@ def _xml(text: str) -> str:
     return _NOT_XML.sub(lambda match: f"\\x{ord(match.group()):02x}", shown(text))
 
 
-def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None) -> str:
+def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None,
+           texts: Mapping[str, str] | None = None) -> str:
     count = len(diagnostics)
     suites = ElementTree.Element("testsuites", name="shapecheck", tests=str(max(count, 1)),
                                  failures=str(count), errors="0")

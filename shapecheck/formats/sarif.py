@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -93,7 +93,8 @@ def _rules() -> list[dict[str, Any]]:
     return rules
 
 
-def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None) -> str:
+def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None,
+           texts: Mapping[str, str] | None = None) -> str:
     from shapecheck import __version__
 
     root = root or Path.cwd()

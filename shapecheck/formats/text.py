@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import tokenize
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -12,10 +12,6 @@ from shapecheck.diagnostic import Diagnostic, Span
 from shapecheck.files import open_regular
 from shapecheck.formats.locations import shown
 from shapecheck.positions import split_lines
-
-UNSAVED: dict[str, str] = {}
-"""Texts checked in place of a file's (`check --stdin-filename PATH -`), by path: the excerpt
-shows the text that was checked, not what is on disk."""
 
 
 class _Sources:
@@ -26,7 +22,10 @@ class _Sources:
     One render's only: a path read in an earlier run may name another file now.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, texts: Mapping[str, str]) -> None:
+        # Texts checked in place of a file's (`check --stdin-filename PATH -`): an excerpt
+        # shows the text that was checked, not what is on disk.
+        self.texts = texts
         self.path: str | None = None
         self.lines: list[str] = []
         self.rest: Iterator[str] = iter(())
@@ -48,8 +47,8 @@ class _Sources:
         self.close()
         self.path = path
         self.lines = []
-        if path in UNSAVED:
-            self.lines = split_lines(UNSAVED[path])
+        if path in self.texts:
+            self.lines = split_lines(self.texts[path])
             return
         try:
             self.file = open_regular(path)
@@ -107,9 +106,10 @@ def _window(source: str, column: int, end: int) -> tuple[str, int, int]:
     return window, column + shift, min(end + shift, len(head) + stop - start)
 
 
-def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None) -> str:
+def render(diagnostics: Sequence[Diagnostic], files: int, root: Path | None = None,
+           texts: Mapping[str, str] | None = None) -> str:
     out: list[str] = []
-    sources = _Sources()
+    sources = _Sources(texts or {})
     try:
         for d in diagnostics:
             out.append(f"{shown(d.path)}:{d.span.line}:{d.span.column + 1}: {d.code} {shown(d.message)}")

@@ -10,12 +10,12 @@ import logging
 import traceback
 from pathlib import Path
 
-from shapecheck.config import Config, ConfigError, find_pyproject
+from shapecheck.config import Config, ConfigError, config_for, find_pyproject
 from shapecheck.engine import Engine
+from shapecheck.files import excluded
 from shapecheck.lsp.analysis import Analysis
 from shapecheck.lsp.buffers import Buffer, BufferSource
 from shapecheck.results import FileResult
-from shapecheck.stdin import config_for, excluded
 
 log = logging.getLogger(__name__)
 
