@@ -382,15 +382,26 @@ def _transpose(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType
     if not isinstance(value, ArrayType) or value.rank is None:
         return st.UNKNOWN
     rank = value.rank
-    if call.name.startswith("attr:"):
-        permutation: list[int] | None = list(reversed(range(rank)))
-        if call.name == "attr:mT":
-            permutation = [*range(rank - 2), rank - 1, rank - 2] if rank >= 2 else None
-    elif call.signature is not None and call.signature.variadic is not None:
+    permutation: list[int] | None
+    if call.signature is not None and call.signature.variadic is not None:
         permutation = _permutation(call.rest(), rank)  # `x.transpose(1, 0)`
     else:
         permutation = _permutation([call.arg("axes")] if call.given("axes") else [], rank)
     return st.transpose(value, permutation) if permutation is not None else st.UNKNOWN
+
+
+def _attribute_transpose(matrix: bool) -> Rule:
+    """`.T` reverses the dims; `.mT` swaps the last two (the interpreter reads attributes unnamed)."""
+
+    def rule(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+        value = call.arg("a")
+        if not isinstance(value, ArrayType) or value.rank is None or (matrix and value.rank < 2):
+            return st.UNKNOWN
+        rank = value.rank
+        order = [*range(rank - 2), rank - 1, rank - 2] if matrix else list(reversed(range(rank)))
+        return st.transpose(value, order)
+
+    return rule
 
 
 def _swapaxes(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
@@ -607,8 +618,8 @@ RULES: Final[dict[str, Rule | str]] = {
     "layout_api.reshape_handler": _reshape,
     "layout_api.ravel": _reshape,
     "layout_api.transpose": _transpose,
-    "layout_api.transpose_attr": _transpose,
-    "layout_api.matrix_transpose": _transpose,
+    "layout_api.transpose_attr": _attribute_transpose(matrix=False),
+    "layout_api.matrix_transpose": _attribute_transpose(matrix=True),
     "layout_api.swapaxes": _swapaxes,
     "layout_api.expand_dims": _expand_dims,
     "layout_api.squeeze": _squeeze,
