@@ -3,6 +3,7 @@ NumPy's random generators (`np.random.default_rng(seed).normal(size=...)`, `np.r
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Literal
 
 from shapecheck.algebra import promotion, sampling
@@ -79,6 +80,13 @@ def arange(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     dtype = dtype_or(call, default)
     if not bounds or any(name in call.kwargs for name in bounds):
         return ArrayType(dtype, (None,))  # `arange(stop=5)` and friends: not worth the cases
+    if len(literals) == len(values) and any(isinstance(n, float) for n in literals):
+        # Float bounds: ceil((stop - start) / step) elements, as NumPy (and so JAX) count them.
+        start, stop, step = ([0.0, *literals, 1.0] if len(literals) == 1 else [*literals, 1.0])[:3] \
+            if len(literals) < 3 else literals
+        if step == 0 or not all(math.isfinite(n) for n in (start, stop, step)):
+            return ArrayType(dtype, (None,))
+        return ArrayType(dtype, (max(0, math.ceil((stop - start) / step)),))
     numbers = [as_int(call.arg(name)) for name in bounds]
     if any(n is None for n in numbers):
         return ArrayType(dtype, (None,))
