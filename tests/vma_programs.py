@@ -234,3 +234,18 @@ def checked(source: str) -> tuple[Verdict, list[str]]:
     if not codes:
         return "ok", shown
     return ("vma" if codes == {"SC210"} else "other"), shown
+
+
+def fixed(source: str) -> str:
+    """The program after `shapecheck check --fix`'s passes over it."""
+    from shapecheck.api import analyze_source
+    from shapecheck.fixes import MAX_PASSES, apply
+
+    text = source
+    for _ in range(MAX_PASSES):
+        diagnostics = analyze_source("program.py", text).diagnostics
+        applied = apply("program.py", text, diagnostics, unsafe=False)
+        if applied.text == text:
+            break
+        text = applied.text
+    return text

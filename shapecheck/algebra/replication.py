@@ -128,14 +128,13 @@ def pcast(value: ArrayType, axes: Sequence[str], sizes: Mapping[str, Dim], check
     problems: list[Problem] = []
     if already:
         rest = [axis for axis in axes if axis not in already]
-        listed = ", ".join(repr(axis) for axis in already)
-        advice = (f"cast over the others only: {pcast_call(rest, shown)}" if rest
-                  else "drop the pcast: it varies over them already")
+        advice = (f"{RECAST}{pcast_call(rest)}" if rest else f"{UNCAST}: it varies over "
+                  f"{'them' if len(already) > 1 else 'it'} already")
         problems.append(Problem(
             Code.VARYING_AXES_MISMATCH,
-            f"lax.pcast to 'varying' over mesh axis{'es' if len(already) > 1 else ''} {listed}, but `{shown}` "
-            f"already varies over {'them' if len(already) > 1 else 'it'} ({typed(value, checked)}): JAX refuses "
-            f"a cast from varying to varying; {advice}", axes=tuple(already)))
+            f"lax.pcast to 'varying' over {_axes_words(already)}, but `{shown}` already varies over "
+            f"{'them' if len(already) > 1 else 'it'} ({typed(value, checked)}): JAX refuses a cast from varying to "
+            f"varying; {advice}", axes=tuple(already)))
     named = dict(value.named)
     named.update((axis, named.get(axis, sizes.get(axis))) for axis in axes)
     return value.with_named(named), problems
@@ -246,6 +245,11 @@ def branch_problem(api: str, names: tuple[str, str], mismatch: VaryingMismatch, 
         f"from {names[1]} ({typed(mismatch.second, checked)}): make {names[1]}'s vary over "
         f"{'it' if len(missing) == 1 else 'them'} too, cast {what}: {pcast_call(missing)}", axes=tuple(missing))
 
+
+RECAST: Final = "cast over the others only: "
+"""An SC210 message on a `pcast` over axes some of which its value varies over already ends with
+this and the cast to write instead (`UNCAST` where none is left to cast over)."""
+UNCAST: Final = "drop the pcast"
 
 FIXABLE: Final = re.compile(r"cast it(?: back)?: jax\.lax\.pcast\(\.\.\., \(([^()]*)\), to='varying'\)$")
 """What an SC210 message ends with when it is reported at the very value to cast: the axes."""

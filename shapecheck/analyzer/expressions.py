@@ -10,6 +10,7 @@ import ast
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, cast
 
+from shapecheck.algebra import replication
 from shapecheck.analyzer import containers
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -426,5 +427,5 @@ def _placement(value: ArrayType, ctx: Context) -> Placement | None:
     resources = ctx.resource_map
     named = [name for name, _ in value.named]
     placement = Placement(tuple((name, resources[name]) for name in named if name in resources),
-                          tuple(sorted(name for name in named if name in ctx.manual)))
+                          replication.ordered((name for name in named if name in ctx.manual), ctx.checked))
     return placement if placement.resources or placement.varying else None

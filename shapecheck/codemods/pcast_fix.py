@@ -13,9 +13,10 @@ can: through `from jax import lax` where it does that, else `jax.lax`, importing
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra.replication import FIXABLE
+from shapecheck.algebra.replication import FIXABLE, RECAST, UNCAST
 from shapecheck.diagnostic import Diagnostic, Span
 
 if TYPE_CHECKING:
@@ -24,51 +25,131 @@ if TYPE_CHECKING:
     from shapecheck.fixes import Fix, Source
 
 TITLE = "Cast to vary over {axes}"
+FIXABLE_RECAST: Final = re.compile(re.escape(RECAST) + r"jax\.lax\.pcast\(\.\.\., \(([^()]*)\), to='varying'\)$")
 
 
 def fixable_axes(message: str) -> tuple[str, ...] | None:
     """The axes an SC210 message asks to cast its value over, where it points at that value."""
     found = FIXABLE.search(message)
-    if found is None:
-        return None
+    return _literal_axes(found.group(1)) if found is not None else None
+
+
+def _literal_axes(listed: str) -> tuple[str, ...] | None:
+    """`'X', 'Y'` (a tuple's inside, as a message writes it) as names."""
+    listed = listed.rstrip()
     try:
-        listed = found.group(1).rstrip()
         axes = ast.literal_eval(f"({listed}{'' if listed.endswith(',') else ','})")
     except (ValueError, SyntaxError):
         return None
-    return tuple(axes) if all(isinstance(axis, str) for axis in axes) and axes else None
+    return tuple(axes) if axes and all(isinstance(axis, str) for axis in axes) else None
 
 
 def pcast_fix(diagnostic: Diagnostic, source: Source) -> Fix | None:
-    """The fix for one SC210 diagnostic: its value wrapped in the cast its message names."""
+    """The fix for one SC210 diagnostic: its value wrapped in the cast its message names (or, for
+    a `pcast` over axes its value varies over already, that cast over the others only)."""
     import libcst as cst
 
     from shapecheck.fixes import Applicability, Fix
 
-    axes = fixable_axes(diagnostic.message)
-    if axes is None:
-        return None
     target = _expression_at(source, diagnostic.span)
     if target is None:
         return None
+    if diagnostic.message.rstrip().endswith(("already", "to='varying')")) and (
+            UNCAST in diagnostic.message or RECAST in diagnostic.message):
+        return _recast(diagnostic.message, target)
+    axes = fixable_axes(diagnostic.message)
+    if axes is None:
+        return None
+    title = TITLE.format(axes=", ".join(repr(axis) for axis in axes))
+    merged = _merged(target, axes)
+    if merged is not None:
+        return Fix(title, Applicability.SAFE, ((target, merged),))
     callee, imports = _callee(source.module)
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
     wrapped = cst.Call(
         func=cst.parse_expression(callee),
-        args=[cst.Arg(target.with_changes(lpar=[], rpar=[]) if _bare_parens(target) else target,
-                      comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-              cst.Arg(cst.parse_expression(_axes_literal(axes)),
-                      comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-              cst.Arg(cst.SimpleString("'varying'"), keyword=cst.Name("to"),
-                      equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                            whitespace_after=cst.SimpleWhitespace("")))])
+        args=[cst.Arg(target.with_changes(lpar=[], rpar=[]) if _bare_parens(target) else target, comma=comma),
+              cst.Arg(cst.parse_expression(_axes_literal(axes)), comma=comma),
+              cst.Arg(cst.SimpleString("'varying'"), keyword=cst.Name("to"), equal=equal)])
     replacements: list[tuple[cst.CSTNode, cst.CSTNode]] = [(target, wrapped)]
-    if imports is not None:
-        first = source.module.body[_import_position(source.module)] if source.module.body else None
-        if first is not None:
-            line = cst.parse_statement("import jax\n")
-            replacements = [(target, wrapped), (first, cst.FlattenSentinel([line, first]))]  # type: ignore[list-item]
-    title = TITLE.format(axes=", ".join(repr(axis) for axis in axes))
+    if imports is not None and source.module.body:
+        first = source.module.body[_import_position(source.module)]
+        line = cst.parse_statement("import jax\n")
+        replacements.append((first, cst.FlattenSentinel([line, first])))  # type: ignore[arg-type]
     return Fix(title, Applicability.SAFE, tuple(replacements))
+
+
+def _recast(message: str, target: cst.BaseExpression) -> Fix | None:
+    """A `pcast` over axes its value varies over already: over the others, or none."""
+    import libcst as cst
+
+    from shapecheck.fixes import Applicability, Fix
+
+    if not isinstance(target, cst.Call) or not _is_pcast(target) or not target.args:
+        return None
+    if message.rstrip().endswith("already"):
+        operand = target.args[0].value
+        if not _atomic(operand):
+            operand = operand.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return Fix("Remove the pcast", Applicability.SAFE, ((target, operand),))
+    found = FIXABLE_RECAST.search(message)
+    if found is None or len(target.args) < 2:
+        return None
+    axes = _literal_axes(found.group(1))
+    if axes is None:
+        return None
+    args = list(target.args)
+    args[1] = args[1].with_changes(value=cst.parse_expression(_axes_literal(axes)))
+    title = "Cast over " + ", ".join(repr(axis) for axis in axes) + " only"
+    return Fix(title, Applicability.SAFE, ((target, target.with_changes(args=args)),))
+
+
+def _merged(target: cst.BaseExpression, axes: tuple[str, ...]) -> cst.BaseExpression | None:
+    """`target` itself a `pcast(x, written, to='varying')` with literal axes: the same cast over
+    `written` and `axes` (rather than a cast of a cast)."""
+    import libcst as cst
+
+    if not isinstance(target, cst.Call) or not _is_pcast(target) or len(target.args) < 2 \
+            or target.args[1].keyword is not None:
+        return None
+    written = _literal_axes_node(target.args[1].value)
+    if written is None:
+        return None
+    union = (*written, *(axis for axis in axes if axis not in written))
+    args = list(target.args)
+    args[1] = args[1].with_changes(value=cst.parse_expression(_axes_literal(union)))
+    return target.with_changes(args=args)
+
+
+def _is_pcast(call: cst.Call) -> bool:
+    import libcst as cst
+
+    name = call.func.attr.value if isinstance(call.func, cst.Attribute) else \
+        call.func.value if isinstance(call.func, cst.Name) else ""
+    to = [arg for arg in call.args if arg.keyword is not None and arg.keyword.value == "to"]
+    return name == "pcast" and len(to) == 1 and isinstance(to[0].value, cst.SimpleString) \
+        and to[0].value.evaluated_value == "varying"
+
+
+def _literal_axes_node(node: cst.BaseExpression) -> tuple[str, ...] | None:
+    import libcst as cst
+
+    items = node.elements if isinstance(node, cst.Tuple | cst.List) else [node]
+    found: list[str] = []
+    for item in items:
+        value = item.value if isinstance(item, cst.Element) else item
+        if not isinstance(value, cst.SimpleString) or not isinstance(value.evaluated_value, str):
+            return None
+        found.append(value.evaluated_value)
+    return tuple(found)
+
+
+def _atomic(node: cst.BaseExpression) -> bool:
+    import libcst as cst
+
+    return bool(node.lpar) or isinstance(node, cst.Name | cst.Call | cst.Attribute | cst.Subscript | cst.SimpleString
+                                         | cst.Integer | cst.Float | cst.Tuple | cst.List | cst.Dict)
 
 
 def rewrite(path: str, text: str, diagnostic: Diagnostic) -> str | None:

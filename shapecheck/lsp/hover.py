@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from shapecheck.algebra.replication import vma_text
+from shapecheck.algebra.sharding_types import typeof
 from shapecheck.diagnostic import Span
 from shapecheck.lsp.analysis import Analysis
 from shapecheck.lsp.assignments import contains, within
@@ -47,7 +49,9 @@ def _hover(value: ArrayType, lines: Lines, span: Span, placement: Placement | No
         text += "".join(f"\n\n`{name}` is split over mesh {_axes(axes)} (`axis_resources`)"
                         for name, axes in placement.resources)
         if placement.varying:
-            text += f"\n\nvaries over mesh {_axes(placement.varying)} (differs between their devices)"
+            jax_type = typeof(value.with_sharding(None)) + vma_text(placement.varying, placement.varying)
+            text += (f"\n\n`jax.typeof`: `{jax_type}`: varies over mesh {_axes(placement.varying)} "
+                     "(differs between their devices)")
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
                        range=lines.range(span))
 

@@ -138,7 +138,7 @@ async def test_hover_inside_a_map_shows_the_mesh_axes(client: Client, tmp_path: 
                                      "`batch` is split over mesh axes `x`, `y` (`axis_resources`)")
     # In a shard_map body: the per-device block, and the mesh axes it differs along.
     assert await hover("v * 3") == ("```python\nf32[(2, 4)]\n```\n\n"
-                                     "varies over mesh axis `data` (differs between their devices)")
+                                     "`jax.typeof`: `float32[2,4]{V:data}`: varies over mesh axis `data` (differs between their devices)")
     assert await hover("ones((3,)) * 2") == "```python\nf32[(3,)]\n```"  # outside any map
 
 
