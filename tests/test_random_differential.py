@@ -157,3 +157,10 @@ def test_numpy_generators_agree_with_numpy(call: str) -> None:
 ])
 def test_cases_agree(call: str) -> None:
     agree(f"import jax\nimport jax.numpy as jnp\nimport numpy as np\nout = {call}\n", CODES)
+
+
+@pytest.mark.parametrize("key", ["jax.random.PRNGKey(0)", "jax.random.key(0)"])
+def test_split_keys_unpack_into_single_keys(key: str) -> None:
+    # The idiom of every training loop: the keys unpacked from split are single keys again.
+    agree(f"import jax\nkey = {key}\nkey, sub = jax.random.split(key)\na, b, c = jax.random.split(sub, 3)\nout = c\n")
+    agree(f"import jax\nkey, *rest = jax.random.split({key}, 4)\nout = jax.random.split(rest[2], (2, 3))\n")

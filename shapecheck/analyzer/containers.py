@@ -58,8 +58,10 @@ def as_sequence(value: Value) -> Value:
 
 def unpack(value: Value, count: int, starred: int | None) -> list[Value] | None:
     """The values `count` targets take from `value` (the one at `starred` a list of the rest),
-    or None when the lengths are not known to fit."""
-    value = as_sequence(value)
+    or None when the lengths are not known to fit. An array unpacks into its rows
+    (`key, sub = jax.random.split(key)`)."""
+    rows = iteration(value) if isinstance(value, ArrayType) else None
+    value = Seq(rows) if rows is not None else as_sequence(value)
     if not isinstance(value, Seq):
         return None
     items = value.items
