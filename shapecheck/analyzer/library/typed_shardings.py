@@ -504,7 +504,15 @@ def _subscript(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType
         return st.UNKNOWN
     parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     kinds: list[str | int] = []
+    dim = 0  # the base's dim this part indexes (before any `...`)
     for part in parts:
+        if isinstance(part, ast.Slice) and "..." not in kinds and dim < base.rank \
+                and _full(part, base.dims[dim]):
+            kinds.append(":")  # `x[:8]` of a dim of 8: the whole dim
+            dim += 1
+            continue
+        if not (isinstance(part, ast.Constant) and part.value in (None, Ellipsis)):
+            dim += 1
         if isinstance(part, ast.Constant) and part.value is Ellipsis:
             kinds.append("...")
         elif isinstance(part, ast.Constant) and part.value is None:
@@ -512,6 +520,8 @@ def _subscript(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType
         elif isinstance(part, ast.Slice) and part.lower is None and part.upper is None and part.step is None:
             kinds.append(":")
         elif isinstance(part, ast.Slice):
+            if any(bound is not None and _literal_int(bound) is None for bound in (part.lower, part.upper, part.step)):
+                return st.UNKNOWN  # `x[:n]`: whether it takes the whole dim is not known
             kinds.append("slice")
         elif _literal_int(part) is not None:
             kinds.append("int")
@@ -550,6 +560,19 @@ def _subscript(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType
     if len(entries) != out.rank:
         return st.UNKNOWN
     return st.Typed(TypeSharding(tuple(entries), base.sharding.mesh))
+
+
+def _full(part: ast.Slice, size: object) -> bool:
+    """Whether a slice with literal bounds certainly takes the whole dim of this size."""
+    if part.step is not None and _literal_int(part.step) != 1:
+        return False
+    lower = 0 if part.lower is None else _literal_int(part.lower)
+    upper = _literal_int(part.upper) if part.upper is not None else None
+    if lower != 0:
+        return False
+    if part.upper is None:
+        return True
+    return isinstance(size, int) and upper is not None and upper >= size
 
 
 def _literal_int(node: ast.expr) -> int | None:
