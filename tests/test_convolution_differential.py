@@ -1,4 +1,4 @@
-"""lax.conv_general_dilated and lax.reduce_window against JAX: random layouts, strides,
+"""lax.conv_general_dilated, lax.conv_transpose and lax.reduce_window against JAX: random layouts, strides,
 dilations, paddings and groups, some of them planted wrong. JAX traces each program; the
 checker must report nothing where JAX accepts it and infer the shape it computes, and report
 (SC002 or SC104) where JAX refuses it."""
@@ -103,6 +103,55 @@ def conv_programs(draw: st.DrawFn) -> str:
           suppress_health_check=[HealthCheck.too_slow])
 @given(conv_programs())
 def test_conv_general_dilated_agrees_with_jax(program: str) -> None:
+    agree(program, CONV_CODES)
+
+
+@st.composite
+def conv_transpose_programs(draw: st.DrawFn) -> str:
+    n = draw(st.integers(1, 2))
+    chars = SPATIAL[:n]
+    layout = draw(st.sampled_from(("default", "channels_first")))
+    specs = ("N" + chars + "C", chars + "IO", "N" + chars + "C") if layout == "default" else \
+        ("NC" + chars, "OI" + chars, "NC" + chars)
+    transpose_kernel = draw(st.booleans())
+    sizes = {"N": draw(st.integers(1, 2)), "C": draw(st.integers(1, 3)), "O": draw(st.integers(1, 3))}
+    sizes["I"] = sizes["C"]
+    if transpose_kernel:
+        sizes["I"], sizes["O"] = sizes["O"], sizes["C"]
+    for c in chars:
+        sizes[c] = draw(st.integers(1, 6))
+    kernel = {c: draw(st.integers(1, 4)) for c in chars}
+    strides = tuple(draw(st.integers(1, 3)) for _ in chars)
+    padding: object = draw(st.sampled_from(("SAME", "VALID", "same", "pairs")))
+    if padding == "pairs":
+        padding = tuple((draw(st.integers(0, 3)), draw(st.integers(0, 3))) for _ in chars)
+    options = []
+    if draw(st.booleans()):
+        options.append(f"rhs_dilation={tuple(draw(st.integers(1, 2)) for _ in chars)!r}")
+    if layout != "default":
+        options.append(f"dimension_numbers={specs!r}")
+    if transpose_kernel:
+        options.append("transpose_kernel=True")
+    if padding != "same" and draw(st.booleans()):
+        options.append("use_consistent_padding=True")
+    if draw(st.integers(0, 4)) == 0:
+        sizes["C"] += 1  # planted: the input's features do not fit the kernel
+    lhs = tuple(sizes[c] for c in specs[0])
+    rhs = tuple(sizes[c] if c in "OI" else kernel[c] for c in specs[1])
+    call = ", ".join(["lhs", "rhs", repr(strides), repr(padding), *options])
+    return f"""
+        import jax.numpy as jnp
+        from jax import lax
+        lhs = jnp.zeros({lhs!r}, jnp.float32)
+        rhs = jnp.zeros({rhs!r}, jnp.float32)
+        out = lax.conv_transpose({call})
+        """
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(conv_transpose_programs())
+def test_conv_transpose_agrees_with_jax(program: str) -> None:
     agree(program, CONV_CODES)
 
 

@@ -201,6 +201,93 @@ def conv_general_dilated(
     return Outcome(ArrayType(dtype, tuple(result), named, None, named_open), tuple(problems))
 
 
+def conv_transpose(
+    lhs: ArrayType, rhs: ArrayType, strides: Window, padding: Padding,
+    rhs_dilation: Window | Default = DEFAULT, dimension_numbers: Layout | Sequence[str] | Default | None = DEFAULT,
+    transpose_kernel: bool | None = False, use_consistent_padding: bool | None = False,
+    preferred_element_type: str | Literal[False] | None = False,
+) -> Outcome:
+    """`lax.conv_transpose`: a convolution of `lhs` dilated by `strides` (a fractionally
+    strided one), with the padding of the forward convolution it undoes, as
+    `jax._src.lax.convolution.conv_transpose` computes it. Channels last by default."""
+    what = "lax.conv_transpose"
+    if lhs.rank is not None and rhs.rank is not None and lhs.rank != rhs.rank:
+        return conv_general_dilated(lhs, rhs, None, None, what=what)  # reports the ranks
+    rank = lhs.rank if lhs.rank is not None else rhs.rank
+    if dimension_numbers is DEFAULT:
+        if rank is None:
+            return Outcome(ArrayType(None, (), (), 0, True))
+        if not 2 <= rank <= 5:
+            return Outcome(ArrayType(None, (None,) * rank), (_option(
+                ConvArg.DIMENSION_NUMBERS, f"{what}: no default dimension_numbers for {rank} dims (JAX has them for "
+                "2 to 5); pass them"),))
+        dimension_numbers = ("N" + "HWD"[:rank - 2] + "C", "HWD"[:rank - 2] + "IO", "N" + "HWD"[:rank - 2] + "C")
+    if dimension_numbers is None or isinstance(dimension_numbers, Layout):
+        layout = dimension_numbers
+    else:
+        parsed = parse_layout(dimension_numbers, rank, what)
+        if isinstance(parsed, Problem):
+            return Outcome(ArrayType(None, (None,) * rank if rank is not None else (), (), None if rank is not None
+                                     else 0), (parsed,))
+        layout = parsed
+    if layout is None or rank is None:
+        return conv_general_dilated(lhs, rhs, None, None, dimension_numbers=layout, what=what)
+    spatial = rank - 2
+    kernel = _dims(rhs, rank)
+    if transpose_kernel is None:
+        kernel = (None,) * rank
+    elif transpose_kernel:
+        # The kernel's in- and out-feature dims swap roles (its spatial dims are flipped).
+        swapped = list(kernel)
+        swapped[layout.rhs[0]], swapped[layout.rhs[1]] = kernel[layout.rhs[1]], kernel[layout.rhs[0]]
+        kernel = tuple(swapped)
+    pads: Padding = padding
+    if use_consistent_padding is None:
+        pads = None
+    elif use_consistent_padding or padding in ("SAME", "VALID"):
+        if strides is None or padding is None:
+            pads = None
+        else:
+            forward: list[str | tuple[Dim, Dim]] = [padding] * len(strides) if isinstance(padding, str) \
+                else list(padding)
+            computed = []
+            for index, (stride, pad) in enumerate(zip(strides, forward, strict=False)):
+                if isinstance(pad, str) and pad not in ("SAME", "VALID"):
+                    return Outcome(ArrayType(None, (None,) * rank), (_option(
+                        ConvArg.PADDING, f"{what}: padding {pad!r} is neither 'SAME' nor 'VALID' nor (low, high) "
+                        "pairs of the forward convolution"),))
+                window = _dilate(kernel[layout.rhs[2 + index]] if index < spatial else None,
+                                 _entry(rhs_dilation, index))
+                computed.append(_transpose_padding(window, stride, pad))
+            pads = tuple(computed)
+    ones: tuple[Dim, ...] = (1,) * spatial
+    return conv_general_dilated(
+        lhs, ArrayType(rhs.dtype, kernel, rhs.named, None, rhs.named_open), ones, pads,
+        lhs_dilation=strides if strides is not None else None, rhs_dilation=rhs_dilation,
+        dimension_numbers=layout, preferred_element_type=preferred_element_type, what=what)
+
+
+def _transpose_padding(window: Dim, stride: Dim, padding: str | tuple[Dim, Dim]) -> tuple[Dim, Dim]:
+    """`convolution._conv_transpose_padding`: the padding of the dilated input that undoes a
+    forward convolution's `padding`."""
+    if not isinstance(window, int) or not isinstance(stride, int):
+        return None, None
+    if padding == "SAME":
+        total = window + stride - 2
+        before = window - 1 if stride > window - 1 else -(-total // 2)
+    elif padding == "VALID":
+        total = window + stride - 2 + max(window - stride, 0)
+        before = window - 1
+    elif isinstance(padding, str):
+        return None, None
+    else:
+        low, high = padding
+        if not isinstance(low, int) or not isinstance(high, int):
+            return None, None
+        before, total = window - low - 1, 2 * window - low - high - 2
+    return before, total - before
+
+
 def reduce_window(
     operand: ArrayType, window_dimensions: Window, window_strides: Window | Default = DEFAULT,
     padding: Padding = "VALID", base_dilation: Window | Default = DEFAULT,

@@ -20,7 +20,7 @@ from shapecheck.algebra.convolution import (
 from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import requested_dtype
+from shapecheck.analyzer.library.common import flag, requested_dtype
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import LAX
 from shapecheck.analyzer.scope import Scope
@@ -73,6 +73,25 @@ def conv_general_dilated(interp: Interpreter, call: CallArgs, ctx: Context, scop
     if malformed:
         outcome = Outcome(outcome.type, (*outcome.problems, _malformed_padding(call.short_name, ConvArg.PADDING)))
     return _finish(interp, call, outcome, _CONV_PARAMETERS)
+
+
+@REGISTRY.handles(f"{LAX}.conv_transpose",
+                  signature="lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None, "
+                            f"transpose_kernel=False, {_OPTIONS}, use_consistent_padding=False")
+def conv_transpose(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`lax.conv_transpose(x, w, strides, 'SAME')`: the upsampling convolution of decoders."""
+    lhs, rhs = call.arg("lhs"), call.arg("rhs")
+    if not isinstance(lhs, ArrayType) or not isinstance(rhs, ArrayType):
+        return None
+    padding, malformed = _padding(call.arg("padding"))
+    flags = [flag(call.arg(name)) if call.given(name) else False for name in ("transpose_kernel",
+                                                                              "use_consistent_padding")]
+    outcome = convolution.conv_transpose(
+        lhs, rhs, _window(call.arg("strides")), padding, _optional_window(call, "rhs_dilation"), _layout(call),
+        flags[0], flags[1], requested_dtype(call, "preferred_element_type"))
+    if malformed:
+        outcome = Outcome(outcome.type, (*outcome.problems, _malformed_padding(call.short_name, ConvArg.PADDING)))
+    return _finish(interp, call, outcome, {**_CONV_PARAMETERS, ConvArg.LHS_DILATION: "strides"})
 
 
 @REGISTRY.handles(f"{LAX}.reduce_window",

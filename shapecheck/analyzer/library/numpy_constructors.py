@@ -258,9 +258,22 @@ def numpy_dims_sampler(interp: Interpreter, call: CallArgs, ctx: Context, scope:
     return ArrayType(None, dims) if dims is not None and not call.kwargs else None
 
 
+@REGISTRY.handles(f"{_GENERATOR}.permutation", signature="x, axis=0")
+@REGISTRY.handles(*(f"{owner}.permutation" for owner in _LEGACY), signature="x")
+def numpy_permutation(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`rng.permutation(n)`: a shuffled `arange(n)`; of an array, its rows shuffled (its type)."""
+    x = call.arg("x")
+    count = as_int(x)
+    if count is not None:
+        return ArrayType(None, (count,))
+    return x if isinstance(x, ArrayType) and x.rank != 0 else None  # a 0-d array: NumPy refuses it
+
+
+@REGISTRY.handles(f"{_GENERATOR}.shuffle", signature="x, axis=0")
+@REGISTRY.handles(*(f"{owner}.shuffle" for owner in _LEGACY), signature="x")
 @REGISTRY.handles(*(f"{owner}.seed" for owner in _LEGACY), signature="seed=None")
 def numpy_seed(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return Const(None)
+    return Const(None)  # `seed` and the in-place `shuffle` return None
 
 
 def _parameter(value: Value) -> ArrayType | None:
