@@ -8,6 +8,10 @@
 | `jax.experimental.PartitionSpec`, `jax.experimental.pjit.PartitionSpec` | `jax.sharding.PartitionSpec` |
 | `pjit(f, in_axis_resources=a, out_axis_resources=b)` | `jax.jit(f, in_shardings=a, out_shardings=b)` |
 | `pjit.with_sharding_constraint(x, axis_resources=s)` | `jax.lax.with_sharding_constraint(x, shardings=s)` |
+| `jax.experimental.shard_map.shard_map(f, mesh, in_specs, out_specs, check_rep=c, auto=a)` | `jax.shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs, check_vma=c, axis_names=frozenset(mesh.axis_names) - frozenset(a))` |
+| `jax.lax.pvary(x, axes)` | `jax.lax.pcast(x, axes, to='varying')` |
+| `jax.sharding.use_mesh(mesh)` | `jax.set_mesh(mesh)` |
+| `jax.experimental.shard.reshard`, `auto_axes`, `explicit_axes` | `jax.sharding.reshard`, `auto_axes`, `explicit_axes` |
 
 The old function `maps.mesh` yielded nothing, as `jax.set_mesh` does, so `with ... as m:`
 binds None before and after. A use that has no such rewrite (a `maps.mesh(...)` kept for later,
@@ -31,6 +35,8 @@ RESOURCE_ENVS: Final = frozenset((f"{MAPS}.ResourceEnv", "jax._src.mesh.Resource
 PJIT: Final = f"{PJIT_MODULE}.pjit"
 PJIT_CONSTRAINT: Final = f"{PJIT_MODULE}.with_sharding_constraint"
 PARTIAL: Final = "functools.partial"
+EXPERIMENTAL_SHARD_MAP: Final = "jax.experimental.shard_map.shard_map"
+PVARY: Final = "jax.lax.pvary"
 
 # Where each member of a removed or changed module lives now: (module, name). The members
 # whose home is the runtime are the old mesh API it keeps working for what migrate leaves.
@@ -44,6 +50,12 @@ MEMBERS: Final = {
     f"{PJIT_MODULE}.PartitionSpec": ("jax.sharding", "PartitionSpec"),
     PJIT: ("jax", "jit"),
     PJIT_CONSTRAINT: ("jax.lax", "with_sharding_constraint"),
+    EXPERIMENTAL_SHARD_MAP: ("jax", "shard_map"),
+    PVARY: ("jax.lax", "pcast"),
+    "jax.sharding.use_mesh": ("jax", "set_mesh"),
+    "jax.experimental.shard.reshard": ("jax.sharding", "reshard"),
+    "jax.experimental.shard.auto_axes": ("jax.sharding", "auto_axes"),
+    "jax.experimental.shard.explicit_axes": ("jax.sharding", "explicit_axes"),
 }
 # The runtime's stand-ins for the old mesh API: their imports go when no use is left.
 RUNTIME_STAND_INS: Final = frozenset(name for module, name in MEMBERS.values() if module == RUNTIME) - {"xmap"}
@@ -53,8 +65,10 @@ RUNTIME_STAND_INS: Final = frozenset(name for module, name in MEMBERS.values() i
 KEYWORDS: Final = {
     PJIT: {"in_axis_resources": "in_shardings", "out_axis_resources": "out_shardings"},
     PJIT_CONSTRAINT: {"axis_resources": "shardings"},
+    EXPERIMENTAL_SHARD_MAP: {"check_rep": "check_vma"},
 }
-KEYWORD_ONLY: Final = {PJIT: ("in_shardings", "out_shardings", "static_argnums", "donate_argnums")}
+KEYWORD_ONLY: Final = {PJIT: ("in_shardings", "out_shardings", "static_argnums", "donate_argnums"),
+                       EXPERIMENTAL_SHARD_MAP: ("mesh", "in_specs", "out_specs", "check_vma", "auto")}
 
 
 def with_keywords(call: cst.Call, function: str, skip: int) -> cst.Call:
@@ -73,6 +87,33 @@ def with_keywords(call: cst.Call, function: str, skip: int) -> cst.Call:
             arg = arg.with_changes(keyword=cst.Name(renamed[arg.keyword.value]))
         args.append(arg)
     return call.with_changes(args=args)
+
+
+def manual_axes(call: cst.Call) -> cst.Call | None:
+    """A shard_map call (keywords already today's) with the old `auto=A` written as today's
+    `axis_names=`, its complement: `frozenset(mesh.axis_names) - frozenset(A)`. None when the mesh
+    is not a name or attribute (it would be built twice)."""
+    auto = next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == "auto"), None)
+    if auto is None:
+        return call
+    mesh = next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "mesh"), None)
+    if not isinstance(mesh, cst.Name | cst.Attribute):
+        return None
+    names = cst.Call(func=cst.Name("frozenset"), args=[cst.Arg(cst.Attribute(mesh, cst.Name("axis_names")))])
+    complement = cst.BinaryOperation(names, cst.Subtract(), cst.Call(func=cst.Name("frozenset"),
+                                                                     args=[cst.Arg(auto.value)]))
+    args = [arg.with_changes(keyword=cst.Name("axis_names"), value=complement) if arg is auto else arg
+            for arg in call.args]
+    return call.with_changes(args=args)
+
+
+def varying_cast(call: cst.Call) -> cst.Call:
+    """`pvary(x, axes)` -> `pcast(x, axes, to='varying')` (the callee is renamed elsewhere)."""
+    args = list(call.args)
+    if args and isinstance(args[-1].comma, cst.MaybeSentinel):
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return call.with_changes(args=[*args, cst.Arg(cst.SimpleString("'varying'"), keyword=cst.Name("to"),
+                                                  equal=_EQUAL)])
 
 
 def mesh_context(call: cst.Call) -> cst.Call:

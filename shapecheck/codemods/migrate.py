@@ -333,6 +333,15 @@ class _Migrator(cst.CSTTransformer):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         """pjit's and its with_sharding_constraint's old keywords renamed (also through functools.partial)."""
         names = self._qualified(original_node.func)
+        if old.PVARY in names:
+            return old.varying_cast(updated_node)
+        if old.EXPERIMENTAL_SHARD_MAP in names:
+            call = old.manual_axes(old.with_keywords(updated_node, old.EXPERIMENTAL_SHARD_MAP, skip=0))
+            if call is None:
+                self.messages.append(f"line {self._line(original_node)}: shard_map's `auto=` is left as written: "
+                                     "write `axis_names=` the mesh axes that are not auto")
+                return old.with_keywords(updated_node, old.EXPERIMENTAL_SHARD_MAP, skip=0)
+            return call
         for function in old.KEYWORDS:
             if function in names:
                 return old.with_keywords(updated_node, function, skip=0)
