@@ -508,3 +508,14 @@ def test_a_decorator_form_shard_map_binds_only_its_manual_axes() -> None:
 
         out = f(jnp.zeros((2, 1)))
         """) == {(3, "SC202"), (3, "SC205")}
+    # The partial form: its axis_names set is read as written too.
+    assert found("""        @partial(jax.shard_map, mesh=mesh, in_specs=P('y'), out_specs=P(), axis_names={'y'})
+        def f(a):
+            return a + jax.lax.psum(a, 'x')
+
+        @partial(jax.shard_map, mesh=mesh, in_specs=P('y'), out_specs=P(), axis_names={'y'})
+        def g(a):
+            return a
+
+        out = f(jnp.zeros((4,))), g(jnp.zeros((4,)))
+        """) == {(3, "SC202"), (5, "SC207")}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -40,7 +41,14 @@ REGISTRY = Registry()  # what this module handles; collected by `library.handler
 def partial(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if not call.given("func") or call.opaque:
         return None
-    return Partial(call.arg("func"), tuple(call.rest()), tuple(call.keywords().items()))
+    keywords = call.keywords()
+    for name, node in call.kwarg_nodes.items():
+        # A set of names (`axis_names={'x'}`) is read now, while its text is at hand: the
+        # interpreter tracks no sets.
+        if name in keywords and isinstance(node, ast.Set) and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+            keywords[name] = Seq(tuple(Const(e.value) for e in node.elts if isinstance(e, ast.Constant)))
+    return Partial(call.arg("func"), tuple(call.rest()), tuple(keywords.items()))
 
 
 _CHECKPOINT_OPTIONS = "prevent_cse=True, policy=None, static_argnums=()"
