@@ -70,3 +70,57 @@ def test_an_all_gather_over_a_manual_axis_varies_over_it() -> None:
     assert gathered == ArrayType("f32", (2, 4), (("x", 2),))
     assert unreplicated(spec(), settle(gathered, MANUAL)[1], WHAT) != []
     assert all_gather(ArrayType("f32", (4,), (("i", 2),)), "i", 2, 0, False) == ArrayType("f32", (2, 4))
+
+
+# ---------------------------------------------------------------- the varying type (SC210)
+
+CHECKED = ("x", "y")
+
+
+def test_vma_text_is_what_jax_typeof_prints() -> None:
+    from shapecheck.algebra.replication import typed, vma_text
+
+    assert vma_text((), CHECKED) == ""
+    assert vma_text(("x",), CHECKED) == "{V:x}"
+    assert vma_text(("y", "x"), CHECKED) == "{V:(x,y)}"  # in the mesh's order
+    assert typed(ArrayType("f32", (4, 4), (("x", 2), ("y", 4))), CHECKED) == "float32[4,4]{V:(x,y)}"
+
+
+def test_pcast_adds_axes_and_refuses_one_already_varying() -> None:
+    from shapecheck.algebra.replication import pcast, varying
+
+    fresh = ArrayType("f32", (4,))
+    cast, problems = pcast(fresh, ("x", "y"), MANUAL, CHECKED, "z")
+    assert varying(cast, CHECKED) == {"x", "y"} and not problems
+    _, problems = pcast(cast, ("x",), MANUAL, CHECKED, "z")
+    assert [p.code for p in problems] == ["SC210"] and "drop the pcast" in problems[0].message
+    _, problems = pcast(vary(fresh, spec(("x",)), MANUAL), ("x", "y"), MANUAL, CHECKED, "z")
+    assert "jax.lax.pcast(..., ('y',), to='varying')" in problems[0].message
+    # Without check_vma nothing is refused.
+    assert pcast(cast, ("x",), MANUAL, (), "z")[1] == []
+
+
+def test_varying_mismatches_of_carries_and_branches() -> None:
+    from shapecheck.algebra.control_flow import Node
+    from shapecheck.algebra.replication import carry_problem, varying_mismatches
+
+    fresh = ArrayType("f32", (4,))
+    both = vary(fresh, spec(("x", "y")), MANUAL)
+    assert varying_mismatches(fresh, fresh, "c", CHECKED) == []
+    (found,) = varying_mismatches(Node("tuple", (0, 1), (both, fresh)), Node("tuple", (0, 1), (both, both)), "c",
+                                  CHECKED)
+    assert (found.path, found.keys, found.gained, found.lost) == ("c[1]", (1,), ("x", "y"), ())
+    problem = carry_problem("lax.scan", found, CHECKED, exact=True)
+    assert problem.message.endswith("cast it: jax.lax.pcast(..., ('x', 'y'), to='varying')")
+    # An open named shape may vary over more: nothing it lacks for certain is reported.
+    assert varying_mismatches(ArrayType("f32", (4,), named_open=True), both, "c", CHECKED) == []
+
+
+def test_psum_over_axes_partly_varying_is_refused() -> None:
+    from shapecheck.algebra.replication import mixed_reduction
+
+    on_x = vary(ArrayType("f32", (4,)), spec(("x",)), MANUAL)
+    assert mixed_reduction(on_x, ("x",), CHECKED, "lax.psum", "a") is None
+    assert mixed_reduction(on_x, ("y",), CHECKED, "lax.psum", "a") is None
+    problem = mixed_reduction(on_x, ("x", "y"), CHECKED, "lax.psum", "a")
+    assert problem is not None and problem.axes == ("y",)
