@@ -140,7 +140,7 @@ def _place(choose: Chooser, program: Program, shape: tuple[int, ...] | None = No
 
 
 def _pick(choose: Chooser, program: Program, rank: int | None = None) -> str | None:
-    names = [n for n, s in program.shapes.items() if rank is None or len(s) == rank]
+    names = [n for n, s in program.shapes.items() if (rank is None and s) or len(s) == rank]
     return choose.choice(names) if names else None
 
 

@@ -96,12 +96,13 @@ def from_spec(spec: Sequence[Axes | None], rank: int, axis_types: Mapping[str, s
         entries.pop()
     if len(entries) > rank:
         return None
+    sizes = dict(mesh) if mesh is not None else {}
     dims: list[Entry] = []
     for entry in [*entries, *((),) * (rank - len(entries))]:
         kinds = {axis_types.get(axis) for axis in entry or ()}
-        if entry is None or None in kinds or len(kinds) > 1:
-            # Unknown axes, or a dim split over Auto and Explicit axes at once: JAX's type of
-            # that is not modelled (the benchmark found it drift).
+        if entry is None or None in kinds or len(kinds) > 1 or any(sizes.get(axis) == 1 for axis in entry):
+            # Unknown axes; a dim split over Auto and Explicit axes at once, or over a size-1
+            # axis (JAX keeps it in some results and drops it in others): not modelled.
             dims.append(None)
         else:
             dims.append(tuple(axis for axis in entry if axis_types[axis] == EXPLICIT))
