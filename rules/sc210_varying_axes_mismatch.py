@@ -30,7 +30,7 @@ WRONG = dedent("""\
         return acc
 
 
-    out = jax.shard_map(total, mesh=mesh, in_specs=P('X', 'Y'), out_specs=P('Y'))(jnp.ones((8, 16)))
+    out = jax.shard_map(total, mesh=mesh, in_specs=P('X', 'Y'), out_specs=P(('X', 'Y')))(jnp.ones((8, 16)))
 """)
 
 FIXED = dedent("""\
@@ -48,10 +48,10 @@ FIXED = dedent("""\
             return acc + row, None
 
         acc, _ = lax.scan(step, lax.pcast(jnp.zeros((4,)), ('X', 'Y'), to='varying'), x)
-        return lax.psum(acc, 'X')
+        return acc
 
 
-    out = jax.shard_map(total, mesh=mesh, in_specs=P('X', 'Y'), out_specs=P('Y'))(jnp.ones((8, 16)))
+    out = jax.shard_map(total, mesh=mesh, in_specs=P('X', 'Y'), out_specs=P(('X', 'Y')))(jnp.ones((8, 16)))
 """)
 
 # A branch that psums returns a value that varies over fewer axes than the other branch's; a

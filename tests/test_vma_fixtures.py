@@ -34,3 +34,12 @@ def test_jax_agrees_and_every_fix_makes_the_program_run(path: Path) -> None:
     after = fixed(source)
     assert checked(after) == ("ok", []), after
     assert verdict(after) == ("ok", ""), after
+
+
+def test_the_rule_fix_turns_its_wrong_example_into_its_fixed_one() -> None:
+    from shapecheck.rules import get_rule
+
+    rule = get_rule("SC210")
+    assert rule is not None
+    assert fixed(rule.wrong.source) == rule.fixed.source
+    assert verdict(rule.fixed.source) == ("ok", "")

@@ -1,4 +1,5 @@
-"""Code actions: silence a diagnostic on its line; write the inferred type as an annotation."""
+"""Code actions: silence a diagnostic on its line; apply the fix its rule offers; write the
+inferred type as an annotation."""
 
 from __future__ import annotations
 
@@ -38,8 +39,45 @@ def code_actions(analysis: Analysis, visible: types.Range, encoding: str,
                    and diagnostic.span.line <= d.range.end.line + 1]
         actions.append(_action(f"Suppress {diagnostic.code} on this line", analysis, lines,
                                [edit], related or None))
+        fixed = _rule_fix(analysis.buffer.text, diagnostic)
+        if fixed is not None:
+            actions.append(_action(fixed[0], analysis, lines, [fixed[1]], related or None))
     actions.extend(_annotations(analysis, lines, first, last))
     return actions
+
+
+def _rule_fix(text: str, diagnostic: Diagnostic) -> tuple[str, tuple[Span, str]] | None:
+    """The fix the diagnostic's rule offers (`shapecheck.fixes`), as one edit of the span it
+    changes: its title and (span, new text)."""
+    from shapecheck.fixes import Source, _replaced, fixers, fixes
+
+    if diagnostic.code not in fixers():
+        return None
+    source = Source.parse(diagnostic.path, text)
+    if source is None:
+        return None
+    found = fixes(source, [diagnostic])
+    if not found:
+        return None
+    _, fix = found[0]
+    new = _replaced(source.module, dict(fix.replacements)).code
+    start = 0
+    while start < min(len(text), len(new)) and text[start] == new[start]:
+        start += 1
+    end = 0
+    while end < min(len(text), len(new)) - start and text[-1 - end] == new[-1 - end]:
+        end += 1
+    return fix.title, (_span_of(text, start, len(text) - end), new[start:len(new) - end])
+
+
+def _span_of(text: str, start: int, end: int) -> Span:
+    """The span of `text[start:end]` (1-based lines, 0-based columns in characters)."""
+    def place(offset: int) -> tuple[int, int]:
+        line = text.count("\n", 0, offset) + 1
+        return line, offset - (text.rfind("\n", 0, offset) + 1)
+
+    (line, column), (end_line, end_column) = place(start), place(end)
+    return Span(line, column, end_line, end_column)
 
 
 def _action(title: str, analysis: Analysis, lines: Lines, edits: list[tuple[Span, str]],

@@ -167,6 +167,22 @@ async def test_suppress_on_this_line(client: Client, tmp_path: Path) -> None:
     assert [(d.range.start.line, d.code) for d in await client.diagnostics(uri)] == [(7, "SC006")]
 
 
+async def test_the_rule_fix_casts_an_initial_carry(client: Client, tmp_path: Path) -> None:
+    from shapecheck.rules import get_rule
+
+    rule = get_rule("SC210")
+    assert rule is not None
+    text = rule.wrong.source
+    uri = client.open(tmp_path / "ring.py", text)
+    (line, _), = rule.wrong.expected
+    cast = [a for a in await _actions(client, uri, line - 1) if a.title.startswith("Cast to vary over")]
+    assert [a.title for a in cast] == ["Cast to vary over 'X', 'Y'"]
+    text = apply_edits(text, cast[0])
+    assert "lax.scan(step, lax.pcast(jnp.zeros((4,)), ('X', 'Y'), to='varying'), x)" in text
+    client.change(uri, text)
+    assert await client.diagnostics(uri) == []
+
+
 async def test_insert_the_inferred_annotation(client: Client, tmp_path: Path) -> None:
     text = PROGRAM.replace("from shapecheck import f32\n", "").replace("f32[(4,), {'b': 8}]", "Any")
     text = "from typing import Any\n" + text.replace("def layer(x: Any, y: Any):", "def layer(x, y):")
