@@ -15,7 +15,7 @@ from tests.vma_programs import Program, checked, fixed, verdict
 
 pytest.importorskip("jax")
 
-SETTINGS = settings(max_examples=120, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=100, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -33,7 +33,7 @@ def test_the_checker_refuses_what_jax_refuses_for_its_varying_axes(source: str) 
     assert we_say == jax_says, f"JAX: {jax_says} {error}\nchecker: {we_say} {found}\n{source}"
 
 
-@settings(SETTINGS, max_examples=40)
+@settings(SETTINGS, max_examples=30)
 @given(programs())
 def test_every_fix_makes_the_program_run(source: str) -> None:
     if checked(source)[0] != "vma":
