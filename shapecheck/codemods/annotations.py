@@ -42,7 +42,8 @@ def annotation_for(value: ArrayType) -> Annotation | None:
     """`f32[(5, 7), {'batch': 20}]` (or `f32[(5, 7)]` without named axes); None unless fully known."""
     if not fully_known(value) or value.dtype is None:
         return None
-    return Annotation(str(value), SHAPECHECK_MODULE, value.dtype)
+    # The annotation language spells no sharding yet: the shape alone (str shows a known split).
+    return Annotation(str(value.with_sharding(None)), SHAPECHECK_MODULE, value.dtype)
 
 
 def jaxtyping_annotation_for(value: ArrayType, array: str = "Array") -> Annotation | None:
