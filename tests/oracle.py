@@ -3,7 +3,7 @@
 Hypothesis strategies build small programs over vmap/pmap, shard_map, jit, the shardings and
 the collectives, with random shapes, meshes, specs and structures (some of them planted wrong),
 nested maps and helper functions. `judge` runs one on JAX (8 CPU devices, traced under
-`jax.eval_shape`: every shape, spec and name check runs, nothing is compiled) and through the
+`jax.eval_shape` and lowered: every shape, spec and name check runs, nothing is compiled) and through the
 checker in this process, and says which cell of the confusion matrix it falls in:
 
 - `accepted`: JAX runs it and the checker reports nothing;
@@ -80,14 +80,20 @@ class Verdict:
 
 
 def run_jax(program: Program) -> str | None:
-    """JAX's refusal of the program, or None: the module is traced as one function."""
+    """JAX's refusal of the program, or None: the module is traced as one function and lowered;
+    one that enters a mesh's context (`jax.set_mesh`, refused inside a jit) is run as it is."""
     import jax
 
     source = "def program():\n" + textwrap.indent(program.text, "    ") + "    return out\n"
     namespace: dict[str, Any] = {}
     exec(compile(source, "oracle.py", "exec"), namespace)
     try:
-        jax.eval_shape(namespace["program"])
+        if "jax.set_mesh" in program.text:
+            namespace["program"]()
+        else:
+            jax.eval_shape(namespace["program"])
+            # Lowered too (not compiled): some checks run only there (a mesh axis twice in a spec).
+            jax.jit(namespace["program"]).lower()
     except Exception as error:  # the program's own failure is the oracle's answer
         traceback.clear_frames(error.__traceback__)
         return f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
@@ -610,10 +616,12 @@ def sharding_programs(draw: st.DrawFn) -> Program:
     if api == "device_put":
         text = f"out = jax.device_put({x}, {sharding})\n"
     elif api == "with_sharding_constraint":
-        text = f"def f(a):\n    return jax.lax.with_sharding_constraint(a * 2, {sharding})\n\n\n" \
-               f"out = jax.jit(f)({x})\n"
+        call = f"with jax.set_mesh(mesh):\n    out = jax.jit(f)({x})\n" if explicit else f"out = jax.jit(f)({x})\n"
+        text = f"def f(a):\n    return jax.lax.with_sharding_constraint(a * 2, {sharding})\n\n\n" + call
     elif api == "reshard":
-        text = f"def f(a):\n    return jax.sharding.reshard(a, {sharding})\n\n\nout = jax.jit(f)({x})\n"
+        # Under Explicit axes a jit is lowered inside the mesh's context (JAX asks for set_mesh).
+        text = f"def f(a):\n    return jax.sharding.reshard(a, {sharding})\n\n\n" \
+               f"with jax.set_mesh(mesh):\n    out = jax.jit(f)({x})\n"
     else:
         text = f"s = {sharding}\nout = {x}\n"
     return Program(api, setup + "\n" + text)

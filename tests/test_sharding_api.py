@@ -210,6 +210,17 @@ def test_reshard_refuses_uneven_splits_but_not_trailing_entries() -> None:
         """) == [(1, "SC205"), (2, "SC209"), (3, "SC209")]  # reshard names only Explicit axes: `mesh`'s are Auto
 
 
+def test_reshard_refuses_a_spec_longer_than_the_value_by_a_mesh_axis() -> None:
+    # JAX 0.10.2: trailing Nones pass, a mesh axis past the rank is an AssertionError.
+    assert codes("""\
+        em = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(AxisType.Explicit,) * 2)
+        a = jax.sharding.reshard(jnp.ones(()), NamedSharding(em, P('data')))
+        b = jax.sharding.reshard(jnp.ones((8,)), NamedSharding(em, P(None, 'model')))
+        c = jax.sharding.reshard(jnp.ones((8,)), NamedSharding(em, P('data', None)))
+        d = jax.sharding.reshard(jnp.ones(()), NamedSharding(em, P(None)))
+        """) == [(2, "SC106"), (3, "SC106")]
+
+
 def test_arrays_built_from_callbacks_and_abstract_values_with_a_sharding() -> None:
     # make_array_from_callback splits the global shape (trailing entries pass); a
     # ShapeDtypeStruct is never split (uneven passes) but its spec must fit its rank.

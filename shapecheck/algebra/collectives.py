@@ -170,3 +170,17 @@ def _split_problem(api: str, parameter: str, dim: Dim, position: int, name: str,
 
 def _divided(dim: Dim, size: Dim) -> Dim:
     return dim // size if isinstance(dim, int) and isinstance(size, int) and size else None
+
+
+def ppermute_problems(perm: Sequence[tuple[int, int]], name: str, size: Dim) -> list[Problem]:
+    """SC106: a `lax.ppermute` pair naming a member of `name` beyond its `size` (JAX's
+    IndexError when the program is lowered); the first such pair."""
+    if not isinstance(size, int):
+        return []
+    for pair in perm:
+        for index in pair:
+            if not 0 <= index < size:
+                return [Problem(Code.AXIS_OUT_OF_RANGE, f"lax.ppermute: perm pair {tuple(pair)!r} names index "
+                                f"{index} of axis {name!r}, which has {size} members (0..{size - 1})",
+                                axes=(name,), sizes=(index, size))]
+    return []

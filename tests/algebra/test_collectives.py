@@ -72,3 +72,11 @@ def test_all_to_all_axes_sizes_and_shapes() -> None:
         [Code.AXIS_OUT_OF_RANGE]
     # A negative concat_axis: JAX reads it apart from its positive twin; the shape is unknown.
     assert all_to_all(block, "x", 2, -2, -1, False).type.rank is None
+
+
+def test_ppermute_pairs_name_members_of_the_axis() -> None:
+    from shapecheck.algebra.collectives import ppermute_problems
+
+    assert ppermute_problems([(0, 1), (1, 0)], "x", 2) == []
+    assert [p.code for p in ppermute_problems([(0, 2)], "x", 2)] == [Code.AXIS_OUT_OF_RANGE]
+    assert ppermute_problems([(0, 9)], "x", None) == []  # an unknown size: nothing certain

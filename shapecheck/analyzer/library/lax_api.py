@@ -127,12 +127,31 @@ def permute(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     value = call.arg("x")
     if not isinstance(value, ArrayType) or names is None:
         return None
+    perm = _perm(call.arg("perm")) if call.short_name == "ppermute" else None
+    if perm is not None and len(names) == 1 and isinstance(names[0], str):
+        interp.reporter.problems(collectives.ppermute_problems(perm, names[0], ctx.size_of(names[0])),
+                                 call.arg_node("perm"))
     # In a shard_map body the result varies over the axis it moves along (JAX 0.10.2 types a
     # ppermute of an invariant value `float32[3]{V:X}`).
     moved = [name for name in names or () if isinstance(name, str) and name in ctx.manual]
     named = value.named_dict
     named.update((name, named.get(name, ctx.size_of(name))) for name in moved)
     return value.with_named(named) if moved else value
+
+
+def _perm(value: Value) -> list[tuple[int, int]] | None:
+    """A perm written as pairs of ints; None where any part is not known."""
+    if not isinstance(value, Seq):
+        return None
+    pairs: list[tuple[int, int]] = []
+    for item in value.items:
+        if not isinstance(item, Seq) or len(item.items) != 2:
+            return None
+        source, dest = (as_int(part) for part in item.items)
+        if source is None or dest is None:
+            return None
+        pairs.append((source, dest))
+    return pairs
 
 
 @REGISTRY.handles(f"{LAX}.pcast", signature="x, axis_name, *, to")

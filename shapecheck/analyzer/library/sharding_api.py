@@ -13,9 +13,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Literal
 
-from shapecheck.algebra.partition_spec import spec_faults, spec_problems
+from shapecheck.algebra.partition_spec import PartitionSpec, spec_faults, spec_problems
 from shapecheck.algebra.sharding_types import AUTO, EXPLICIT, from_spec, misnamed_axes, typeof
 from shapecheck.algebra.spec_trees import shardings_arity
 from shapecheck.analyzer import walk
@@ -104,7 +104,7 @@ def named_sharding(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
 class _Rules:
     """Which of a spec's rules JAX applies where a value meets it."""
 
-    rank: bool = True  # SC106: a spec longer than the value's rank
+    rank: bool | Literal["named"] = True  # SC106: a spec longer than the value's rank ("named": by a mesh axis)
     divisible: bool = True  # SC205: a dim its mesh axes cannot split evenly
 
 
@@ -176,13 +176,20 @@ def _constrain(interp: Interpreter, shardings: Value, x: ArrayType, call: CallAr
 def reshard(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     xs = call.arg("xs")
     out = resolved(interp, call.arg("out_shardings"))
-    # reshard accepts some specs longer than the value (trailing Nones through a NamedSharding).
-    if _place(interp, out, xs, _label(call, "xs"), call.node, ctx, _Rules(rank=False)):
+    # reshard accepts a spec longer than the value by trailing Nones, not by a mesh axis (JAX's
+    # AssertionError).
+    if _place(interp, out, xs, _label(call, "xs"), call.node, ctx, _Rules(rank="named")):
         return forget(xs)
     if isinstance(xs, ArrayType) and xs.rank is not None:
         # reshard may name only Explicit axes (SC209), and types the value with them.
         return xs.with_sharding(placed(interp, out, ctx, xs.rank, "jax.sharding.reshard", call.node))
     return forget(xs)
+
+
+def _named_beyond(spec: PartitionSpec, value: ArrayType) -> bool:
+    """Whether an entry of `spec` past `value`'s rank names a mesh axis."""
+    rank = value.rank
+    return rank is not None and any(isinstance(entry, tuple) and entry for entry in spec.dims[rank:])
 
 
 @REGISTRY.handles(MAKE_ARRAY_FROM_CALLBACK, signature="shape, sharding, data_callback, dtype=None")
@@ -273,7 +280,8 @@ def _check(interp: Interpreter, sharding: Spec | Sharding, value: ArrayType, wha
     faults = report_spec_faults(interp, problems, spec, node) if isinstance(sharding, Spec) else False
     written = spec_node(interp, spec)
     notes = [("the PartitionSpec is written here", written)] if written is not None and written is not node else []
-    placed = [p for p in problems if p.code == Code.AXIS_OUT_OF_RANGE and rules.rank]
+    placed = [p for p in problems if p.code == Code.AXIS_OUT_OF_RANGE
+              and (rules.rank is True or (rules.rank == "named" and _named_beyond(spec.spec, value)))]
     if not placed and rules.divisible:
         # A spec longer than the value was written for another value: JAX stops at its length.
         placed = [p for p in problems if p.code == Code.MESH_INDIVISIBLE]
