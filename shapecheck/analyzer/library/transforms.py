@@ -45,9 +45,10 @@ def partial(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     for name, node in call.kwarg_nodes.items():
         # A set of names (`axis_names={'x'}`) is read now, while its text is at hand: the
         # interpreter tracks no sets.
-        if name in keywords and isinstance(node, ast.Set) and all(
-                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
-            keywords[name] = Seq(tuple(Const(e.value) for e in node.elts if isinstance(e, ast.Constant)))
+        if name in keywords and isinstance(node, ast.Set):
+            names = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            if len(names) == len(node.elts):
+                keywords[name] = Seq(tuple(Const(n) for n in names))
     return Partial(call.arg("func"), tuple(call.rest()), tuple(keywords.items()))
 
 
