@@ -7,6 +7,7 @@ does, so every front end gets the same pipeline.
 from __future__ import annotations
 
 import ast
+import re
 import traceback
 import warnings
 from collections.abc import Iterable
@@ -30,6 +31,11 @@ from shapecheck.suppression import is_suppressed, suppressions, unused
 # Text that must appear in a file for the analyzer to have anything to say about it beyond
 # syntax: files that never mention an array API or an annotation name are only parsed.
 _MARKERS = ("jax", "numpy", "shapecheck", "jaxtyping")
+
+# A collective, an axis name or a named reduction written in the source: only there can an
+# unbound axis name be reported (SC202), so only there is the module's call graph worth a walk.
+_NAMES_AXES = re.compile(r"psum|pmean|pmax|pmin|all_gather|all_to_all|ppermute|pshuffle|axis_index|pdot|"
+                         r"pswapaxes|pcast|pvary|axis_size|axis_name|axis\s*=\s*[\"'(\[]|xmap")
 
 
 def analyze_text(path: str, text: str, config: Config, loader: ModuleLoader, *, keep_types: bool = False,
@@ -136,7 +142,8 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
     types: dict[int, Typed] | None = {} if keep_types else None
     names = module_names(Path(path))
     interpreter = Interpreter(module, names[0] if names else Path(path).stem, reporter, loader.handlers,
-                              loader.methods, config.annotation_names, types, loader, config.x64)
+                              loader.methods, config.annotation_names, types, loader, config.x64,
+                              names_axes=_NAMES_AXES.search(text) is not None)
     stopped: Diagnostic | None = None
     try:
         interpreter.run()

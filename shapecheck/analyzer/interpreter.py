@@ -69,7 +69,8 @@ class Interpreter(Statements, Expressions, Invocation):
     def unmapped_functions(self) -> frozenset[ast.AST]:
         """This module's functions that nothing in it calls under a map (read once)."""
         if self._unmapped is None:
-            self._unmapped = unmapped_functions(self.module)
+            # A walk of the whole module: skipped where no collective can be reported anyway.
+            self._unmapped = unmapped_functions(self.module) if self.names_axes else frozenset()
         return self._unmapped
 
     def _has_symbols(self, function: Function) -> bool:

@@ -95,10 +95,20 @@ CONSTANTS: Final[dict[str, float | None]] = {
 
 def canonical(name: str) -> str:
     """The one name an API goes by, whichever module the program imported it from."""
-    for alias, target in _ALIASES:
-        if name == alias or name.startswith(alias + "."):
-            return target + name[len(alias):]
-    return name
+    found = _canonical.get(name)
+    if found is None:
+        found = name
+        for alias, target in _ALIASES:
+            if name == alias or name.startswith(alias + "."):
+                found = target + name[len(alias):]
+                break
+        # Asked for every call and attribute of every analysis: the scan of the aliases once
+        # per name (the names a program writes are few).
+        _canonical[name] = found
+    return found
+
+
+_canonical: dict[str, str] = {}
 
 
 def spellings(name: str) -> frozenset[str]:

@@ -57,8 +57,11 @@ class InterpreterState:
         self, module: ast.Module, module_name: str, reporter: Reporter,
         handlers: dict[str, Handler], methods: dict[str, Handler],
         annotation_names: frozenset[str], types: dict[int, Typed] | None = None,
-        loader: ModuleLoader | None = None, x64: bool | None = None,
+        loader: ModuleLoader | None = None, x64: bool | None = None, names_axes: bool = True,
     ) -> None:
+        # False only where the source certainly names no collective or axis: then which of its
+        # functions some map may call does not matter (`Interpreter.unmapped_functions`).
+        self.names_axes = names_axes
         self.loader = loader
         self.x64 = x64  # jax_enable_x64 in the checked program (None: not known), for SC301
         self.module = module
