@@ -13,7 +13,8 @@ def test_every_field_that_changes_a_summary_is_in_its_key() -> None:
     # Derived from the fields: a field added later is part of the key unless it says otherwise.
     base = Context()
     changed = {"bound": frozenset({"i"}), "outer_unknown": True, "any_name": True, "sizes": (("i", 2),),
-               "resources": (("i", ("x",)),), "hidden": frozenset({"i"}), "manual": frozenset({"x"}), "mesh": Mesh((("x", 2),))}
+               "resources": (("i", ("x",)),), "hidden": frozenset({"i"}), "manual": frozenset({"x"}), "mesh": Mesh((("x", 2),)),
+               "unmapped": True, "checked": ("x",)}
     assert {f.name for f in fields(Context) if f.compare} - {"depth"} == set(changed)
     for name, value in changed.items():
         assert Context(**{name: value}).key() != base.key(), name
