@@ -89,6 +89,7 @@ class InterpreterState:
         self._module_sources: dict[str, ast.expr] = {}
         self._map_axis_names: frozenset[str] | None = None
         self._unmapped: frozenset[ast.AST] | None = None
+        self._through: dict[int, bool] = {}  # loop node id -> whether its body always runs through
         self._annotations: dict[int, ArrayType | Invalid | None] = {}
         self.imports = Imports(module_name, loader)
 

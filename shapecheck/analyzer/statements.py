@@ -130,7 +130,7 @@ class Statements(InterpreterState):
         if not isinstance(node, ast.While):
             iterated = containers.iteration(self.eval(node.iter, scope, ctx))
             if (isinstance(node, ast.For) and iterated is not None and len(iterated) <= _MAX_UNROLLED
-                    and _runs_through(node.body)):
+                    and self._runs_through(node)):
                 # A few known items, a body that always runs to its end: run it once per item,
                 # as Python does (`for name, (m, n) in zip(names, sizes): params[name] = ...`
                 # builds a dict the checker then knows).
@@ -159,6 +159,14 @@ class Statements(InterpreterState):
                 scope.bind(name, None)
         self.exec_block(node.orelse, scope, ctx)
         return True
+
+    def _runs_through(self, node: ast.For) -> bool:
+        """`_runs_through(node.body)`, once per loop of the module (a loop in a function is run
+        in every analysis of that function)."""
+        found = self._through.get(id(node))
+        if found is None:
+            found = self._through[id(node)] = _runs_through(node.body)
+        return found
 
     def exec_with(self, node: ast.With | ast.AsyncWith, scope: Scope, ctx: Context) -> bool:
         inner = ctx

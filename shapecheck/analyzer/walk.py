@@ -5,7 +5,7 @@ deep (a 3,000-long expression must not exhaust the Python stack)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -149,6 +149,47 @@ _NAME_KEYWORDS = frozenset({"axis_name", "spmd_axis_name", "axis_names", "in_axe
                             "axis_sizes", "axis_resources"})
 
 
+def _references(root: ast.stmt, enclosing: str | None, defs: Mapping[str, ast.AST],
+                callers: dict[str, set[str | None]], escaped: set[str]) -> None:
+    """Record how `root` refers to the names of `defs`: a direct call (from `enclosing`), or
+    anything else (passed, stored, returned, or called inside a nested def or lambda, where
+    this module cannot see when it runs). Walked without generators (every node of every
+    module goes through here)."""
+    plain: list[ast.AST] = [root]
+    nested: list[ast.AST] = []
+    while plain:
+        node = plain.pop()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in defs:
+            callers[node.func.id].add(enclosing)
+            plain.extend(node.args)
+            plain.extend(node.keywords)
+            continue
+        if isinstance(node, ast.Name):
+            if node.id in defs and not isinstance(node.ctx, ast.Store):
+                escaped.add(node.id)
+            continue
+        if node is not root and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            nested.append(node)
+            continue
+        _children(node, plain)
+    while nested:  # every reference in here escapes
+        node = nested.pop()
+        if isinstance(node, ast.Name):
+            if node.id in defs and not isinstance(node.ctx, ast.Store):
+                escaped.add(node.id)
+            continue
+        _children(node, nested)
+
+
+def _children(node: ast.AST, into: list[ast.AST]) -> None:
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            into.extend([item for item in value if isinstance(item, ast.AST)])
+        elif isinstance(value, ast.AST):
+            into.append(value)
+
+
 def map_axis_names(module: ast.Module, binders: frozenset[str]) -> frozenset[str]:
     """The strings that could name an axis some map of `module` binds: every string literal in
     a call of a map, a mesh or `partial` (`partial(jax.pmap, axis_name='i')`; `binders`: their
@@ -208,26 +249,10 @@ def unmapped_functions(module: ast.Module) -> frozenset[ast.AST]:
         return frozenset()
     callers: dict[str, set[str | None]] = {name: set() for name in defs}
     escaped: set[str] = set()
-    stack: list[tuple[ast.AST, str | None, bool]] = [(module, None, False)]  # (node, enclosing def, in a lambda)
-    while stack:
-        node, enclosing, in_lambda = stack.pop()
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in defs:
-            if in_lambda:
-                escaped.add(node.func.id)
-            else:
-                callers[node.func.id].add(enclosing)
-            children = [*node.args, *node.keywords]
-        elif isinstance(node, ast.Name) and node.id in defs and not isinstance(node.ctx, ast.Store):
-            escaped.add(node.id)  # passed, stored or returned: called where this module cannot see
-            children = []
-        else:
-            children = list(ast.iter_child_nodes(node))
-        for child in children:
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-                top = child.name if node is module else enclosing
-                stack.append((child, top if node is module else enclosing, in_lambda or node is not module))
-            else:
-                stack.append((child, enclosing, in_lambda or isinstance(child, ast.Lambda)))
+    # Each top-level statement on its own: its caller is the def it is (None for module code).
+    for statement in module.body:
+        enclosing = statement.name if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef) else None
+        _references(statement, enclosing, defs, callers, escaped)
     unmapped = set(defs) - escaped
     changed = True
     while changed:
