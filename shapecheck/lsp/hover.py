@@ -45,6 +45,9 @@ def _innermost(typed: tuple[TypedSpan, ...], line: int, column: int, *,
 
 def _hover(value: ArrayType, lines: Lines, span: Span, placement: Placement | None = None) -> types.Hover:
     text = f"```python\n{value}\n```"
+    if value.sharding is not None and value.sharding.split and not (placement and placement.varying):
+        # Split over Explicit mesh axes: the type as JAX itself prints it, too.
+        text += f"\n\n`jax.typeof`: `{typeof(value)}`"
     if placement is not None:
         text += "".join(f"\n\n`{name}` is split over mesh {_axes(axes)} (`axis_resources`)"
                         for name, axes in placement.resources)

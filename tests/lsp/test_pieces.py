@@ -121,3 +121,24 @@ def test_without_the_lsp_extra_the_command_says_what_to_install() -> None:
     result = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=False)
     assert result.returncode == 2
     assert "needs pygls" in result.stderr and "pip install 'shapecheck[lsp]'" in result.stderr
+
+
+def test_hover_on_a_value_split_over_explicit_axes_shows_jax_typeof_too() -> None:
+    from lsprotocol import types as lsp_types
+
+    from shapecheck.api import analyze_source
+    from shapecheck.lsp.hover import _hover
+    from shapecheck.lsp.positions import Lines
+
+    text = ("import jax\nimport jax.numpy as jnp\nfrom jax.sharding import PartitionSpec as P, NamedSharding\n"
+            "mesh = jax.make_mesh((4, 2), ('X', 'Y'))\n"
+            "x = jax.device_put(jnp.ones((8, 16)), NamedSharding(mesh, P('X', 'Y')))\n"
+            "y = jnp.ones((8, 16))\n")
+    result = analyze_source("t.py", text, keep_types=True)
+    shown = {}
+    for typed in result.types:
+        answer = _hover(typed.type, Lines(text, "utf-16"), typed.span, typed.placement)
+        assert isinstance(answer.contents, lsp_types.MarkupContent)
+        shown[typed.span.line] = answer.contents.value
+    assert "`jax.typeof`: `float32[8@X,16@Y]`" in shown[5]
+    assert "jax.typeof" not in shown[6]  # unsplit: the annotation form says it all
