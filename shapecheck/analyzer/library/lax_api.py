@@ -154,12 +154,14 @@ def _perm(value: Value) -> list[tuple[int, int]] | None:
     return pairs
 
 
+# `lax.pvary(x, axes)` is how JAX 0.6 to 0.9 spelled `pcast(x, axes, to='varying')`.
+@REGISTRY.handles(f"{LAX}.pvary", signature="x, axis_name")
 @REGISTRY.handles(f"{LAX}.pcast", signature="x, axis_name, *, to")
 def pcast(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    """`lax.pcast(x, axes, to='varying')` (JAX 0.9's `pvary`): `x`, varying over `axes` too."""
-    names = _names(interp, call, ctx, "lax.pcast")
+    """`lax.pcast(x, axes, to='varying')`: `x`, varying over `axes` too."""
+    names = _names(interp, call, ctx, f"lax.{call.short_name}")
     value = call.arg("x")
-    if as_str(call.arg("to")) != "varying":
+    if call.short_name == "pcast" and as_str(call.arg("to")) != "varying":
         return value if isinstance(value, ArrayType) else None  # to='reduced'/'unreduced': not tracked
     if names is None:
         return None
