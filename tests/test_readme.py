@@ -80,3 +80,11 @@ def test_quickstart_keeps_exactly_two_commands() -> None:
     block = re.search(r"```console\n(.*?)```", quickstart, re.S)
     assert block
     assert [line.split("#")[0].strip() for line in block.group(1).splitlines()] == ["make run", "make test"]
+
+
+def test_the_diagnostics_table_lists_every_code() -> None:
+    from shapecheck.codes import Code
+
+    table = README.split("### Diagnostics", 1)[1].split("\n#", 1)[0]
+    listed = set(re.findall(r"^\| (SC\d{3}) \|", table, re.M))
+    assert listed == {str(code.value) for code in Code if code.value != "SC000"}
