@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import textwrap
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import prod
 from typing import Any
@@ -233,28 +234,28 @@ def axis_leaf(draw: st.DrawFn, size: int, pmap: bool) -> tuple[Leaf, int | None]
     return Leaf(tuple(dims)), axis
 
 
-def split_pairs(tree: Any) -> tuple[Tree, Any]:
-    """(argument tree, its in_axes tree) from a tree of (leaf, axis) pairs."""
+def split_pairs(tree: Any, entry: Callable[[Any], Any] = lambda axis: axis) -> tuple[Tree, Any]:
+    """(argument tree, its in_axes tree) from a tree of (leaf, axis) pairs; `entry` writes each
+    axis as the spec tree holds it."""
     if isinstance(tree, tuple) and len(tree) == 2 and isinstance(tree[0], Leaf):
-        return tree
+        return tree[0], entry(tree[1])
     if isinstance(tree, tuple):
-        parts = [split_pairs(t) for t in tree]
+        parts = [split_pairs(t, entry) for t in tree]
         return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
-    parts_d = {k: split_pairs(v) for k, v in tree.items()}
+    parts_d = {k: split_pairs(v, entry) for k, v in tree.items()}
     return {k: p[0] for k, p in parts_d.items()}, {k: p[1] for k, p in parts_d.items()}
+
+
+def entries(tree: Any) -> list[Any]:
+    """The entries of a tuple/dict tree of in_axes or specs, in order."""
+    if isinstance(tree, tuple | dict):
+        return [leaf for v in (tree.values() if isinstance(tree, dict) else tree) for leaf in entries(v)]
+    return [tree]
 
 
 def collapse(axes: Any) -> Any:
     """An in_axes tree whose leaves all agree, written as that one entry."""
-    flat: list[Any] = []
-
-    def walk(t: Any) -> None:
-        if isinstance(t, tuple | dict):
-            for v in (t.values() if isinstance(t, dict) else t):
-                walk(v)
-        else:
-            flat.append(t)
-    walk(axes)
+    flat = entries(axes)
     return flat[0] if flat and all(f == flat[0] for f in flat) and not isinstance(axes, int | None) else axes
 
 
@@ -535,25 +536,11 @@ def shard_map_programs(draw: st.DrawFn) -> Program:
 
 
 def split_pairs_spec(tree: Any) -> tuple[Tree, Any]:
-    if isinstance(tree, tuple) and len(tree) == 2 and isinstance(tree[0], Leaf):
-        return tree[0], Raw(spec_text(tree[1]))
-    if isinstance(tree, tuple):
-        parts = [split_pairs_spec(t) for t in tree]
-        return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
-    parts_d = {k: split_pairs_spec(v) for k, v in tree.items()}
-    return {k: p[0] for k, p in parts_d.items()}, {k: p[1] for k, p in parts_d.items()}
+    return split_pairs(tree, lambda spec: Raw(spec_text(spec)))
 
 
 def collapse_spec(spec: Any) -> Any:
-    flat: list[Any] = []
-
-    def walk(t: Any) -> None:
-        if isinstance(t, tuple | dict):
-            for v in (t.values() if isinstance(t, dict) else t):
-                walk(v)
-        else:
-            flat.append(t)
-    walk(spec)
+    flat = entries(spec)
     return flat[0] if len(flat) > 1 and all(f == flat[0] for f in flat) else spec
 
 
