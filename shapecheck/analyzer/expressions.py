@@ -56,6 +56,11 @@ class Expressions(InterpreterState):
     def eval(self, node: ast.expr, scope: Scope, ctx: Context) -> Value:
         method = _EVAL.get(type(node))
         value = method(self, node, scope, ctx) if method is not None else None
+        self.note_type(node, value, ctx)
+        return value
+
+    def note_type(self, node: ast.AST, value: Value, ctx: Context) -> None:
+        """Keep `node`'s array type for hover (an expression's, or a parameter's as its body sees it)."""
         if self.types is not None and isinstance(value, ArrayType):
             # A node analysed several times (a function called with different arguments) shows
             # what holds in every analysis that gave it an array type, not the last one's type.
@@ -68,7 +73,6 @@ class Expressions(InterpreterState):
                 placement = None  # placed differently in different analyses: no one answer
             if isinstance(typed, ArrayType):
                 self.types[id(node)] = (node, typed, placement)
-        return value
 
     def eval_name(self, node: ast.Name, scope: Scope, ctx: Context) -> Value:
         return scope.lookup(node.id)

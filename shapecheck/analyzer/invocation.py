@@ -164,6 +164,8 @@ class Invocation(InterpreterState):
         self.frames.append(frame)
         try:
             inner = ctx.deeper()
+            for param in listed:
+                self.note_type(param.node, scope.bindings.get(param.node.arg), inner)
             if isinstance(function.node, ast.Lambda):
                 frame.returns.append(self.eval(function.node.body, scope, inner))
             else:

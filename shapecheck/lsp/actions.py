@@ -144,9 +144,10 @@ def _annotations(analysis: Analysis, lines: Lines, first: int, last: int) -> lis
     if syntax is None:
         return []
     actions: list[types.CodeAction] = []
-    for assignment, value in syntax.assignments:
-        if value is None or not assignment.single or not first <= assignment.target.line <= last:
+    for assignment, typed in syntax.assignments:
+        if typed is None or not assignment.single or not first <= assignment.target.line <= last:
             continue
+        value = typed.type
         text = annotation(value, analysis.config.annotation_names)
         if text is None or value.dtype is None:
             continue

@@ -19,17 +19,16 @@ from shapecheck.lsp.assignments import (
     value_types,
 )
 from shapecheck.lsp.buffers import Buffer
-from shapecheck.results import FileResult
-from shapecheck.types import ArrayType
+from shapecheck.results import FileResult, TypedSpan
 
 
 @dataclass(frozen=True, slots=True)
 class Syntax:
     """What the editor features read of a buffer's syntax tree."""
 
-    assignments: tuple[tuple[Assignment, ArrayType | None], ...]
-    """Every unannotated `name = value`, with the inferred type of its value (None: not an
-    array, or unknown)."""
+    assignments: tuple[tuple[Assignment, TypedSpan | None], ...]
+    """Every unannotated `name = value`, with its value's inferred type and placement (None:
+    not an array, or unknown)."""
     bound: frozenset[str]  # the names its top level binds
     import_line: int  # where a new import goes
 
@@ -64,5 +63,5 @@ class Analysis:
         return cls(buffer, result, config, Syntax(typed, frozenset(top_level_names(tree)), import_line(tree)), True)
 
     @property
-    def assignments(self) -> tuple[tuple[Assignment, ArrayType | None], ...]:
+    def assignments(self) -> tuple[tuple[Assignment, TypedSpan | None], ...]:
         return self.syntax.assignments if self.syntax is not None else ()

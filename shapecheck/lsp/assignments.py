@@ -16,7 +16,6 @@ from shapecheck.analyzer.walk import statements
 from shapecheck.diagnostic import Span
 from shapecheck.positions import Positions
 from shapecheck.results import TypedSpan
-from shapecheck.types import ArrayType
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,15 +54,15 @@ def _span(positions: Positions, node: ast.AST) -> Span:
     return positions.span(node) or Span(1, 0, 1, 0)
 
 
-def value_types(found: list[Assignment], types: Iterable[TypedSpan]) -> list[ArrayType | None]:
-    """The type of each assignment's value: the outermost typed expression after its targets.
+def value_types(found: list[Assignment], types: Iterable[TypedSpan]) -> list[TypedSpan | None]:
+    """The typed span of each assignment's value: the outermost typed expression after its targets.
 
     Matched by containment rather than equality: the value may be written in parentheses,
     which no expression's span includes. Typed spans are sorted once and searched by start.
     """
     typed = sorted(types, key=lambda t: (t.span.line, t.span.column))
     starts = [(t.span.line, t.span.column) for t in typed]
-    values: list[ArrayType | None] = []
+    values: list[TypedSpan | None] = []
     for assignment in found:
         end = (assignment.statement.end_line, assignment.statement.end_column)
         best: TypedSpan | None = None
@@ -73,7 +72,7 @@ def value_types(found: list[Assignment], types: Iterable[TypedSpan]) -> list[Arr
             if (span.end_line, span.end_column) <= end and (best is None or within(best.span, span)):
                 best = typed[index]
             index += 1
-        values.append(best.type if best is not None else None)
+        values.append(best)
     return values
 
 

@@ -26,7 +26,7 @@ def hover(analysis: Analysis, position: types.Position, encoding: str) -> types.
         return _hover(found.type, lines, found.span, found.placement)
     for assignment, value in analysis.assignments:
         if value is not None and contains(assignment.target, line, column):
-            return _hover(value, lines, assignment.target)
+            return _hover(value.type, lines, assignment.target, value.placement)
     return None
 
 

@@ -19,7 +19,7 @@ def inlay_hints(analysis: Analysis, visible: types.Range, encoding: str) -> list
             continue
         hints.append(types.InlayHint(
             position=lines.position(assignment.target.end_line, assignment.target.end_column),
-            label=f": {value}",
+            label=f": {value.type}",
             kind=types.InlayHintKind.Type,
         ))
     return hints

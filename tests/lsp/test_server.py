@@ -142,6 +142,52 @@ async def test_hover_inside_a_map_shows_the_mesh_axes(client: Client, tmp_path: 
     assert await hover("ones((3,)) * 2") == "```python\nf32[(3,)]\n```"  # outside any map
 
 
+PARAMETERS = textwrap.dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import PartitionSpec as P
+    from shapecheck import f32
+
+
+    def scale(x: f32[(4,), {'b': 8}], factor):
+        return x
+
+
+    def body(v):
+        w = v
+        return w * 3
+
+
+    mesh = jax.make_mesh((4, 2), ('data', 'model'))
+    y = jax.shard_map(body, mesh=mesh, in_specs=P('data'), out_specs=P('data'))(jnp.ones((8, 4)))
+    """)
+
+
+async def test_hover_on_parameters_and_bare_names_in_a_shard_map_body(client: Client, tmp_path: Path) -> None:
+    uri = client.open(tmp_path / "params.py", PARAMETERS)
+    await client.diagnostics(uri)
+
+    async def hover(text: str, shift: int = 0) -> str | None:
+        line, character = position_of(PARAMETERS, text)
+        answer = await client.lsp.text_document_hover_async(types.HoverParams(
+            text_document=_ident(uri), position=types.Position(line, character + shift)))
+        if answer is None:
+            return None
+        assert isinstance(answer.contents, types.MarkupContent)
+        return answer.contents.value
+
+    declared = "```python\nf32[(4,), {'b': 8}]\n```"
+    assert await hover("x: f32") == declared  # in the signature, never called: the declared type
+    assert await hover("x\n\n") == declared  # a use in the body
+    assert await hover("factor") is None  # nothing known of it
+    block = ("```python\nf32[(2, 4)]\n```\n\n"
+             "`jax.typeof`: `float32[2,4]{V:data}`: varies over mesh axis `data` (differs between their devices)")
+    assert await hover("v):") == block  # the parameter of the shard_map body
+    assert await hover("w = v") == block  # a bare name an assignment binds
+    assert await hover("v\n") == block  # a bare name read
+    assert await hover("w * 3") == block
+
+
 async def _actions(client: Client, uri: str, line: int) -> list[types.CodeAction]:
     published = await client.diagnostics(uri)
     answer = await client.lsp.text_document_code_action_async(types.CodeActionParams(
