@@ -133,8 +133,10 @@ def parse_module(text: str, tree: ast.Module) -> Parsed:
                 continue
             depth += 1
         elif isinstance(node, ast.stmt):
-            # A statement holding blocks is walked into: its width says nothing of theirs.
-            if "body" not in node._fields and _width(node, starts) < MAX_DEPTH:
+            # A statement spans all of its blocks: narrower than the bound, nothing in it nests
+            # that deep (depth restarts at each statement, so each is measured on its own).
+            # Decorators lie above a def's first line, outside its span: those are walked into.
+            if not getattr(node, "decorator_list", None) and _width(node, starts) < MAX_DEPTH:
                 continue
             depth = 0
         for field in node._fields:

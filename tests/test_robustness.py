@@ -205,3 +205,25 @@ def test_what_is_left_out_keeps_every_position(monkeypatch: pytest.MonkeyPatch, 
     last = source.splitlines()[-1]
     assert found[-1] == (source.count("\n"), last.index("jnp.ones"), "SC101")
     assert "SC005" in {code for _, _, code in found}
+
+
+@pytest.mark.parametrize("source", [
+    # Inside a def, a class and a loop: the statements around the deep one are narrower than
+    # the whole block, which must still be walked into.
+    "def f(x):\n    return x\n\ndef g(x):\n    y = f(f(f(f(f(f(f(f(f(f(f(f(f(f(f(f(x))))))))))))))))\n    return y\n",
+    "class C:\n    def m(self, x):\n        for i in range(3):\n            y = f(f(f(f(f(f(f(f(f(f(f(f(f(f(f(f(x))))))))))))))))\n",
+    # A decorator lies above its def's first line, outside the def's span (narrower than the
+    # bound here).
+    "@f(f(f(f(f(f(f(f(f(f(f(f(f(f(f(f(1))))))))))))))))\ndef g():0\n",
+    "@f(f(f(f(f(f(f(f(f(f(f(f(f(f(f(f(1))))))))))))))))\nclass C:0\n",
+])
+def test_deep_expressions_in_blocks_and_decorators_are_left_out(monkeypatch: pytest.MonkeyPatch,
+                                                                 source: str) -> None:
+    import ast
+
+    from shapecheck import parsing
+
+    monkeypatch.setattr(parsing, "MAX_DEPTH", 12)
+    parsed = parsing.parse_module(source, ast.parse(source))
+    deep_line = next(number for number, line in enumerate(source.splitlines(), 1) if "f(f(f(" in line)
+    assert parsed.elided and {span.line for span in parsed.elided} == {deep_line}
