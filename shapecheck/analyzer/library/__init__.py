@@ -12,6 +12,7 @@ from functools import cache
 from shapecheck.analyzer.calls import Handler
 from shapecheck.analyzer.library import (
     array_attributes,
+    axis_types_api,
     builtins_api,
     contractions,
     control_api,
@@ -40,7 +41,7 @@ from shapecheck.analyzer.qualnames import spellings
 REGISTRIES: tuple[Registry, ...] = tuple(module.REGISTRY for module in (
     builtins_api, math_api, lax_api, transforms, xmap_api, vmap_api, mesh_api, nn_api, numpy_constructors, random_api,
     conv_api, elementwise, reductions, contractions, layout_api, indexing_api, array_attributes, operators, sharding_api,
-    shard_map_api, trees_api, control_api,
+    shard_map_api, trees_api, control_api, axis_types_api,
 ))
 
 

@@ -105,6 +105,12 @@ def at_update(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     return call.arg("a")
 
 
+@REGISTRY.handles("method:at.get", signature=f"a, *, {_AT_OPTIONS}, fill_value=None")
+def at_get(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`x.at[idx].get()`: `x[idx]` (its sharding, and `out_sharding=`, are typed_shardings')."""
+    return call.indexed
+
+
 @REGISTRY.handles("attr:real", "attr:imag", signature="a")
 def same_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return call.arg("a")

@@ -82,6 +82,53 @@ def tensordot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     return None
 
 
+DimensionNumbers = tuple[tuple[list[int], list[int]], tuple[list[int], list[int]]]
+
+
+@REGISTRY.handles("jax.lax.dot_general", signature="lhs, rhs, dimension_numbers, precision=None, "
+                  "preferred_element_type=None, *, out_sharding=None")
+def dot_general(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The batch dims, then lhs's free dims, then rhs's: unknown unless every dim number is
+    read, distinct, in range, and the paired dims agree in size (JAX refuses the others)."""
+    lhs, rhs = call.arg("lhs"), call.arg("rhs")
+    numbers = dimension_numbers(call.arg("dimension_numbers"))
+    if not isinstance(lhs, ArrayType) or not isinstance(rhs, ArrayType) or numbers is None \
+            or lhs.rank is None or rhs.rank is None or lhs.named or rhs.named:
+        return None
+    (lc, rc), (lb, rb) = numbers
+    if len(lc) != len(rc) or len(lb) != len(rb) or len({*lc, *lb}) != len(lc) + len(lb) \
+            or len({*rc, *rb}) != len(rc) + len(rb) or any(not 0 <= d < lhs.rank for d in (*lc, *lb)) \
+            or any(not 0 <= d < rhs.rank for d in (*rc, *rb)):
+        return None
+    if any(lhs.dims[i] != rhs.dims[j] or not isinstance(lhs.dims[i], int) for i, j in zip((*lc, *lb), (*rc, *rb),
+                                                                                        strict=True)):
+        return None
+    dims = [lhs.dims[i] for i in lb] + [d for i, d in enumerate(lhs.dims) if i not in (*lc, *lb)] + \
+        [d for i, d in enumerate(rhs.dims) if i not in (*rc, *rb)]
+    dtype = lhs.dtype if lhs.dtype == rhs.dtype else None
+    return _preferred(call, ArrayType(dtype, tuple(dims)))
+
+
+def dimension_numbers(value: Value) -> DimensionNumbers | None:
+    """`((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))` as lists of ints."""
+    if not isinstance(value, Seq) or len(value.items) != 2:
+        return None
+    pairs: list[tuple[list[int], list[int]]] = []
+    for pair in value.items:
+        if not isinstance(pair, Seq) or len(pair.items) != 2:
+            return None
+        sides: list[list[int]] = []
+        for side in pair.items:
+            if not isinstance(side, Seq):
+                return None
+            read = [as_int(item) for item in side.items]
+            if any(r is None for r in read):
+                return None
+            sides.append([r for r in read if r is not None])
+        pairs.append((sides[0], sides[1]))
+    return pairs[0], pairs[1]
+
+
 @REGISTRY.handles(f"{JNP}.einsum",
                   signature="subscripts, /, *operands, out=None, optimize='auto', precision=None, "
                             "preferred_element_type=None")

@@ -15,9 +15,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra.partition_spec import SPEC_FAULTS, spec_faults
+from shapecheck.algebra.partition_spec import SPEC_FAULTS, PartitionSpec, spec_faults
 from shapecheck.algebra.sharding_types import EXPLICIT, from_spec, replicated, typeof
 from shapecheck.algebra.spec_trees import (
     Blocks,
@@ -64,6 +64,8 @@ if TYPE_CHECKING:
 
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
+INFER: Final = "jax.sharding.Infer"
+
 
 # ---------------------------------------------------------------- building
 
@@ -99,9 +101,11 @@ def experimental_shard_map(interp: Interpreter, call: CallArgs, ctx: Context, sc
 def _build(interp: Interpreter, call: CallArgs, manual: frozenset[str] | None, vma: bool | None) -> ShardMap:
     """The shard_mapped function; the faults of its specs on its mesh are reported here."""
     mesh = resolved(interp, call.arg("mesh"))
+    # in_specs omitted are JAX's default, `jax.sharding.Infer`: read from the arguments' types.
+    in_specs = resolved(interp, call.arg("in_specs")) if call.given("in_specs") else Qual(INFER)
     built = ShardMap(
         call.arg("f"), mesh if isinstance(mesh, Mesh) else None, call.given("mesh"),
-        resolved(interp, call.arg("in_specs")), resolved(interp, call.arg("out_specs")),
+        in_specs, resolved(interp, call.arg("out_specs")),
         manual, vma, call.node, call.arg_node("in_specs"), call.arg_node("out_specs"))
     if built.mesh_given:
         # The specs' own faults hold whatever is passed: reported once, at the spec, even
@@ -155,7 +159,8 @@ def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Conte
     explicit = _all_explicit(mesh_value, sm.manual)
     if explicit and _check_explicit_inputs(interp, sm, call, mesh_value):
         return None  # JAX refuses the arguments before it traces the body
-    split = split_arguments([_tree(arg) for arg in call.args], _spec_tree(interp, sm.in_specs), site, labels(call))
+    in_specs = _inferred(call.args) if sm.in_specs == Qual(INFER) and explicit else _spec_tree(interp, sm.in_specs)
+    split = split_arguments([_tree(arg) for arg in call.args], in_specs, site, labels(call))
     for problem in split.problems:
         origin = problem.origin if isinstance(problem.origin, ast.AST) else None
         if problem.code == Code.INVALID_AXIS_SPEC:
@@ -231,6 +236,19 @@ def _check_explicit_inputs(interp: Interpreter, sm: ShardMap, call: CallArgs, me
             f"jax.sharding.reshard({label.strip('`')}, {wanted.spec_text()})"))
         refused = True
     return refused
+
+
+def _inferred(args: list[Value]) -> Specs:
+    """in_specs omitted under Explicit axes: each argument's spec is its type's split (a value
+    on no mesh, a Python number: P()); unknown where its split is."""
+    specs: list[Specs] = []
+    for arg in args:
+        value = array(arg)
+        if value is None or value.sharding is None or not value.sharding.known:
+            specs.append(UNREAD)
+        else:
+            specs.append(PartitionSpec(tuple(entry or () for entry in value.sharding.dims)))
+    return Node("tuple", tuple(specs))
 
 
 def _body_typed(value: Value, explicit: bool) -> Value:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Literal
 
 from shapecheck.algebra.partition_spec import PartitionSpec, spec_faults, spec_problems
@@ -30,7 +30,13 @@ from shapecheck.analyzer.library.partition_specs import (
     spec_node,
 )
 from shapecheck.analyzer.library.registry import Registry
-from shapecheck.analyzer.library.typed_shardings import forget, placed, placement
+from shapecheck.analyzer.library.typed_shardings import (
+    explicit_mismatch,
+    forget,
+    placed,
+    placement,
+    typed_tree,
+)
 from shapecheck.analyzer.qualnames import (
     DEVICE_PUT,
     JIT,
@@ -343,12 +349,12 @@ def _static(fun: Value, call: CallArgs) -> frozenset[int] | None:
 @REGISTRY.calls(Jitted)
 def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """A jitted function's call: the function's result, with its arguments and result checked
-    against in_shardings and out_shardings."""
-    result = interp.call(jitted.fun, call, ctx.enter_jit(("this jax.jit binds no axis name", jitted.node)), scope)
+    against in_shardings and out_shardings, and typed by them (DESIGN.md section 3b)."""
     if call.opaque:
-        return result
+        return interp.call(jitted.fun, call, ctx.enter_jit(("this jax.jit binds no axis name", jitted.node)), scope)
     name = _name(jitted.fun)
     refused = False
+    args = list(call.args)
     # jit refuses keyword arguments when in_shardings is given (its own error, not a shape's).
     if jitted.in_shardings is not None and jitted.static is not None and not call.kwargs:
         dynamic = [index for index in range(len(call.args)) if index not in jitted.static]
@@ -367,11 +373,39 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
         arg_labels = labels(call)
         for number, (index, entry) in enumerate(zip(dynamic, entries, strict=False)):
             what = f"argument {arg_labels[index]} of {name} (in_shardings[{number}])"
-            refused |= _place(interp, entry, call.args[index], what, call.arg_nodes[index], ctx, _Rules())
+            placed_here = _place(interp, entry, call.args[index], what, call.arg_nodes[index], ctx, _Rules())
+            if not placed_here:
+                placed_here = _committed(interp, entry, call.args[index], what, call.arg_nodes[index], ctx)
+            refused |= placed_here
+            # The body sees each argument as in_shardings places it (an uncommitted one is
+            # moved there; a committed one must already be so).
+            args[index] = typed_tree(entry, call.args[index], ctx)
+    result = interp.call(jitted.fun, replace(call, args=args), ctx.enter_jit(("this jax.jit binds no axis name", jitted.node)), scope)
     # JAX stops at the first argument it refuses: the result is never computed.
-    if jitted.out_shardings is not None and not refused:
-        _place(interp, jitted.out_shardings, result, f"the result of {name}", call.node, ctx, _Rules())
+    if refused:
+        return forget(result)
+    if jitted.out_shardings is not None:
+        if _place(interp, jitted.out_shardings, result, f"the result of {name}", call.node, ctx, _Rules()):
+            return forget(result)
+        return typed_tree(jitted.out_shardings, result, ctx)
     return result
+
+
+def _committed(interp: Interpreter, sharding: Value, tree: Value, what: str, node: ast.AST, ctx: Context) -> bool:
+    """SC208: an argument committed to a mesh of Explicit axes whose split differs from its
+    in_shardings entry (JAX's ValueError: Sharding passed to jit does not match the sharding on
+    the respective arg); True when reported."""
+    for entry, leaf, path in _pairs(sharding, tree, ""):
+        wanted = explicit_mismatch(leaf, entry, ctx)
+        if wanted is None:
+            continue
+        shown = code_of(node)
+        interp.reporter.add(node, Code.SHARDING_TYPE_MISMATCH, (
+            f"{what}{path} is {typeof(leaf)}, but in_shardings says {wanted.spec_text()}: jit does not reshard "
+            f"an argument already on the mesh; reshard it first: jax.sharding.reshard({shown}, {wanted.spec_text()}), "
+            f"or give in_shardings={leaf.sharding.spec_text() if leaf.sharding is not None else 'None'}"))
+        return True
+    return False
 
 
 def _name(fun: Value) -> str:

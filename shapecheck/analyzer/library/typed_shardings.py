@@ -20,6 +20,7 @@ from shapecheck.algebra.partition_spec import UnknownEntry
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import array, axes, code_of, flag, labels
+from shapecheck.analyzer.library.contractions import dimension_numbers
 from shapecheck.analyzer.library.partition_specs import resolved
 from shapecheck.analyzer.values import Const, Dict, Mesh, Seq, Sharding, Spec, Value, as_int, as_str
 from shapecheck.codes import Code
@@ -112,6 +113,64 @@ def placed(interp: Interpreter, sharding: Value, ctx: Context, rank: int, what: 
     if any(kind is None for kind in types.values()):
         return None
     return st.from_spec(entries, rank, types, mesh.axes)
+
+
+def typed_tree(shardings: Value, tree: Value, ctx: Context) -> Value:
+    """`tree` with each array leaf typed as `shardings` (a pytree prefix of it) places it:
+    jit's in_shardings and out_shardings, auto_axes' out_sharding. A leaf under None keeps its
+    type (jit leaves it unconstrained); under a structure that does not match, or a sharding
+    the checker cannot read, its sharding is unknown."""
+    if shardings == Const(None):
+        return tree
+    if isinstance(shardings, Spec | Sharding):
+        return _each_leaf(tree, lambda leaf: _placed_leaf(shardings, leaf, ctx))
+    if isinstance(shardings, Seq) and isinstance(tree, Seq) and len(shardings.items) == len(tree.items):
+        return Seq(tuple(typed_tree(sub, item, ctx) for sub, item in zip(shardings.items, tree.items, strict=True)),
+                   tree.is_list, tree.node, tree.lookup)
+    if isinstance(shardings, Dict) and isinstance(tree, Dict):
+        subs = {as_str(key): sub for key, sub in shardings.items}
+        if None not in subs and {as_str(key) for key, _ in tree.items} == set(subs):
+            return Dict(tuple((key, typed_tree(subs[as_str(key)], item, ctx)) for key, item in tree.items),
+                        tree.node, tree.lookup)
+    return forget(tree)
+
+
+def _each_leaf(tree: Value, change: Callable[[ArrayType], ArrayType]) -> Value:
+    if isinstance(tree, ArrayType):
+        return change(tree)
+    if isinstance(tree, Seq):
+        return Seq(tuple(_each_leaf(item, change) for item in tree.items), tree.is_list, tree.node, tree.lookup)
+    if isinstance(tree, Dict):
+        return Dict(tuple((key, _each_leaf(item, change)) for key, item in tree.items), tree.node, tree.lookup)
+    return tree
+
+
+def _placed_leaf(sharding: Spec | Sharding, leaf: ArrayType, ctx: Context) -> ArrayType:
+    read = placement(sharding, ctx)
+    mesh = read[1] if read is not None else None
+    if read is None or mesh is None or leaf.rank is None or any(kind is None for kind in mesh.axis_types.values()):
+        return leaf.with_sharding(None) if leaf.dims else leaf
+    entries = read[0]
+    return leaf.with_sharding(st.from_spec(entries, leaf.rank, mesh.axis_types, mesh.axes))
+
+
+def explicit_mismatch(value: ArrayType, sharding: Spec | Sharding, ctx: Context) -> TypeSharding | None:
+    """The split `sharding` gives `value` where it certainly differs from the value's own, on a
+    mesh of Explicit axes only that the value is committed to (made or placed under it): jit's
+    in_shardings and shard_map's in_specs do not reshard such an argument, JAX refuses it. None
+    where they agree or anything is unknown (Auto axes are not in the type: never compared)."""
+    read = placement(sharding, ctx)
+    mesh = read[1] if read is not None else None
+    if read is None or mesh is None or value.rank is None or value.sharding is None:
+        return None
+    entries = read[0]
+    types = mesh.axis_types
+    if not types or any(kind != st.EXPLICIT for kind in types.values()) or value.sharding.mesh != mesh.axes:
+        return None
+    wanted = st.from_spec(entries, value.rank, types, mesh.axes)
+    if wanted is None or not wanted.known or not value.sharding.known or wanted.dims == value.sharding.dims:
+        return None
+    return wanted
 
 
 def _out_sharding(interp: Interpreter, call: CallArgs, ctx: Context, rank: int, what: str) -> TypeSharding | bool | None:
@@ -243,6 +302,19 @@ def _operator_matmul(interp: Interpreter, call: CallArgs, ctx: Context, out: Arr
     typed_ = st.dot_general(a, b, contracting, batch, out, "", labels(call, 2))
     return st.dot_general(a, b, contracting, batch, out, f"`{code_of(call.node)}`", labels(call, 2)) \
         if typed_.problems else typed_
+
+
+def _dot_general(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    """`lax.dot_general(lhs, rhs, ((lc, rc), (lb, rb)), out_sharding=)`."""
+    given = _out_sharding(interp, call, ctx, len(out.dims), "`lax.dot_general`")
+    if given is not False:
+        return st.Typed(given if isinstance(given, TypeSharding) else None)
+    lhs, rhs = call.arg("lhs"), call.arg("rhs")
+    numbers = dimension_numbers(call.arg("dimension_numbers"))
+    if not isinstance(lhs, ArrayType) or not isinstance(rhs, ArrayType) or numbers is None:
+        return st.UNKNOWN
+    (lc, rc), (lb, rb) = numbers
+    return st.dot_general(lhs, rhs, (lc, rc), (lb, rb), out, "`lax.dot_general`", labels(call, 2))
 
 
 def _tensordot(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
@@ -499,11 +571,72 @@ def _one_hot(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) 
 def _subscript(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
     node = call.node
     base = call.arg("value")
-    if not isinstance(node, ast.Subscript) or not isinstance(base, ArrayType) or base.sharding is None \
-            or base.rank is None or out.rank is None:
+    if not isinstance(node, ast.Subscript) or not isinstance(base, ArrayType):
         return st.UNKNOWN
+    return _gathered(node, base, out, f"indexing `{code_of(node.value)}`", code_of(node.value))
+
+
+def _at_get(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    """`x.at[idx].get(out_sharding=)`: as `x[idx]`, or typed as out_sharding says."""
+    given = _out_sharding(interp, call, ctx, len(out.dims), "`.at[...].get`")
+    if given is not False:
+        return st.Typed(given if isinstance(given, TypeSharding) else None)
+    subscript = _at_subscript(call)
+    base = call.arg("a")
+    if subscript is None or not isinstance(base, ArrayType):
+        return st.UNKNOWN
+    receiver = subscript.value.value if isinstance(subscript.value, ast.Attribute) else subscript.value
+    return _gathered(subscript, base, out, f"`{code_of(subscript)}.get()`", code_of(receiver))
+
+
+def _at_update(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    """`x.at[idx].set(v)` and the other updates: `x`'s split, unless the index picks from a
+    split dim (JAX cannot tell how to split the scatter's result without `out_sharding=`)."""
+    given = _out_sharding(interp, call, ctx, len(out.dims), f"`.at[...].{call.short_name.rpartition('.')[2]}`")
+    if given is not False:
+        return st.Typed(given if isinstance(given, TypeSharding) else None)
+    subscript = _at_subscript(call)
+    base = call.arg("a")
+    if subscript is None or not isinstance(base, ArrayType) or base.sharding is None or base.rank is None \
+            or len(out.dims) != base.rank:
+        return st.UNKNOWN
+    kinds = _index_kinds(subscript, base)
+    if kinds is None or "new" in kinds:
+        return st.UNKNOWN
+    for position, kind in enumerate(kinds):
+        entry = base.sharding.dims[position]
+        if kind == ":":
+            continue
+        if entry is None:
+            return st.UNKNOWN
+        if entry:
+            what = f"`{code_of(call.node)}`" if isinstance(call.node, ast.Call) else "the update"
+            return st.Typed(None, (Problem(
+                Code.SHARDING_TYPE_MISMATCH,
+                f"{what} updates {code_of(subscript.value.value) if isinstance(subscript.value, ast.Attribute) else 'x'} "
+                f"({st.typeof(base)}) at an index into dim {position}, which is split over "
+                f"{', '.join(repr(a) for a in entry)}: JAX cannot tell how to split the result; "
+                f"give it out_sharding={base.sharding.spec_text()}", axes=entry),))
+    return st.Typed(base.sharding)
+
+
+def _at_subscript(call: CallArgs) -> ast.Subscript | None:
+    """The `x.at[idx]` of `x.at[idx].get()`."""
+    node = call.node
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Subscript):
+        subscript = node.func.value
+        if isinstance(subscript.value, ast.Attribute) and subscript.value.attr == "at":
+            return subscript
+    return None
+
+
+def _index_kinds(node: ast.Subscript, base: ArrayType) -> list[str] | None:
+    """What the index does to each dim, in order: ":" (the whole dim), "slice", "int", or "new"
+    (a new size-1 dim); None where it is not read (an array index, a bound not written)."""
+    if base.rank is None:
+        return None
     parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    kinds: list[str | int] = []
+    kinds: list[str] = []
     dim = 0  # the base's dim this part indexes (before any `...`)
     for part in parts:
         if isinstance(part, ast.Slice) and "..." not in kinds and dim < base.rank \
@@ -521,19 +654,32 @@ def _subscript(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType
             kinds.append(":")
         elif isinstance(part, ast.Slice):
             if any(bound is not None and _literal_int(bound) is None for bound in (part.lower, part.upper, part.step)):
-                return st.UNKNOWN  # `x[:n]`: whether it takes the whole dim is not known
+                return None  # `x[:n]`: whether it takes the whole dim is not known
             kinds.append("slice")
         elif _literal_int(part) is not None:
             kinds.append("int")
         else:
-            return st.UNKNOWN
+            return None
     if kinds.count("...") > 1:
-        return st.UNKNOWN
+        return None
     used = sum(1 for k in kinds if k in (":", "slice", "int"))
+    if used > base.rank:
+        return None
     if "..." in kinds:
         at = kinds.index("...")
         kinds[at:at + 1] = [":"] * (base.rank - used)
     kinds += [":"] * (base.rank - sum(1 for k in kinds if k in (":", "slice", "int")))
+    return kinds
+
+
+def _gathered(node: ast.Subscript, base: ArrayType, out: ArrayType, what: str, receiver: str) -> st.Typed:
+    """`x[idx]`: the whole dims keep their split, the new ones are unsplit, the indexed ones are
+    dropped; indexing a split dim is refused (JAX cannot tell how to split the gather)."""
+    if base.sharding is None or out.rank is None:
+        return st.UNKNOWN
+    kinds = _index_kinds(node, base)
+    if kinds is None:
+        return st.UNKNOWN
     entries: list[tuple[str, ...] | None] = []
     position = 0
     for kind in kinds:
@@ -551,10 +697,10 @@ def _subscript(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType
             fixed[position - 1] = ()
             return st.Typed(None, (Problem(
                 Code.SHARDING_TYPE_MISMATCH,
-                f"indexing {f'`{code_of(node.value)}`'} ({st.typeof(base)}) picks from dim {position - 1}, which is "
+                f"{what} ({st.typeof(base)}) picks from dim {position - 1}, which is "
                 f"split over {', '.join(repr(a) for a in entry)}: JAX cannot tell how to split the result; "
                 f"use `.at[...].get(out_sharding=P(...))`, or reshard first: "
-                f"jax.sharding.reshard({code_of(node.value)}, {st.spec_text(fixed)})", axes=entry),))
+                f"jax.sharding.reshard({receiver}, {st.spec_text(fixed)})", axes=entry),))
         elif kind == "slice":
             entries.append(())
     if len(entries) != out.rank:
@@ -628,6 +774,8 @@ RULES: Final[dict[str, Rule | str]] = {
     "array_attributes.astype": _same("a"),
     "array_attributes.same_attr": _same("a"),
     "array_attributes.same_method": _same("a"),
+    "array_attributes.at_get": _at_get,
+    "array_attributes.at_update": _at_update,
     "nn_api.activation": _same("x"),
     "nn_api.softmax": _same("x"),
     "nn_api.logsumexp": _reduction("a"),
@@ -637,6 +785,7 @@ RULES: Final[dict[str, Rule | str]] = {
     "reductions.cumulative": _cumulative,
     "contractions.contraction": _contraction,
     "contractions.tensordot": _tensordot,
+    "contractions.dot_general": _dot_general,
     "contractions.einsum": _einsum,
     "layout_api.reshape_handler": _reshape,
     "layout_api.ravel": _reshape,
@@ -663,6 +812,8 @@ RULES: Final[dict[str, Rule | str]] = {
     "sharding_api.device_put": KEEP,
     "sharding_api.with_sharding_constraint": KEEP,
     "sharding_api.reshard": KEEP,
+    "axis_types_api.auto_axes_call": KEEP,
+    "axis_types_api.explicit_axes_call": KEEP,
 }
 """The sharding rule of each handler's APIs, by the handler's module and name."""
 
