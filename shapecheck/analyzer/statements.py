@@ -46,15 +46,19 @@ class Statements(InterpreterState):
         # `exec_statement` inlined: this loop runs every statement of every analysis.
         for statement in body:
             run = _EXEC.get(type(statement))
-            if run is not None and not run(self, statement, scope, ctx):
-                return False
+            if run is not None:
+                went = run(self, statement, scope, ctx)
+                if not went:
+                    return False
+                if went is not True and isinstance(went, Mesh):
+                    ctx = ctx.with_mesh(went)  # `jax.set_mesh(mesh)` as a statement: the mesh from here on
         return True
 
     def exec_statement(self, node: ast.stmt, scope: Scope, ctx: Context) -> bool:
         """Run one statement; False when it certainly leaves the block."""
         run = _EXEC.get(type(node))
         # Statements without a rule here (pass, and anything new) fall through.
-        return run(self, node, scope, ctx) if run is not None else True
+        return bool(run(self, node, scope, ctx)) if run is not None else True
 
     def exec_assign(self, node: ast.Assign, scope: Scope, ctx: Context) -> bool:
         value = self.eval(node.value, scope, ctx)
@@ -337,9 +341,10 @@ def _leave(self: Statements, node: ast.stmt, scope: Scope, ctx: Context) -> bool
     return False  # break, continue
 
 
-def _expr(self: Statements, node: ast.Expr, scope: Scope, ctx: Context) -> bool:
-    self.eval(node.value, scope, ctx)
-    return True
+def _expr(self: Statements, node: ast.Expr, scope: Scope, ctx: Context) -> bool | Mesh:
+    value = self.eval(node.value, scope, ctx)
+    # `jax.set_mesh(mesh)` called as a statement sets the mesh for the rest of the block.
+    return value.mesh if isinstance(value, MeshContext) else True
 
 
 def _assert(self: Statements, node: ast.Assert, scope: Scope, ctx: Context) -> bool:
@@ -382,7 +387,7 @@ def _def(self: Statements, node: DefNode, scope: Scope, ctx: Context) -> bool:
     return True
 
 
-_EXEC: dict[type[ast.stmt], Callable[[Statements, Any, Scope, Context], bool]] = {
+_EXEC: dict[type[ast.stmt], Callable[[Statements, Any, Scope, Context], bool | Mesh]] = {
     ast.Assign: Statements.exec_assign,
     ast.Expr: _expr,
     ast.Return: Statements.exec_return,
