@@ -40,7 +40,7 @@ DEADLINE_S: Final = 2 * TIME_LIMIT_S
 """Seconds one check may take in all: the engine's time limit, what it cannot interrupt (the
 parse), and the editor's reading of the syntax after it."""
 
-_Request = tuple[Buffer, list[Buffer], list[str]]
+_Request = tuple[Buffer, list[Buffer], list[str], int]  # the buffer, those changed, all open, settings
 _Answer = tuple[Analysis, dict[Path, str]]
 
 
@@ -61,6 +61,8 @@ class Checker:
         self._held: dict[str, Buffer] = {}  # the buffers the process holds, by URI
         self._closed = False
         self._here: Projects | None = None  # the analyses, where no process may be started
+        self._settings = 0  # counts reload_settings: the analyses read settings again when it moves
+        self._here_settings = 0
 
     def start(self) -> None:
         """Start the process unless it runs (early: its imports take a moment)."""
@@ -88,7 +90,7 @@ class Checker:
         assert connection is not None
         # Only the buffers that changed travel: a large one open beside the edited one is sent once.
         changed = [b for b in buffers if self._held.get(b.uri) is not b]
-        request: _Request = (buffer, changed, [b.uri for b in buffers])
+        request: _Request = (buffer, changed, [b.uri for b in buffers], self._settings)
         try:
             connection.send(request)
             self._held = {b.uri: b for b in buffers}
@@ -106,6 +108,11 @@ class Checker:
         analysis, self.config_errors = answer
         return analysis
 
+    def reload_settings(self) -> None:
+        """Have the next analyses read each pyproject.toml again, though its modification time
+        and size are the same (an edit within the file system's timestamp resolution)."""
+        self._settings += 1
+
     def _analyze_here(self, buffer: Buffer, buffers: list[Buffer]) -> Analysis:
         if self._closed:
             raise Closed
@@ -113,6 +120,9 @@ class Checker:
             from shapecheck.lsp.projects import Projects
 
             self._here = Projects()
+        if self._here_settings != self._settings:
+            self._here.forget()
+            self._here_settings = self._settings
         analysis = self._here.analyze(buffer, buffers)
         self.config_errors = dict(self._here.config_errors)
         return analysis
@@ -162,12 +172,16 @@ def _serve(connection: Connection, level: int) -> None:
     tune_gc()  # as the CLI does
     projects = Projects()
     held: dict[str, Buffer] = {}
+    settings = 0
     while True:
         try:
             request: _Request = connection.recv()
         except (EOFError, OSError):
             return
-        buffer, changed, uris = request
+        buffer, changed, uris, wanted = request
+        if wanted != settings:
+            projects.forget()
+            settings = wanted
         held.update((b.uri, b) for b in changed)
         held = {uri: held[uri] for uri in uris if uri in held}
         analysis = projects.analyze(buffer, list(held.values()))

@@ -62,26 +62,55 @@ def answer_later(handler: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[An
     return safe
 
 
+def _settings_file(uri: str) -> bool:
+    """Whether `uri` is a pyproject.toml: the settings, never checked as Python."""
+    return Path(path_of(uri)).name == "pyproject.toml"
+
+
 def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
     server = ShapecheckServer(debounce)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     @answer
     def did_open(ls: ShapecheckServer, params: types.DidOpenTextDocumentParams) -> None:
-        if ls.update(params.text_document.uri) is not None:
+        if not _settings_file(params.text_document.uri) and ls.update(params.text_document.uri) is not None:
             ls.schedule(params.text_document.uri, 0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     @answer
     def did_change(ls: ShapecheckServer, params: types.DidChangeTextDocumentParams) -> None:
-        if ls.update(params.text_document.uri) is not None:
+        if not _settings_file(params.text_document.uri) and ls.update(params.text_document.uri) is not None:
             ls.schedule(params.text_document.uri, ls.debounce)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     @answer
     def did_save(ls: ShapecheckServer, params: types.DidSaveTextDocumentParams) -> None:
+        if _settings_file(params.text_document.uri):
+            ls.settings_changed()  # saved from the editor: its text on disk is the settings now
+            return
         ls.update(params.text_document.uri)
         ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    @answer
+    def on_configuration(ls: ShapecheckServer, params: types.DidChangeConfigurationParams) -> None:
+        # The settings live in pyproject.toml, not in the editor's: the client's notice is a
+        # cue to read them again.
+        ls.settings_changed()
+
+    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
+                    types.DiagnosticOptions(identifier="shapecheck", inter_file_dependencies=True,
+                                            workspace_diagnostics=False))
+    @answer_later
+    async def on_diagnostic(ls: ShapecheckServer, params: types.DocumentDiagnosticParams
+                            ) -> types.DocumentDiagnosticReport:
+        document = await ls.pulled(params.text_document.uri)
+        if document is None or document.result_id is None:
+            return types.RelatedFullDocumentDiagnosticReport(items=[])  # not open, or never checked
+        document.pulled = document.result_id
+        if params.previous_result_id == document.result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=document.result_id)
+        return types.RelatedFullDocumentDiagnosticReport(items=document.diagnostics, result_id=document.result_id)
 
     @server.feature(types.INITIALIZED)
     @answer
@@ -96,10 +125,8 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
     def on_watched_files(ls: ShapecheckServer, params: types.DidChangeWatchedFilesParams) -> None:
         for change in params.changes:
             path = path_of(change.uri)
-            if Path(path).name == "pyproject.toml":
-                # Settings may have changed for any open file: check them all again.
-                for uri in list(ls.documents):
-                    ls.schedule(uri, 0)
+            if _settings_file(change.uri):
+                ls.settings_changed()  # for any open file
             elif ls.buffers.by_path(path) is None:  # an open buffer's text wins over the disk
                 for dependent in ls.dependents(path, None):
                     ls.schedule(dependent, 0)
@@ -114,7 +141,9 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
             timer.cancel()
         ls.buffers.remove(uri)
         ls.documents.pop(uri, None)
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        ls.wake(uri)
+        if not ls.pulls:  # a pulling client forgets a closed document's diagnostics itself
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         if buffer is not None:
             # Its importers now read the file on disk, which may differ from the closed buffer.
             for dependent in ls.dependents(buffer.path, None):
@@ -150,6 +179,7 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
             timer.cancel()
         ls.checker.close()  # an analysis still running ends with its process
         ls.executor.shutdown(wait=False, cancel_futures=True)
+        ls.wake()  # pulls waiting for a check are answered with what there is
 
     return server
 

@@ -51,6 +51,10 @@ class Projects:
         self._engines[pyproject] = (stamp, engine)
         return engine
 
+    def forget(self) -> None:
+        """Drop every engine: each pyproject.toml is read again when a file under it is next checked."""
+        self._engines.clear()
+
     def analyze(self, buffer: Buffer, buffers: list[Buffer]) -> Analysis:
         """The analysis of `buffer`, with its types, the other open buffers as the project's
         modules.

@@ -9,23 +9,30 @@ past is dropped (the engine offers no way to interrupt an analysis, so it runs t
 Each analysis infers the types too (for hover, inlay hints and code actions): on CPython's tree
 they add about a quarter to it, and a request then never waits for an analysis. An edit of one
 buffer re-checks the open buffers whose last result read it.
+
+Diagnostics are pushed (textDocument/publishDiagnostics) to a client that cannot pull them, and
+only pulled (textDocument/diagnostic) by one that can: a pull waits for the check of the text
+it asks about, and a result that changed without being asked for (an imported module was
+edited, the settings changed) is announced with workspace/diagnostic/refresh.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import os
 import sys
 import traceback
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import unquote, urlparse
 
-from lsprotocol import types
+from lsprotocol import converters, types
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
@@ -50,7 +57,15 @@ default: keystrokes that arrive during an analysis are coalesced into the next o
 class _Document:
     latest: Analysis | None = None  # what was last published
     good: Analysis | None = None  # the last analysis of text that parsed, for hover
+    diagnostics: list[types.Diagnostic] = field(default_factory=list)  # latest's, in LSP's terms
+    result_id: str | None = None  # a hash of `diagnostics` (None: not checked yet)
+    pulled: str | None = None  # the result id the client last pulled (pull mode)
 
+
+def _result_id(diagnostics: list[types.Diagnostic]) -> str:
+    """A pull's result id: equal ids, equal diagnostics (so an unchanged report is exact)."""
+    data = converters.get_converter().unstructure(diagnostics, list[types.Diagnostic])
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:32]
 
 
 def path_of(uri: str) -> str:
@@ -73,6 +88,8 @@ class ShapecheckServer(LanguageServer):
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self.pending: deque[str] = deque()
         self.worker: asyncio.Task[None] | None = None
+        self.checking: str | None = None  # the URI whose analysis the worker waits for
+        self.waiting: dict[str, list[asyncio.Future[None]]] = {}  # pulls waiting for a check
         self.warned: set[tuple[Path, str]] = set()
         # One analysis at a time: the checker's process holds the engines and their summaries.
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shapecheck-lsp")
@@ -157,9 +174,19 @@ class ShapecheckServer(LanguageServer):
     async def drain(self) -> None:
         while self.pending:
             await self.check_next()
+        # After the pulls woken by these checks have answered: what none of them took is news.
+        asyncio.get_running_loop().call_soon(self.refresh)
 
     async def check_next(self) -> None:
         uri = self.pending.popleft()
+        self.checking = uri
+        try:
+            await self.check(uri)
+        finally:
+            self.checking = None
+            self.wake(uri)
+
+    async def check(self, uri: str) -> None:
         buffer = self.buffers.get(uri)
         if buffer is None or uri in self.timers:
             return  # closed, or typed into since: its timer enqueues it again
@@ -178,6 +205,56 @@ class ShapecheckServer(LanguageServer):
             return  # shutting down
         except Exception:
             self.report_failure(f"checking {uri}")
+
+    def settings_changed(self) -> None:
+        """Read every pyproject.toml again (whatever its modification time says) and check the
+        open buffers with what it now says."""
+        self.checker.reload_settings()
+        self.warned.clear()  # a setting still broken after the edit is said again
+        for buffer in self.buffers.snapshot():
+            self.schedule(buffer.uri, 0)
+
+    # --- pull diagnostics -----------------------------------------------------------------
+
+    def capabilities(self) -> types.ClientCapabilities:
+        """What the client said it can do (nothing, before it said)."""
+        said: types.ClientCapabilities | None = getattr(self.protocol, "client_capabilities", None)
+        return said if said is not None else types.ClientCapabilities()
+
+    @property
+    def pulls(self) -> bool:
+        """Whether the client asks for diagnostics (textDocument/diagnostic) rather than taking
+        them pushed."""
+        text_document = self.capabilities().text_document
+        return bool(text_document and text_document.diagnostic)
+
+    def settled(self, uri: str) -> bool:
+        """Whether the last check of `uri` is of its current text (none queued, waiting or running)."""
+        return uri not in self.pending and uri not in self.timers and self.checking != uri
+
+    async def pulled(self, uri: str) -> _Document | None:
+        """The document once its current text is checked; None when it is not open."""
+        while self.buffers.get(uri) is not None and not self.settled(uri) and not self.shut_down:
+            future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self.waiting.setdefault(uri, []).append(future)
+            await future
+        return self.documents.get(uri) if self.buffers.get(uri) is not None else None
+
+    def wake(self, uri: str | None = None) -> None:
+        """Let the pulls waiting for `uri` (None: for any document) look again."""
+        for key in [uri] if uri is not None else list(self.waiting):
+            for future in self.waiting.pop(key, []):
+                if not future.done():
+                    future.set_result(None)
+
+    def refresh(self) -> None:
+        """Ask the client to pull again where a result it pulled has changed since, unasked."""
+        workspace = self.capabilities().workspace
+        if (not self.pulls or self.shut_down
+                or not (workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)):
+            return
+        if any(d.pulled is not None and d.pulled != d.result_id for d in self.documents.values()):
+            self.workspace_diagnostic_refresh(None)
 
     async def watch_files(self) -> None:
         """Ask the client to tell about Python files and pyproject.toml changed on disk (a git
@@ -226,8 +303,10 @@ class ShapecheckServer(LanguageServer):
             return known[key]
 
         diagnostics = [to_lsp(d, lines, self.uri_of, lines_of) for d in found]
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=diagnostics, version=analysis.buffer.version))
+        document.diagnostics, document.result_id = diagnostics, _result_id(diagnostics)
+        if not self.pulls:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=diagnostics, version=analysis.buffer.version))
 
     def warn_about_settings(self) -> None:
         """Say once per message why a pyproject.toml's settings are not applied (its files are

@@ -29,6 +29,8 @@ class Published:
     count: int = 0
     history: list[tuple[str, int | None]] = field(default_factory=list)
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    refreshes: int = 0  # workspace/diagnostic/refresh requests (they set `arrived` too)
+    registrations: list[types.Registration] = field(default_factory=list)  # client/registerCapability
 
 
 class Client:
@@ -83,6 +85,17 @@ class Client:
             await asyncio.wait_for(self.published.arrived.wait(), 60)
         return self.published.diagnostics[uri]
 
+    async def pull(self, uri: str, previous: str | None = None) -> types.DocumentDiagnosticReport:
+        """textDocument/diagnostic for `uri`, saying the result id of the last pull (if any)."""
+        return await self.lsp.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=previous))
+
+    async def refreshed(self, after: int) -> None:
+        """Wait until the server has asked for more than `after` refreshes."""
+        while self.published.refreshes <= after:
+            self.published.arrived.clear()
+            await asyncio.wait_for(self.published.arrived.wait(), 60)
+
     async def next_publication(self, uri: str, after: int,
                                wanted: Callable[[list[types.Diagnostic]], bool]) -> list[types.Diagnostic]:
         """Wait until diagnostics published for `uri` after the `after`-th publication are `wanted`."""
@@ -102,18 +115,28 @@ def _client(published: Published) -> LanguageClient:
         published.count += 1
         published.arrived.set()
 
-    features = {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish}
+    def refresh(client: LanguageClient, params: None) -> None:
+        published.refreshes += 1
+        published.arrived.set()
+
+    def register(client: LanguageClient, params: types.RegistrationParams) -> None:
+        published.registrations.extend(params.registrations)
+
+    features = {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
+                types.WORKSPACE_DIAGNOSTIC_REFRESH: refresh, types.CLIENT_REGISTER_CAPABILITY: register}
     register_lsp_features(lsp, features)
     return lsp
 
 
-async def start(root: Path, debounce: float = 0.0) -> tuple[LanguageClient, Client]:
+async def start(root: Path, debounce: float = 0.0,
+                capabilities: types.ClientCapabilities | None = None) -> tuple[LanguageClient, Client]:
+    """A server for a client with `capabilities` (default: VS Code's, which take pushed diagnostics)."""
     published = Published()
     lsp = _client(published)
     env = {**os.environ, "SHAPECHECK_LSP_DEBOUNCE": str(debounce)}
     await lsp.start_io(sys.executable, "-m", "shapecheck", "lsp", env=env, cwd=str(root))
     await lsp.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
+        capabilities=capabilities or client_capabilities("visual-studio-code"),
         root_uri=root.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="project")],
     ))
