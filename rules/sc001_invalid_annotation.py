@@ -49,14 +49,27 @@ NOT_LITERALS = dedent("""\
     d: f32[4] = jnp.zeros((4,))
 """)
 
+BAD_SHARDINGS = dedent("""\
+    import jax.numpy as jnp
+    from jax.sharding import PartitionSpec as P
+    from shapecheck import f32
+
+    a: f32[(8, 16), P('X', 'X')] = jnp.zeros((8, 16))
+    b: f32[(8,), P('X', 'Y')] = jnp.zeros((8,))
+    c: f32[('n', ...), P('X')] = jnp.zeros((8, 16))
+    d: f32[P('X', 'Y')] = jnp.zeros((8, 16))
+""")
+
 RULE = Rule(
     code=Code.INVALID_ANNOTATION,
     name="invalid-annotation",
     summary=(
         "Checks that every `DTYPE[...]` annotation is in the annotation language: a tuple literal "
         "of dims (non-negative ints, `None`, a symbol such as `'n'`, and at most one `...`), then "
-        "optionally a dict literal from axis names to dims. Negative or float sizes, variables, "
-        "calls, `...` as a named-shape key and duplicate axis names are reported, never evaluated."
+        "optionally a dict literal from axis names to dims, then optionally a sharding `P(...)` "
+        "of mesh axis names. Negative or float sizes, variables, calls, `...` as a named-shape "
+        "key, duplicate axis names, and a sharding with a mesh axis twice, more entries than "
+        "dims or after a `...` are reported, never evaluated."
     ),
     why=(
         "An annotation the checker cannot read checks nothing: `f32[(128, -1)]` looks like "
@@ -71,6 +84,12 @@ RULE = Rule(
         Example(source=ELLIPSIS_IN_NAMED, expected=((4, "SC001"),)),
         Example(
             source=NOT_LITERALS,
+            expected=((5, "SC001"), (6, "SC001"), (7, "SC001"), (8, "SC001")),
+        ),
+        # A sharding spells what jax.typeof prints: each mesh axis splits one dim at most (JAX's
+        # DuplicateSpecError), one entry per dim at most, every dim written, after the shape.
+        Example(
+            source=BAD_SHARDINGS,
             expected=((5, "SC001"), (6, "SC001"), (7, "SC001"), (8, "SC001")),
         ),
     ),

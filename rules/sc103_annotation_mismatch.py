@@ -82,13 +82,61 @@ COND_BRANCHES = dedent("""\
     y = lax.cond(x.sum() > 0, lambda v: v.sum(axis=0), lambda v: v, x)
 """)
 
+SHARDED_ARGUMENT = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import PartitionSpec as P
+    from shapecheck import f32
+
+
+    def scale(a: f32[(8, 16), P('X', 'Y')]) -> f32[(8, 16), P('X', 'Y')]:
+        return a * 2
+
+
+    mesh = jax.make_mesh((2, 4), ('X', 'Y'))
+    with jax.set_mesh(mesh):
+        a = jax.device_put(jnp.ones((8, 16)), P('X', 'Y'))
+        b = jax.device_put(jnp.ones((8, 16)), P('Y', 'X'))
+        ok = scale(a)
+        wrong = scale(b)
+""")
+
+SHARDED_VALUE = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import PartitionSpec as P
+    from shapecheck import f32
+
+    mesh = jax.make_mesh((2, 4), ('X', 'Y'))
+    with jax.set_mesh(mesh):
+        a = jax.device_put(jnp.ones((8, 16)), P('X', 'Y'))
+        flat: f32[(128,), P(('X', 'Y'))] = a.reshape(128)
+        rows: f32[(8,), P('Y')] = jnp.sum(a, axis=1)
+""")
+
+AUTO_AXES = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, PartitionSpec as P
+    from shapecheck import f32
+
+    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ('X', 'Y'))
+    with jax.set_mesh(mesh):
+        a = jax.device_put(jnp.ones((8, 16)), P('X', 'Y'))
+        b: f32[(8, 16), P('Y', 'X')] = a
+""")
+
 RULE = Rule(
     code=Code.ANNOTATION_MISMATCH,
     name="annotation-mismatch",
     summary=(
         "Checks inferred types against declared ones: annotated assignments, returns, the "
         "arguments of calls to annotated functions, and annotated functions run under xmap. "
-        "Unknown (`None`), symbolic and `...` parts of either side match anything consistent."
+        "Unknown (`None`), symbolic and `...` parts of either side match anything consistent. "
+        "An annotation's sharding (`f32[(8, 16), P('X', 'Y')]`, the `float32[8@X,16@Y]` of "
+        "`jax.typeof`) is checked against the inferred split over Explicit mesh axes; an "
+        "unknown sharding, or one over Auto axes, is never reported."
     ),
     why=(
         "Annotations are documentation that readers trust. `z: f32[(2, 7)] = x @ y` claims a "
@@ -106,5 +154,12 @@ RULE = Rule(
         Example(source=SCAN_CARRY, expected=((7, "SC103"),)),
         # The branches of cond and switch must return equal types: reported at the call.
         Example(source=COND_BRANCHES, expected=((5, "SC103"),)),
+        # A sharding in the annotation, as jax.typeof prints it: float32[8@X,16@Y] is
+        # f32[(8, 16), P('X', 'Y')], and an argument split otherwise contradicts it.
+        Example(source=SHARDED_ARGUMENT, expected=((16, "SC103"),)),
+        # A merged dim `128@(X,Y)` is P(('X', 'Y')); a reduction drops the reduced dim's split.
+        Example(source=SHARDED_VALUE, expected=((10, "SC103"),)),
+        # Auto axes split no type: on an Auto mesh a declared sharding asks for nothing.
+        Example(source=AUTO_AXES),
     ),
 )

@@ -8,7 +8,7 @@ from typing import Final
 
 from shapecheck.dims import Dim, Sym
 from shapecheck.literal import Kind, Lit
-from shapecheck.types import ArrayType, named_shape
+from shapecheck.types import ArrayType, NamedShape, Sharding, named_shape
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,11 @@ class _Invalid(Exception):
 
 
 def parse_annotation(dtype: str | None, elements: Sequence[Lit], whole: Lit | None = None) -> ParseResult:
-    """Parse the subscript elements of `DTYPE[...]` (`dtype` None means `Array`, any dtype)."""
+    """Parse the subscript elements of `DTYPE[...]` (`dtype` None means `Array`, any dtype).
+
+    A sharding may close the annotation, as `jax.typeof` prints it: `f32[(8, 16), P('X', 'Y')]`
+    for `float32[8@X,16@Y]`, `f32[(8, 16), {'batch': 4}, P('X', None)]` with named axes.
+    """
     head = dtype or "Array"
     try:
         if len(elements) == 1 and elements[0].kind is Kind.ELLIPSIS:
@@ -42,6 +46,9 @@ def parse_annotation(dtype: str | None, elements: Sequence[Lit], whole: Lit | No
         if not elements:
             raise _Invalid(f"expected {_FORM}, e.g. {head}[(5, 7), {{'batch': 20}}]",
                            whole or Lit(Kind.OTHER))
+        spec: Lit | None = None
+        if len(elements) > 1 and spec_callee(elements[-1]):
+            spec, elements = elements[-1], elements[:-1]
         if len(elements) > 2:
             # Name the first part too many, so the user sees which one to remove.
             raise _Invalid(
@@ -50,18 +57,74 @@ def parse_annotation(dtype: str | None, elements: Sequence[Lit], whole: Lit | No
                 elements[2],
             )
         dims, ellipsis = _positional(elements[0], head)
-        if len(elements) == 1:
-            return ArrayType(dtype, dims, (), ellipsis, False)
-        named = elements[1]
-        if named.kind is Kind.ELLIPSIS:
-            return ArrayType(dtype, dims, (), ellipsis, True)
-        positional = ArrayType(dtype, dims, (), ellipsis, False).positional_text()
-        return ArrayType(dtype, dims, _named(named, f"{head}[{positional}"), ellipsis, False)
+        named: NamedShape = ()
+        named_open = False
+        if len(elements) == 2 and elements[1].kind is Kind.ELLIPSIS:
+            named_open = True
+        elif len(elements) == 2:
+            positional = ArrayType(dtype, dims, (), ellipsis, False).positional_text()
+            named = _named(elements[1], f"{head}[{positional}")
+        sharding = None if spec is None else _sharding(spec, len(dims), ellipsis)
+        return ArrayType(dtype, dims, named, ellipsis, named_open, sharding=sharding)
     except _Invalid as invalid:
         return AnnotationError(invalid.message, invalid.node.origin)
 
 
+SPEC_NAMES: Final = ("P", "PartitionSpec")
+"""What a sharding part may call, as written (`P`, `jax.P`, `jax.sharding.PartitionSpec`)."""
+
+
+def spec_callee(node: Lit) -> bool:
+    """Whether `node` is written as a PartitionSpec, `P(...)` or `PartitionSpec(...)`."""
+    callee = node.callee
+    return callee is not None and callee.rpartition(".")[2] in SPEC_NAMES
+
+
+def _sharding(node: Lit, rank: int, ellipsis: int | None) -> Sharding:
+    """The sharding part: per positional dim, the mesh axes splitting it (`P('X', ('Y', 'Z'))`),
+    trailing dims unsplit, as JAX reads a PartitionSpec shorter than the rank."""
+    if ellipsis is not None:
+        raise _Invalid(
+            f"a sharding needs every positional dim written out, but the shape has `...`; "
+            f"write the dims (e.g. (8, 16)) before {node.describe()}",
+            node,
+        )
+    entries: list[tuple[str, ...]] = []
+    seen: set[str] = set()
+    for item in node.items:
+        if item.kind is Kind.NONE:
+            entries.append(())
+            continue
+        axes = item.items if item.kind is Kind.TUPLE else (item,)
+        for axis in axes:
+            if axis.kind is not Kind.STR:
+                raise _Invalid(
+                    f"a PartitionSpec entry is a mesh axis name ('X'), a tuple of names (('X', 'Y')) "
+                    f"or None; got `{axis.describe()}`",
+                    axis,
+                )
+            name = str(axis.value)
+            if name in seen:
+                # JAX's DuplicateSpecError: one mesh axis splits at most one dim.
+                raise _Invalid(f"mesh axis {name!r} appears twice in {node.describe()}: it can "
+                               "split at most one dim", axis)
+            seen.add(name)
+        entries.append(tuple(str(axis.value) for axis in axes))
+    while len(entries) > rank and entries[-1] == ():
+        entries.pop()  # `P('X', None)` on a rank-1 value: JAX ignores trailing Nones
+    if len(entries) > rank:
+        raise _Invalid(
+            f"{node.describe()} has {len(node.items)} entries but the shape has {rank} "
+            f"dim{'s' if rank != 1 else ''}",
+            node,
+        )
+    entries += [()] * (rank - len(entries))
+    return Sharding(tuple(entries))
+
+
 def _positional(node: Lit, head: str) -> tuple[tuple[Dim, ...], int | None]:
+    if spec_callee(node):
+        raise _Invalid(f"a sharding follows the shape: write {head}[(8, 16), {node.describe()}]", node)
     if node.kind is not Kind.TUPLE:
         hint = f"{head}[({node.describe()},)]" if node.kind is Kind.INT else f"{head}[(5, 7)]"
         raise _Invalid(
@@ -84,9 +147,13 @@ def _positional(node: Lit, head: str) -> tuple[tuple[Dim, ...], int | None]:
 def _named(node: Lit, opening: str) -> tuple[tuple[str, Dim], ...]:
     """The NAMED part; `opening` is the annotation up to it (`f32[(5,)`), for the fix we suggest."""
     if node.kind is not Kind.DICT:
+        # The usual mistake here is a sharding in another spelling (a NamedSharding, a spec with
+        # keywords, one held by a variable): say how a sharding is written.
+        sharding = ("; a sharding is written as a PartitionSpec of literals, P('X', None)"
+                    if node.kind in (Kind.OTHER, Kind.NAME) else "")
         raise _Invalid(
             f"the named shape must be a dict literal such as {{'batch': 20}}, or `...` for any "
-            f"named axes; got `{node.describe()}`",
+            f"named axes; got `{node.describe()}`{sharding}",
             node,
         )
     seen: dict[str, Dim] = {}

@@ -56,7 +56,7 @@ def read_annotation(
     kind, dtype = _head(node.value, resolve, names)
     if kind is None:
         return None
-    parts = _parts(node)
+    parts = subscript_parts(node)
     elements = []
     for part in parts:
         if isinstance(part, ast.Slice):
@@ -74,7 +74,7 @@ def read_annotation(
 
 
 def _parse_string(text: str) -> ast.expr | None:
-    """The expression in a string annotation, positioned within the string: `_parts` reads the
+    """The expression in a string annotation, positioned within the string: `subscript_parts` reads the
     positions to tell `f32[(3,)]` from `f32[3,]`, and no node parsed here outlives
     `read_annotation` (its findings are moved to the string)."""
     try:
@@ -83,7 +83,7 @@ def _parse_string(text: str) -> ast.expr | None:
         return None
 
 
-def _parts(node: ast.Subscript) -> list[ast.expr]:
+def subscript_parts(node: ast.Subscript) -> list[ast.expr]:
     """The subscript's parts as written: `f32[(5, 7), {}]` has two, `f32[(5, 7)]` one (a tuple).
 
     CPython's tree holds both as one tuple; only the parentheses, which its span includes

@@ -18,10 +18,11 @@ from shapecheck.algebra.conformance import (
     substitute,
     unknown_where,
 )
+from shapecheck.algebra.declared_sharding import sharding_conflict
 from shapecheck.analyzer import containers, objects
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.declared import prefer, source_of, visible
+from shapecheck.analyzer.declared import axis_types, prefer, source_of, visible
 from shapecheck.analyzer.library import callers
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
@@ -280,10 +281,13 @@ class Invocation(InterpreterState):
             # Two arguments with one wrong axis size (both from one xmap axis, say): one root.
             fresh = [p for p in problems if not any(a in axes_reported for a in p.axes if isinstance(a, str))]
             axes_reported.update(a for p in problems for a in p.axes if isinstance(a, str))
-            self.reporter.problems(fresh, node)
+            types = axis_types(ctx)
+            conflict = sharding_conflict(declared, value, what, source=source_of(node), axis_types=types)
+            self.reporter.problems([*fresh, *([conflict] if conflict else [])], node)
             # The body sees the declared type (its contract), with symbols the call bound, and
-            # unknown sizes where the argument contradicts it (reported here, once).
-            return unknown_where(prefer(substitute(declared, bindings), value), problems)
+            # unknown sizes (or sharding) where the argument contradicts it (reported here, once).
+            bound = unknown_where(prefer(substitute(declared, bindings), value, types), problems)
+            return bound.with_sharding(None) if conflict and bound.dims else bound
         if alone:
             # On its own, the body is checked for every size its symbols may take.
             return rigid(declared, bindings)

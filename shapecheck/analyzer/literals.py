@@ -48,6 +48,13 @@ def to_lit(node: ast.expr, lookup: NameLookup | None = None) -> Lit:
     elif isinstance(node, ast.Attribute):
         dotted = code(node)
         return Lit(Kind.NAME, dotted, text=dotted, origin=node)
+    elif isinstance(node, ast.Call) and not node.keywords and isinstance(node.func, ast.Name | ast.Attribute):
+        # Still unknown to every reader (an OTHER node), but a `P('X', None)` in an annotation
+        # is read as data: the callee's name and the literal arguments, never called.
+        callee = to_lit(node.func)
+        if callee.kind is Kind.NAME and not any(isinstance(arg, ast.Starred) for arg in node.args):
+            args = tuple(to_lit(arg, lookup) for arg in node.args)
+            return Lit(Kind.OTHER, callee.value, items=args, text=code(node), origin=node)
     return Lit(Kind.OTHER, text=code(node), origin=node)
 
 

@@ -12,10 +12,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from shapecheck.algebra.conformance import conform, substitute, unknown_where
+from shapecheck.algebra.declared_sharding import sharding_conflict
 from shapecheck.analyzer import containers, objects, raises
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.declared import prefer, source_of, visible
+from shapecheck.analyzer.declared import axis_types, prefer, source_of, visible
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.state import InterpreterState
 from shapecheck.analyzer.values import (
@@ -82,8 +83,12 @@ class Statements(InterpreterState):
                 what = f"`{code(node.target)}`"
                 problems = conform(declared, visible(value, ctx), bindings, what,
                                    source=source_of(node.value), x64=self.x64)
-                self.reporter.problems(problems, node.value)
-                value = unknown_where(prefer(substitute(declared, bindings), value), problems)
+                types = axis_types(ctx)
+                conflict = sharding_conflict(declared, value, what, source=source_of(node.value), axis_types=types)
+                self.reporter.problems([*problems, *([conflict] if conflict else [])], node.value)
+                value = unknown_where(prefer(substitute(declared, bindings), value, types), problems)
+                if conflict and value.dims:
+                    value = value.with_sharding(None)  # reported here, once
             else:
                 value = substitute(declared, bindings)
         self.assign(node.target, value, scope, node.value)
@@ -101,9 +106,12 @@ class Statements(InterpreterState):
         frame = self.frames[-1]
         if frame.declared_return is not None and isinstance(value, ArrayType) and node.value is not None:
             name = frame.function.name if frame.function else "the function"
+            what = f"the value {name} returns"
+            conflict = sharding_conflict(frame.declared_return, value, what, source=source_of(node.value),
+                                         axis_types=axis_types(ctx))
             self.reporter.problems(
-                conform(frame.declared_return, visible(value, ctx), frame.bindings,
-                        f"the value {name} returns", source=source_of(node.value), x64=self.x64),
+                [*conform(frame.declared_return, visible(value, ctx), frame.bindings, what,
+                          source=source_of(node.value), x64=self.x64), *([conflict] if conflict else [])],
                 node.value)
         frame.returns.append(value)
         return False

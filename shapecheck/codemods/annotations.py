@@ -38,12 +38,19 @@ def fully_known(value: ArrayType) -> bool:
             and not value.named_open and all(type(size) is int for size in sizes))
 
 
-def annotation_for(value: ArrayType) -> Annotation | None:
-    """`f32[(5, 7), {'batch': 20}]` (or `f32[(5, 7)]` without named axes); None unless fully known."""
+def annotation_for(value: ArrayType, spec: str | None = None) -> Annotation | None:
+    """`f32[(5, 7), {'batch': 20}]` (or `f32[(5, 7)]` without named axes); None unless fully known.
+
+    With `spec`, the name the module binds jax's PartitionSpec to, a value whose split over
+    Explicit mesh axes is known gets it too: `f32[(8, 16), P('X', 'Y')]` for `float32[8@X,16@Y]`.
+    An unsplit or unknown sharding is left out (a missing sharding claims nothing)."""
     if not fully_known(value) or value.dtype is None:
         return None
-    # The annotation language spells no sharding yet: the shape alone (str shows a known split).
-    return Annotation(str(value.with_sharding(None)), SHAPECHECK_MODULE, value.dtype)
+    text = str(value.with_sharding(None))
+    sharding = value.sharding
+    if spec is not None and sharding is not None and sharding.known and sharding.split:
+        text = f"{text[:-1]}, {spec}{sharding.spec_text()[1:]}]"
+    return Annotation(text, SHAPECHECK_MODULE, value.dtype)
 
 
 def jaxtyping_annotation_for(value: ArrayType, array: str = "Array") -> Annotation | None:

@@ -275,7 +275,8 @@ class _Planner:
             if annotation is not None and array is Binding.FREE:
                 self.plan.imports.add(("jaxtyping", "Array"))
         else:
-            annotation = annotation_for(value)
+            line = self.positions[where].start.line if where in self.positions else 0
+            annotation = annotation_for(value, self.names.spec_name(line))
         if annotation is None:
             return None
         line = self.positions[where].start.line if where in self.positions else 0

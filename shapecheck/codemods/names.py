@@ -46,6 +46,13 @@ class ModuleNames:
     bindings: Mapping[str, Binding]
     style: Style
     bound_at: Mapping[str, int]  # the line where a name of ours is first bound
+    spec: tuple[str, int] | None = None
+    """The module-level name of jax's PartitionSpec (`P`), and the line that binds it: what a
+    written sharding calls. None when the module binds none (no import is added for one)."""
+
+    def spec_name(self, line: int) -> str | None:
+        """The PartitionSpec name usable at `line`, if any."""
+        return self.spec[0] if self.spec is not None and self.spec[1] < line else None
 
     def binding(self, name: str) -> Binding:
         return self.bindings.get(name, Binding.FREE)
@@ -68,10 +75,17 @@ def module_names(wrapper: cst.MetadataWrapper) -> ModuleNames:
     bindings: dict[str, Binding] = {}
     bound_at: dict[str, int] = {}
     jaxtyping_imported = shapecheck_imported = False
+    specs: dict[str, list[int | None]] = {}  # a name of PartitionSpec's -> the lines binding it
     for scope in {s for s in scopes.values() if s is not None}:
         for assignment in scope.assignments:
             name = assignment.name
             meaning = _meaning(assignment.node, name, parents) if isinstance(assignment, Assignment) else None
+            if name in _SPEC_NAMES:
+                # Any binding but one module-level import of PartitionSpec makes the name unusable.
+                node = assignment.node if isinstance(assignment, Assignment) else None
+                ours = node is not None and isinstance(scope, GlobalScope) and _is_partition_spec(meaning, name)
+                line = positions[node].start.line if ours and node is not None and node in positions else None
+                specs.setdefault(name, []).append(line)
             if meaning == JAXTYPING_MODULE:
                 jaxtyping_imported = True
             if meaning == SHAPECHECK_MODULE:
@@ -88,7 +102,24 @@ def module_names(wrapper: cst.MetadataWrapper) -> ModuleNames:
                 line = positions[assignment.node].start.line
                 bound_at[name] = min(line, bound_at.get(name, line))
     jaxtyping = jaxtyping_imported and not shapecheck_imported and not _tutorial(bindings)
-    return ModuleNames(bindings, Style.JAXTYPING if jaxtyping else Style.SHAPECHECK, bound_at)
+    usable = sorted((lines[0], name) for name, lines in specs.items() if len(lines) == 1 and lines[0] is not None)
+    spec = (usable[0][1], usable[0][0]) if usable else None
+    return ModuleNames(bindings, Style.JAXTYPING if jaxtyping else Style.SHAPECHECK, bound_at, spec)
+
+
+_SPEC_NAMES = frozenset(("P", "PartitionSpec"))
+_SPEC_MODULES = frozenset(("jax", "jax.sharding", "jax.experimental"))
+
+
+def _is_partition_spec(meaning: str | None, name: str) -> bool:
+    """Whether an import binds `name` to jax's PartitionSpec (`from jax import P`, `from
+    jax.sharding import PartitionSpec as P`)."""
+    if meaning is None:
+        return False
+    if meaning in _SPEC_MODULES:
+        return name in _SPEC_NAMES  # imported under its own name
+    module, _, original = meaning.rpartition(".")
+    return module in _SPEC_MODULES and original in _SPEC_NAMES
 
 
 _JAXTYPING_NAMES = frozenset(("Array", "Bool", "Float16", "BFloat16", "Float32", "Float64", "Int8",
