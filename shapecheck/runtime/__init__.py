@@ -11,9 +11,10 @@ so a program whose `maps` now names this package still runs (`shapecheck.runtime
 
 from __future__ import annotations
 
+from shapecheck.runtime.checked import checked
 from shapecheck.runtime.errors import NamedAxisError
 from shapecheck.runtime.legacy import RemovedAPIError, ResourceEnv, mesh, thread_resources
 from shapecheck.runtime.xmap import xmap
 
-__all__ = ["NamedAxisError", "RemovedAPIError", "ResourceEnv", "mesh", "thread_resources", "xmap"]
+__all__ = ["NamedAxisError", "RemovedAPIError", "ResourceEnv", "checked", "mesh", "thread_resources", "xmap"]
 

@@ -1,8 +1,8 @@
 """The `f32[...]` annotations of an xmapped function, read without evaluating code.
 
 Annotations arrive as ArrayType objects, or as strings under `from __future__ import
-annotations`; strings are read with `ast.literal_eval` on the subscript, so nothing of the
-user's program is executed to learn a type.
+annotations`; strings are parsed, and their literals read as the checker reads them, so
+nothing of the user's program is executed to learn a type.
 """
 
 from __future__ import annotations
@@ -12,7 +12,10 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from shapecheck.dtype_objects import DType, InvalidAnnotation
+from shapecheck.analyzer.annotations import subscript_parts
+from shapecheck.analyzer.literals import to_lit
+from shapecheck.annotation import parse_annotation
+from shapecheck.dtype_objects import DType
 from shapecheck.types import ArrayType
 
 
@@ -28,10 +31,9 @@ def _from_text(text: str, namespace: dict[str, Any]) -> ArrayType | None:
     dtype = namespace.get(node.value.id)
     if not isinstance(dtype, DType):
         return None
-    try:
-        return dtype[ast.literal_eval(node.slice)]
-    except (ValueError, TypeError, SyntaxError, InvalidAnnotation):
-        return None
+    # Read as the checker reads it (literals, and a sharding `P(...)` as data): never evaluated.
+    parsed = parse_annotation(dtype.name, [to_lit(part) for part in subscript_parts(node)])
+    return parsed if isinstance(parsed, ArrayType) else None
 
 
 def _as_type(annotation: object, namespace: dict[str, Any]) -> ArrayType | None:

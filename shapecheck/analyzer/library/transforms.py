@@ -66,7 +66,9 @@ def same_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
 
 
 # Run-time type checkers check what the checker checks statically: the decorated function is
-# still the function, called as written (`@jaxtyped(typechecker=beartype)` and `@beartype`).
+# still the function, called as written (`@jaxtyped(typechecker=beartype)` and `@beartype`,
+# and shapecheck's own `@checked`).
+@REGISTRY.handles("shapecheck.runtime.checked", "shapecheck.runtime.checked.checked", signature="fun")
 @REGISTRY.handles("jaxtyping.jaxtyped", signature="fn=None, *, typechecker=None")
 @REGISTRY.handles("beartype.beartype", signature="obj=None, *, conf=None")
 @REGISTRY.handles("typeguard.typechecked", signature="target=None, **options")
