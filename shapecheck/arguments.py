@@ -34,9 +34,19 @@ _Commands: TypeAlias = "argparse._SubParsersAction[_Parser]"
 
 
 def _add_check(commands: _Commands) -> None:
+    _check_options(commands.add_parser("check", help="check files and directories (default: .)"), fix=False)
+
+
+def _add_fix(commands: _Commands) -> None:
+    fix = commands.add_parser("fix", help="apply the safe fixes the rules offer, as `check --fix` (--diff: show them)",
+                              description="The same run as `shapecheck check --fix`, with the options of check that go with it.")
+    _check_options(fix, fix=True)
+
+
+def _check_options(check: argparse.ArgumentParser, *, fix: bool) -> None:
+    """The options of `check`; `fix` is the same command with --fix always on."""
     from shapecheck.formats import FORMATS
 
-    check = commands.add_parser("check", help="check files and directories (default: .)")
     check.add_argument("paths", nargs="*", default=[], help="files or directories")
     check.add_argument("--format", choices=sorted(FORMATS), default="text",
                        help="text (default), concise (one line each), json, github (workflow "
@@ -50,8 +60,6 @@ def _add_check(commands: _Commands) -> None:
                        help="gitignore-style pattern to skip (adds to the configured ones)")
     check.add_argument("--jobs", "-j", type=int, help="worker processes (default: all cores)")
     check.add_argument("--no-respect-gitignore", action="store_true", help="check files .gitignore hides")
-    check.add_argument("--stdin-filename", metavar="PATH",
-                       help="check the text on stdin (path `-`) as if it were the file PATH")
     check.add_argument("--statistics", action="store_true",
                        help="print the number of diagnostics per code instead of each one (text or json)")
     check.add_argument("--exit-zero", action="store_true",
@@ -60,18 +68,28 @@ def _add_check(commands: _Commands) -> None:
                        help="write the output to FILE instead of stdout")
     check.add_argument("--no-progress", action="store_true",
                        help="never show the progress bar (shown on a terminal for many files, text format only)")
-    check.add_argument("--fix", action="store_true", help="apply the safe fixes the rules offer, then report what is left")
-    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff: the unsafe fixes too")
+    if fix:
+        # What cannot go with --fix is left out, not refused after parsing.
+        check.set_defaults(fix=True, stdin_filename=None, watch=False, add_noqa=False, baseline=None,
+                           update_baseline=False)
+        check.add_argument("--unsafe-fixes", action="store_true", help="apply (or with --diff show) the unsafe fixes too")
+    else:
+        check.add_argument("--stdin-filename", metavar="PATH",
+                           help="check the text on stdin (path `-`) as if it were the file PATH")
+        check.add_argument("--fix", action="store_true",
+                           help="apply the safe fixes the rules offer, then report what is left")
+        check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff: the unsafe fixes too")
     check.add_argument("--diff", action="store_true",
                        help="print the fixes as a unified diff and write nothing (exit 1 when there are some)")
-    check.add_argument("--watch", action="store_true",
-                       help="check again whenever a file changes, printing only what changed (Ctrl-C stops)")
-    check.add_argument("--add-noqa", action="store_true",
-                       help="write `# shapecheck: ignore[CODE]` on every line with a diagnostic, report nothing")
-    check.add_argument("--baseline", type=Path, metavar="FILE",
-                       help="report only diagnostics not in FILE (written with today's when it does not exist)")
-    check.add_argument("--update-baseline", action="store_true",
-                       help="with --baseline: rewrite FILE with today's diagnostics")
+    if not fix:
+        check.add_argument("--watch", action="store_true",
+                           help="check again whenever a file changes, printing only what changed (Ctrl-C stops)")
+        check.add_argument("--add-noqa", action="store_true",
+                           help="write `# shapecheck: ignore[CODE]` on every line with a diagnostic, report nothing")
+        check.add_argument("--baseline", type=Path, metavar="FILE",
+                           help="report only diagnostics not in FILE (written with today's when it does not exist)")
+        check.add_argument("--update-baseline", action="store_true",
+                           help="with --baseline: rewrite FILE with today's diagnostics")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
     check.add_argument("--cache-dir", type=Path, metavar="DIR",
                        help="where the result cache lives (default: .shapecheck_cache in the project root)")
@@ -108,6 +126,6 @@ def _add_run(commands: _Commands) -> None:
 
 
 COMMANDS: dict[str, Callable[[_Commands], None]] = {
-    "check": _add_check, "rules": _add_rules, "explain": _add_explain, "lsp": _add_lsp,
+    "check": _add_check, "fix": _add_fix, "rules": _add_rules, "explain": _add_explain, "lsp": _add_lsp,
     "annotate": _add_codemod("annotate"), "migrate": _add_codemod("migrate"), "run": _add_run,
 }

@@ -1,4 +1,4 @@
-"""`shapecheck`: check, rules, explain, run.
+"""`shapecheck`: check (and fix, which is check --fix), rules, explain, run.
 
 Exit 0: clean. 1: diagnostics. 2: a usage error, an internal error, or a file that could not
 be (fully) checked; the failure is in the output too, in every format.
@@ -80,7 +80,7 @@ def _main(args_list: list[str]) -> int:
 
         print(f"shapecheck {__version__}")
         return EXIT_CLEAN
-    if args.command == "check":
+    if args.command in ("check", "fix"):  # `fix` is `check --fix`: one run, one set of options
         return _check(args, args_list)
     if args.command == "rules":
         return _rules()

@@ -74,6 +74,28 @@ def test_fix_options_that_clash_are_usage_errors(project: Path) -> None:
     assert shapecheck(project, "check", "--fix", "--stdin-filename", "model.py", "-").returncode == 2
 
 
+def test_the_fix_command_is_check_fix(project: Path) -> None:
+    shown = shapecheck(project, "fix", "--diff", "model.py")
+    assert (shown.returncode, shown.stdout, shown.stderr) == _outcome(shapecheck(project, "check", "--diff", "model.py"))
+    assert "\n+y = jnp.ones((3, 4))\n" in shown.stdout
+    assert (project / "model.py").read_text() == STALE
+    result = shapecheck(project, "fix", "--format", "concise", "model.py")
+    assert (project / "model.py").read_text() == FIXED
+    assert "Fixed 4 diagnostics in 1 file." in result.stderr
+    assert result.returncode == 1  # what has no fix is reported, as check --fix does
+    assert [line.split(": ")[1].split()[0] for line in result.stdout.splitlines()[:-1]] == ["SC101"]
+    unsafe = shapecheck(project, "fix", "--unsafe-fixes", "--diff", "model.py")
+    assert (unsafe.returncode, unsafe.stdout) == (0, "")  # nothing left to fix, safe or not
+    # Options that cannot go with fixing are not options of `fix`.
+    for option in ("--add-noqa", "--watch", "--stdin-filename=model.py", "--fix"):
+        refused = shapecheck(project, "fix", option, "model.py")
+        assert refused.returncode == 2 and "unrecognized arguments" in refused.stderr, option
+
+
+def _outcome(result: subprocess.CompletedProcess[str]) -> tuple[int, str, str]:
+    return result.returncode, result.stdout, result.stderr
+
+
 def _widen(diagnostic: Diagnostic, source: Source) -> Fix | None:
     """A stand-in unsafe fix for SC101: `jnp.ones((5,))` becomes `jnp.ones((4,))`."""
     for node in source.nodes_on_line(diagnostic.span.line, cst.Integer):
