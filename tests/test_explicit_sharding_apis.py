@@ -1,0 +1,104 @@
+"""jit's in_shardings/out_shardings, shard_map with in_specs inferred, auto_axes/explicit_axes,
+`.at[...].get/set`, `lax.dot_general` and the `jax.set_mesh` setter, against JAX itself.
+
+Each case is a program of the differential oracle (`tests/explicit_sharding.py`): JAX runs it
+on 8 CPU devices and must do what the case says (run through, or refuse its last statement
+with SC208's or SC209's error); the checker must report exactly that, and know the sharding
+of every value JAX made, as `jax.typeof` prints it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("jax")
+
+from tests.explicit_sharding import Program, check, describe, judge, run
+
+EXPLICIT = "mesh = jax.make_mesh((2, 4), ('X', 'Y'))"
+MIXED = "mesh = jax.make_mesh((2, 4), ('X', 'Y'), axis_types=(AxisType.Explicit, AxisType.Auto))"
+AUTO = "mesh = Mesh(np.array(jax.devices()).reshape((2, 4)), ('X', 'Y'))"
+A = "a = jax.device_put(jnp.ones((8, 16)), P('X', 'Y'))"
+B = "b = jax.device_put(jnp.ones((8, 16)), P('X', None))"
+W = "w = jax.device_put(jnp.ones((16, 4)), P('Y', None))"
+AUTO_AXES = "jax.sharding.auto_axes"
+EXPLICIT_AXES = "jax.sharding.explicit_axes"
+
+CASES: dict[str, tuple[str, list[str], str]] = {
+    "jit in_shardings as the argument's": (EXPLICIT, [A, "c = jax.jit(lambda x: x * 2, in_shardings=P('X', 'Y'))(a)"], "ok"),
+    "jit in_shardings unlike a committed argument": (
+        EXPLICIT, [A, "c = jax.jit(lambda x: x * 2, in_shardings=P(None, 'X'))(a)"], "SC208"),
+    "jit in_shardings unlike a constructor's value": (
+        EXPLICIT, ["o = jnp.ones((8, 16))", "c = jax.jit(lambda x: x * 2, in_shardings=P('X', None))(o)"], "SC208"),
+    "jit in_shardings place the body's argument": (
+        EXPLICIT, [A, "c = jax.jit(lambda x: x.reshape(128), in_shardings=(P('X', 'Y'),))(a)"], "ok"),
+    "jit in_shardings entry None": (
+        EXPLICIT, [A, B, "c = jax.jit(lambda x, y: x + y, in_shardings=(None, P('X', None)))(a, b)"], "ok"),
+    "jit in_shardings tuple, second unlike": (
+        EXPLICIT, [A, B, "c = jax.jit(lambda x, y: x + y, in_shardings=(P('X', 'Y'), P('X', 'Y')))(a, b)"], "SC208"),
+    "jit out_shardings": (EXPLICIT, [A, "c = jax.jit(lambda x: x * 2, out_shardings=P(None, 'X'))(a)"], "ok"),
+    "jit out_shardings NamedSharding": (
+        EXPLICIT, [A, "c = jax.jit(lambda x: x * 2, out_shardings=NamedSharding(mesh, P('Y')))(a)"], "ok"),
+    "jit out_shardings naming an Auto axis": (
+        MIXED, [A, "c = jax.jit(lambda x: x * 2, out_shardings=P(None, 'Y'))(a)"], "ok"),
+    "shard_map in_specs inferred": (
+        EXPLICIT, [A, "c = jax.shard_map(lambda x: x * 2, out_specs=P('X', 'Y'))(a)"], "ok"),
+    "shard_map in_specs inferred, two arguments": (
+        EXPLICIT, [A, B, "c = jax.shard_map(lambda x, y: x, out_specs=P('X', 'Y'))(a, b)"], "ok"),
+    "shard_map in_specs inferred, an unsplit value": (
+        EXPLICIT, ["o = jnp.ones((8, 16))", "c = jax.shard_map(lambda x: x * 2, out_specs=P())(o)"], "ok"),
+    "shard_map in_specs unlike the argument": (
+        EXPLICIT, [A, "c = jax.shard_map(lambda x: x, in_specs=P('X', None), out_specs=P('X', None))(a)"], "SC208"),
+    "auto_axes": (EXPLICIT, [A, W, f"c = {AUTO_AXES}(lambda x, y: x @ y, out_sharding=P('X', None))(a, w)"], "ok"),
+    "auto_axes out_sharding at the call": (
+        EXPLICIT, [A, W, f"c = {AUTO_AXES}(lambda x, y: x @ y)(a, w, out_sharding=P(None, 'Y'))"], "ok"),
+    "auto_axes over one axis keeps the other's split": (
+        EXPLICIT, [A, W, f"c = {AUTO_AXES}(lambda x, y: x @ y, axes='X', out_sharding=P('X', None))(a, w)"], "SC208"),
+    "auto_axes over the other axis": (
+        EXPLICIT, [A, W, f"c = {AUTO_AXES}(lambda x, y: x @ y, axes='Y', out_sharding=P('X', None))(a, w)"], "ok"),
+    "auto_axes body reshards over an Auto axis": (
+        EXPLICIT, [A, f"c = {AUTO_AXES}(lambda x: jax.sharding.reshard(x, P('X', None)), out_sharding=P('X'))(a)"],
+        "SC209"),
+    "auto_axes body constrains": (
+        EXPLICIT, [A, f"c = {AUTO_AXES}(lambda x: jax.lax.with_sharding_constraint(x, P(None, 'X')), "
+                      "out_sharding=P('X', None))(a)"], "ok"),
+    "auto_axes out_sharding naming an Auto axis": (
+        MIXED, [A, f"c = {AUTO_AXES}(lambda x: x * 2, out_sharding=P(None, 'Y'))(a)"], "SC209"),
+    "auto_axes over axes already Auto: out_sharding unused": (
+        MIXED, [A, f"c = {AUTO_AXES}(lambda x: x * 2, axes='Y', out_sharding=P(None, 'X'))(a)"], "ok"),
+    "explicit_axes": (
+        AUTO, [A, "b = jax.device_put(jnp.ones((8, 16)), P('Y', 'X'))",
+               f"c = {EXPLICIT_AXES}(lambda x, y: x + y, in_sharding=(P('X', 'Y'), P('X', 'Y')))(a, b)"], "ok"),
+    "explicit_axes, operands split unlike": (
+        AUTO, [A, "b = jax.device_put(jnp.ones((8, 16)), P('Y', 'X'))",
+               f"c = {EXPLICIT_AXES}(lambda x, y: x + y, in_sharding=(P('X', 'Y'), P('Y', 'X')))(a, b)"], "SC208"),
+    "at get with out_sharding": (EXPLICIT, [A, "c = a.at[0].get(out_sharding=P('Y'))"], "ok"),
+    "at get from a split dim": (EXPLICIT, [A, "c = a.at[0].get()"], "SC208"),
+    "at get from an unsplit dim": (EXPLICIT, [B, "c = b.at[:, 0].get()"], "ok"),
+    "at set into a split dim": (EXPLICIT, [A, "c = a.at[0].set(0.0)"], "SC208"),
+    "at set into an unsplit dim": (EXPLICIT, [B, "c = b.at[:, 1:3].add(1.0)"], "ok"),
+    "at set with out_sharding": (EXPLICIT, [A, "c = a.at[0].set(0.0, out_sharding=P(None, 'Y'))"], "ok"),
+    "at set of the whole array": (EXPLICIT, [A, "c = a.at[...].multiply(2.0)"], "ok"),
+    "dot_general": (EXPLICIT, [B, "w = jax.device_put(jnp.ones((16, 4)), P(None, 'Y'))",
+                               "c = jax.lax.dot_general(b, w, (((1,), (0,)), ((), ())))"], "ok"),
+    "dot_general contracting dims both split": (
+        EXPLICIT, [A, "c = jax.lax.dot_general(a, a, (((1,), (1,)), ((), ())))"], "SC208"),
+    "dot_general with out_sharding": (
+        EXPLICIT, [A, "c = jax.lax.dot_general(a, a, (((1,), (1,)), ((), ())), out_sharding=P('X', None))"], "ok"),
+}
+
+
+@pytest.mark.parametrize("setter", [False, True], ids=["with", "setter"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_checker_and_jax_agree(name: str, setter: bool) -> None:
+    mesh_line, body, verdict = CASES[name]
+    built = Program(mesh_line, {}, set(), list(body), setter=setter)
+    ran = run(built)
+    checked = check(built)
+    judged = judge(built, ran, checked)
+    message = describe(built, judged, ran)
+    assert judged.expected == verdict, message  # JAX does what the case says
+    assert not judged.false_reports and not judged.types_wrong, message
+    if verdict != "ok":
+        assert ran.failed == len(body) - 1 and judged.reported == verdict, message
+    assert judged.types_unknown == 0, message  # every sharding followed
