@@ -159,35 +159,55 @@ def _references(root: ast.stmt, enclosing: str | None, defs: Mapping[str, ast.AS
     nested: list[ast.AST] = []
     while plain:
         node = plain.pop()
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in defs:
-            callers[node.func.id].add(enclosing)
+        # Exact classes, not isinstance: this loop sees every node of the module.
+        if type(node) is ast.Name:
+            if node.id in defs and type(node.ctx) is not ast.Store:
+                escaped.add(node.id)
+            continue
+        if type(node) is ast.Call and type(func := node.func) is ast.Name and func.id in defs:
+            callers[func.id].add(enclosing)
             plain.extend(node.args)
             plain.extend(node.keywords)
             continue
-        if isinstance(node, ast.Name):
-            if node.id in defs and not isinstance(node.ctx, ast.Store):
-                escaped.add(node.id)
-            continue
-        if node is not root and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        if type(node) in _FUNCTION_KINDS and node is not root:
             nested.append(node)
             continue
         _children(node, plain)
     while nested:  # every reference in here escapes
         node = nested.pop()
-        if isinstance(node, ast.Name):
-            if node.id in defs and not isinstance(node.ctx, ast.Store):
+        if type(node) is ast.Name:
+            if node.id in defs and type(node.ctx) is not ast.Store:
                 escaped.add(node.id)
             continue
         _children(node, nested)
 
 
+_FUNCTION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})
+
+
 def _children(node: ast.AST, into: list[ast.AST]) -> None:
-    for name in node._fields:
+    fields = _CHILD_FIELDS.get(type(node))
+    if fields is None:
+        fields = _CHILD_FIELDS[type(node)] = _child_fields(type(node))
+    for name in fields:
         value = getattr(node, name, None)
-        if isinstance(value, list):
+        if type(value) is list:
             into.extend([item for item in value if isinstance(item, ast.AST)])
         elif isinstance(value, ast.AST):
             into.append(value)
+
+
+# Per node class, the fields that can hold nodes: `ctx` (a Load or Store on every name) and
+# the fields of leaves (a constant's value, a name's id) never lead to a reference.
+_CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
+_LEAF_FIELDS = frozenset({"ctx", "id", "attr", "arg", "kind", "type_comment", "name", "asname", "module",
+                          "level", "conversion", "is_async", "simple", "names", "tag", "lineno"})
+
+
+def _child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
+    if kind is ast.Constant:
+        return ()
+    return tuple(name for name in kind._fields if name not in _LEAF_FIELDS)
 
 
 def map_axis_names(module: ast.Module, binders: frozenset[str]) -> frozenset[str]:
