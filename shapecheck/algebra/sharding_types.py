@@ -314,7 +314,7 @@ def dot_general(lhs: ArrayType, rhs: ArrayType, contracting: tuple[Sequence[int]
                 Code.SHARDING_TYPE_MISMATCH,
                 f"{op} of {_label(labels, 0)} ({typeof(lhs)}) and {_label(labels, 1)} ({typeof(rhs)}) contracts "
                 f"dims that are both split over {_axes_text(x)}: how to split the result is ambiguous; "
-                f"give it out_sharding={spec_text(e if e is not None else () for e in free)} (or reshard an operand)",
+                f"give it out_sharding={spec_text(_once(free))} (or reshard an operand)",
                 axes=x, operands=(0, 1)),))
     entries: list[Entry] = [ls[i] for i in lb]
     entries += [ls[i] for i in range(len(ls)) if i not in lc and i not in lb]
@@ -322,6 +322,16 @@ def dot_general(lhs: ArrayType, rhs: ArrayType, contracting: tuple[Sequence[int]
     if len(entries) != len(out.dims) or out.ellipsis is not None:
         return UNKNOWN
     return finish(Sharding(tuple(entries), _mesh_of((lhs, rhs))), op, (lhs, rhs), out)
+
+
+def _once(entries: Sequence[Entry]) -> list[Axes]:
+    """`entries` with each mesh axis kept at its first dim only (a spec names an axis once)."""
+    seen: set[str] = set()
+    kept: list[Axes] = []
+    for entry in entries:
+        kept.append(tuple(axis for axis in entry or () if axis not in seen))
+        seen.update(entry or ())
+    return kept
 
 
 def _with(entries: Sequence[Entry], index: int, entry: Axes) -> list[Entry]:
