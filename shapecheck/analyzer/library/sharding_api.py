@@ -379,7 +379,7 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
             refused |= placed_here
             # The body sees each argument as in_shardings places it (an uncommitted one is
             # moved there; a committed one must already be so).
-            args[index] = typed_tree(entry, call.args[index], ctx)
+            args[index] = _entering(call.args[index], typed_tree(entry, call.args[index], ctx))
     result = interp.call(jitted.fun, replace(call, args=args), ctx.enter_jit(("this jax.jit binds no axis name", jitted.node)), scope)
     # JAX stops at the first argument it refuses: the result is never computed.
     if refused:
@@ -389,6 +389,25 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
             return forget(result)
         return typed_tree(jitted.out_shardings, result, ctx)
     return result
+
+
+def _entering(given: Value, placed_: Value) -> Value:
+    """The argument as the body sees it: as in_shardings place it where the checker knows that
+    JAX accepts it (a value on no mesh is moved; one split alike is kept), else unknown (JAX
+    also accepts a split it treats as equal, as over a size-1 mesh axis, and keeps it)."""
+    if isinstance(given, ArrayType) and isinstance(placed_, ArrayType):
+        mine, theirs = given.sharding, placed_.sharding
+        if mine is not None and theirs is not None and mine.known and \
+                ((mine.mesh is None and not mine.split) or mine.dims == theirs.dims):
+            return placed_
+        return forget(placed_)
+    if isinstance(given, Seq) and isinstance(placed_, Seq) and len(given.items) == len(placed_.items):
+        return Seq(tuple(_entering(a, b) for a, b in zip(given.items, placed_.items, strict=True)),
+                   placed_.is_list, placed_.node, placed_.lookup)
+    if isinstance(given, Dict) and isinstance(placed_, Dict) and len(given.items) == len(placed_.items):
+        return Dict(tuple((key, _entering(a, b)) for (_, a), (key, b) in zip(given.items, placed_.items, strict=True)),
+                    placed_.node, placed_.lookup)
+    return forget(placed_)
 
 
 def _committed(interp: Interpreter, sharding: Value, tree: Value, what: str, node: ast.AST, ctx: Context) -> bool:
