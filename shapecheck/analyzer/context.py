@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field, fields, replace
+from operator import attrgetter
 
 from shapecheck.analyzer.values import Mesh
 from shapecheck.dims import Dim
@@ -74,13 +75,19 @@ class Context:
         return self
 
     def deeper(self) -> Context:
-        return replace(self, depth=self.depth + 1)
+        # `replace` checks every field by name; this runs once per call analysed.
+        values = list(_all_of(self))
+        values[_DEPTH] += 1
+        return Context(*values)
 
     def key(self) -> tuple[object, ...]:
         """What a function's summary depends on: every field but the notes for messages (not
         compared) and those marked `key: False`. A new field is part of the key unless it says
         otherwise."""
-        return tuple(getattr(self, name) for name in _KEY_FIELDS)
+        return _key_of(self)
 
 
 _KEY_FIELDS = tuple(f.name for f in fields(Context) if f.compare and f.metadata.get("key", True))
+_key_of = attrgetter(*_KEY_FIELDS)  # a tuple of them, read in C: once per call analysed
+_all_of = attrgetter(*(f.name for f in fields(Context)))
+_DEPTH = [f.name for f in fields(Context)].index("depth")

@@ -56,7 +56,8 @@ class Expressions(InterpreterState):
     def eval(self, node: ast.expr, scope: Scope, ctx: Context) -> Value:
         method = _EVAL.get(type(node))
         value = method(self, node, scope, ctx) if method is not None else None
-        self.note_type(node, value, ctx)
+        if self.types is not None:  # kept for hover only; every expression passes here
+            self.note_type(node, value, ctx)
         return value
 
     def note_type(self, node: ast.AST, value: Value, ctx: Context) -> None:
@@ -317,9 +318,11 @@ class Expressions(InterpreterState):
 
     def eval_call(self, node: ast.Call, scope: Scope, ctx: Context) -> Value:
         func = self.eval(node.func, scope, ctx)
-        if self._grow(node, scope, ctx):
-            return Const(None)
-        self._forget_mutated(node.func, scope)
+        callee = node.func
+        if type(callee) is ast.Attribute and callee.attr in _MUTATORS:  # `layers.append(x)`, ...
+            if self._grow(node, scope, ctx):
+                return Const(None)
+            self._forget_mutated(callee, scope)
         if expects_error_call(node):
             # `assert_raises(IndexError, lambda: a[5])`: the arguments are meant to fail.
             self.reporter.muted += 1

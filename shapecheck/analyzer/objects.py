@@ -9,9 +9,10 @@ classes with `self.w = ...`. An attribute the checker cannot follow reads as unk
 from __future__ import annotations
 
 import ast
+import weakref
 from typing import Final
 
-from shapecheck.analyzer.values import Class, Function, Instance, Qual, Value
+from shapecheck.analyzer.values import Class, Function, FunctionNode, Instance, Qual, Value
 
 # "dataclass": built from its fields, one leaf to JAX; "struct": the same, and a pytree of its
 # fields (registered by its library); "namedtuple": a struct that is a tuple too.
@@ -78,15 +79,25 @@ def replaced(instance: Instance, changes: dict[str, Value]) -> Value:
 
 def stored_attributes(function: Function) -> frozenset[str]:
     """The attributes a method sets on its first parameter (`self.w = ...`): what a call of it
-    may change in the receiver."""
-    params = function.node.args
+    may change in the receiver. Read once per method (a walk of its body)."""
+    found = _STORED.get(function.node)
+    if found is None:
+        found = _STORED[function.node] = _stored_attributes(function.node)
+    return found
+
+
+_STORED: weakref.WeakKeyDictionary[FunctionNode, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _stored_attributes(node: FunctionNode) -> frozenset[str]:
+    params = node.args
     positional = [*params.posonlyargs, *params.args]
     if not positional:
         return frozenset()
     me = positional[0].arg
     found: set[str] = set()
-    for node in ast.walk(function.node):
-        if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store | ast.Del)
-                and isinstance(node.value, ast.Name) and node.value.id == me):
-            found.add(node.attr)
+    for inner in ast.walk(node):
+        if (isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Store | ast.Del)
+                and isinstance(inner.value, ast.Name) and inner.value.id == me):
+            found.add(inner.attr)
     return frozenset(found)

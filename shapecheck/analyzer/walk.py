@@ -5,6 +5,7 @@ deep (a 3,000-long expression must not exhaust the Python stack)."""
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple
 
@@ -19,8 +20,21 @@ class Parameter(NamedTuple):
     kind: str  # "positional_only", "positional", "vararg", "keyword_only" or "kwarg"
 
 
-def parameters(arguments: ast.arguments) -> list[Parameter]:
-    """A signature's parameters in declaration order, each with its own default."""
+def parameters(arguments: ast.arguments) -> tuple[Parameter, ...]:
+    """A signature's parameters in declaration order, each with its own default.
+
+    Kept per signature while its tree lives: a function is called (analysed) many times.
+    """
+    found = _SIGNATURES.get(arguments)
+    if found is None:
+        found = _SIGNATURES[arguments] = tuple(_parameters(arguments))
+    return found
+
+
+_SIGNATURES: weakref.WeakKeyDictionary[ast.arguments, tuple[Parameter, ...]] = weakref.WeakKeyDictionary()
+
+
+def _parameters(arguments: ast.arguments) -> list[Parameter]:
     positional = [*arguments.posonlyargs, *arguments.args]
     # Defaults belong to the last parameters that can be passed by position.
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))

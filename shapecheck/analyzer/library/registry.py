@@ -85,13 +85,16 @@ def _binding(handler: Handler, signature: Signature) -> Handler:
     key = f"{handler.__module__.rpartition('.')[2]}.{handler.__qualname__}"
 
     def bound(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+        call.signature = signature
+        reported = len(interp.reporter.findings)
+        result = handler(interp, call, ctx, scope)
+        if result is None:  # most calls: nothing known, nothing to type
+            return None
         from shapecheck.analyzer.library.typed_shardings import (
             typed,  # imports the library's helpers
         )
 
-        call.signature = signature
-        reported = len(interp.reporter.findings)
-        return typed(key, interp, call, ctx, handler(interp, call, ctx, scope), reported)
+        return typed(key, interp, call, ctx, result, reported)
 
     bound.__name__ = handler.__name__
     bound.__qualname__ = handler.__qualname__
