@@ -7,6 +7,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from shapecheck.api import analyze_source, check_files
 from shapecheck.types import ArrayType
 
@@ -273,3 +275,18 @@ def test_no_cascade_from_an_unbound_name() -> None:
         a = jax.shard_map(lambda v: lax.ppermute(v, 'q', [(0, 1)]), mesh=mesh, in_specs=P('x'), out_specs=P())(x)
         b = jax.shard_map(lambda v: lax.psum(v, ('y', 'q')), mesh=mesh, in_specs=P('x'), out_specs=P())(x)
         """) == [(4, "SC202"), (5, "SC202")]
+
+
+@pytest.mark.parametrize("main_first", [True, False])
+def test_unmapped_is_worked_out_when_an_analysis_first_asks(main_first: bool) -> None:
+    # Functions analysed before the question arises (`helper`, `scale`) keep their results;
+    # the one that asks (`main`, deep in a call of a jit) is analysed again with the answer.
+    main = "def main():\n    return jax.jit(total)(x)\n"
+    rest = ("def helper(v):\n    return v * 2\n"
+            "def total(v):\n    return lax.psum(helper(v), 'i')\n"
+            "def scale(v):\n    return helper(v) + jnp.ones((3,))\n")
+    source = main + rest if main_first else rest + main
+    result = analyze_source("t.py", PRELUDE + source)
+    psum_line = PRELUDE.count("\n") + source.splitlines().index("    return lax.psum(helper(v), 'i')") + 1
+    assert [(d.span.line, d.code) for d in result.diagnostics] == [(psum_line, "SC202")]
+    assert any("`main` is called under no map" in note.message for d in result.diagnostics for note in d.notes)

@@ -10,6 +10,11 @@ from shapecheck.analyzer.values import Mesh
 from shapecheck.dims import Dim
 
 
+class Undecided(Exception):
+    """Raised where an analysis needs to know whether its function runs under no map before
+    that is worked out: most functions never ask, and the answer costs a walk of the module."""
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """The analysis context of one function body or module.
@@ -24,7 +29,8 @@ class Context:
     bound: frozenset[str] | None = None
     outer_unknown: bool = False
     any_name: bool = False  # an enclosing map binds a name the checker cannot read: any name
-    unmapped: bool = False  # code that nothing in view runs under a map (see above)
+    unmapped: bool | None = False  # code that nothing in view runs under a map (see above)
+    """None: not yet worked out (a walk of the module); `runs_unmapped` raises Undecided."""
     binders: tuple[tuple[str, ast.AST], ...] = field(default=(), compare=False, hash=False)
     """A note for each enclosing map: what it binds and where, for SC202's notes."""
     sizes: tuple[tuple[str, Dim], ...] = ()
@@ -60,7 +66,7 @@ class Context:
         merged = dict(self.resources)
         merged.update(resources or {})
         return replace(
-            self, bound=bound, outer_unknown=(self.bound is None and not self.unmapped) or self.outer_unknown,
+            self, bound=bound, outer_unknown=(self.bound is None and not self.runs_unmapped()) or self.outer_unknown,
             binders=self.binders + ((binder,) if binder is not None else ()),
             sizes=tuple(sorted(sizes.items())), resources=tuple(sorted(merged.items())),
             resource_notes=self.resource_notes + notes, hidden=self.hidden | hidden, depth=self.depth + 1,
@@ -70,9 +76,15 @@ class Context:
     def enter_jit(self, binder: tuple[str, ast.AST]) -> Context:
         """A jitted function's body: jit binds no name, so where nothing maps the code around
         it, none is bound inside."""
-        if self.bound is None and self.unmapped:
+        if self.bound is None and self.runs_unmapped():
             return replace(self, bound=frozenset(), binders=(*self.binders, binder))
         return self
+
+    def runs_unmapped(self) -> bool:
+        """`unmapped`, raising Undecided while it is not worked out."""
+        if self.unmapped is None:
+            raise Undecided
+        return self.unmapped
 
     def deeper(self) -> Context:
         # `replace` checks every field by name; this runs once per call analysed.

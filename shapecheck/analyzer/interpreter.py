@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from shapecheck.algebra.resources import cooccurrence
 from shapecheck.analyzer.annotations import Invalid, read_annotation
 from shapecheck.analyzer.calls import CallArgs
-from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.context import Context, Undecided
 from shapecheck.analyzer.expressions import Expressions
 from shapecheck.analyzer.invocation import Invocation
 from shapecheck.analyzer.library import binder_callees
@@ -32,6 +32,8 @@ from shapecheck.analyzer.walk import map_axis_names, subscripts, unmapped_functi
 from shapecheck.codes import Code
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
+
+_UNDECIDED = Context(unmapped=None)
 
 
 class Interpreter(Statements, Expressions, Invocation):
@@ -86,13 +88,30 @@ class Interpreter(Statements, Expressions, Invocation):
         self.reporter.muted += expected
         try:
             ctx = Context()
-            if function.node in self.unmapped_functions():
-                ctx = Context(unmapped=True, binders=((
-                    f"`{function.name}` is called under no map in this module (nothing here passes it to one)",
-                    function.node),))
+            if self.names_axes and self._may_be_unmapped(function):
+                if self._unmapped is None:
+                    # Whether nothing here calls it under a map is worked out (a walk of the
+                    # whole module) only once an analysis asks; most never do.
+                    budget = self.budget
+                    try:
+                        self.call_function(function, CallArgs(function.node), _UNDECIDED, alone=True)
+                        return
+                    except Undecided:
+                        self.budget = budget  # what was cut short is done again
+                if function.node in self.unmapped_functions():
+                    ctx = Context(unmapped=True, binders=((
+                        f"`{function.name}` is called under no map in this module (nothing here passes it to one)",
+                        function.node),))
             self.call_function(function, CallArgs(function.node), ctx, alone=True)
         finally:
             self.reporter.muted -= expected
+
+    def _may_be_unmapped(self, function: Function) -> bool:
+        """Whether `function` is one `walk.unmapped_functions` considers: a module-level,
+        undecorated def."""
+        node = function.node
+        return (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not node.decorator_list
+                and function.scope is self.scope)
 
     def read(self, node: ast.expr, scope: Scope) -> ArrayType | Invalid | None:
         """`read_annotation`, once per annotation node (functions are analysed many times)."""

@@ -312,7 +312,7 @@ def jit(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
         return None
     in_shardings = resolved(interp, call.arg("in_shardings"))
     out_shardings = resolved(interp, call.arg("out_shardings"))
-    if in_shardings is None and out_shardings is None and not (ctx.unmapped and ctx.bound is None):
+    if in_shardings is None and out_shardings is None and not (ctx.bound is None and ctx.runs_unmapped()):
         # jit changes how a function runs, never the shapes it computes; built where nothing
         # maps the code, it is kept, for its body binds no axis name (`Context.enter_jit`).
         return fun
