@@ -88,7 +88,9 @@ def from_spec(spec: Sequence[Axes | None], rank: int, axis_types: Mapping[str, s
               mesh: MeshShape | None) -> Sharding | None:
     """The type's sharding of a value placed by a spec: each dim keeps the Explicit axes of its
     entry (Auto axes split the value but not its type); None for a spec longer than the rank
-    (JAX refuses it or ignores trailing Nones: either way not this rule's to say)."""
+    (JAX refuses it or ignores trailing Nones: either way not this rule's to say). A size-1
+    mesh axis is an axis like any other in the type (JAX 0.10.2 keeps `8@Y` for a Y of size 1
+    through every op); only jit's in_shardings compare placements, where it splits nothing."""
     if axis_types is None:
         return None
     entries = list(spec)
@@ -96,15 +98,13 @@ def from_spec(spec: Sequence[Axes | None], rank: int, axis_types: Mapping[str, s
         entries.pop()
     if len(entries) > rank:
         return None
-    sizes = dict(mesh) if mesh is not None else {}
     dims: list[Entry] = []
     for entry in [*entries, *((),) * (rank - len(entries))]:
-        kinds = {axis_types.get(axis) for axis in entry or ()}
-        if entry is None or None in kinds or len(kinds) > 1 or any(sizes.get(axis) == 1 for axis in entry):
-            # Unknown axes; a dim split over Auto and Explicit axes at once, or over a size-1
-            # axis (JAX keeps it in some results and drops it in others): not modelled.
+        if entry is None or any(axis_types.get(axis) is None for axis in entry):
             dims.append(None)
         else:
+            # A dim split over Auto and Explicit axes at once keeps its Explicit ones, in order
+            # (JAX 0.10.2: P(('X', 'Y', 'Z')) with Y Auto types the dim `16@(X,Z)`).
             dims.append(tuple(axis for axis in entry if axis_types[axis] == EXPLICIT))
     return Sharding(tuple(dims), mesh)
 
@@ -618,6 +618,28 @@ def equal_to_spec(value: ArrayType, spec: Sharding) -> bool | None:
     if value.sharding is None or not value.sharding.known or not spec.known:
         return None
     return value.sharding.dims == spec.dims
+
+
+def same_placement(a: Sharding, b: Sharding) -> bool | None:
+    """Whether two shardings on one mesh place the value on the devices alike, as jit compares
+    a committed argument with its in_shardings (`are_hlo_shardings_equal`): a size-1 mesh axis
+    splits nothing, so `8@Y` for a Y of size 1 is placed as `8` (JAX 0.10.2 accepts either and
+    keeps the argument's). None where a split or a needed axis size is unknown."""
+    if not a.known or not b.known or len(a.dims) != len(b.dims):
+        return None
+    mesh = a.mesh if a.mesh is not None else b.mesh
+    sizes = dict(mesh) if mesh is not None else {}
+
+    def placed(entry: Axes) -> Axes | None:
+        if any(sizes.get(axis) is None for axis in entry):
+            return None
+        return tuple(axis for axis in entry if sizes[axis] != 1)
+
+    left = [placed(entry or ()) for entry in a.dims]
+    right = [placed(entry or ()) for entry in b.dims]
+    if None in left or None in right:
+        return None
+    return left == right
 
 
 def described(entries: Iterable[Entry]) -> str:

@@ -16,7 +16,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Literal
 
 from shapecheck.algebra.partition_spec import PartitionSpec, spec_faults, spec_problems
-from shapecheck.algebra.sharding_types import AUTO, EXPLICIT, from_spec, misnamed_axes, typeof
+from shapecheck.algebra.sharding_types import (
+    AUTO,
+    EXPLICIT,
+    from_spec,
+    misnamed_axes,
+    same_placement,
+    typeof,
+)
 from shapecheck.algebra.spec_trees import shardings_arity
 from shapecheck.analyzer import walk
 from shapecheck.analyzer.calls import CallArgs
@@ -393,13 +400,15 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
 
 def _entering(given: Value, placed_: Value) -> Value:
     """The argument as the body sees it: as in_shardings place it where the checker knows that
-    JAX accepts it (a value on no mesh is moved; one split alike is kept), else unknown (JAX
-    also accepts a split it treats as equal, as over a size-1 mesh axis, and keeps it)."""
+    JAX accepts it (a value on no mesh is moved; one split alike is kept; one placed alike,
+    as over a size-1 mesh axis that splits nothing, keeps its own split), else unknown."""
     if isinstance(given, ArrayType) and isinstance(placed_, ArrayType):
         mine, theirs = given.sharding, placed_.sharding
         if mine is not None and theirs is not None and mine.known and \
                 ((mine.mesh is None and not mine.split) or mine.dims == theirs.dims):
             return placed_
+        if mine is not None and theirs is not None and mine.mesh is not None and same_placement(mine, theirs):
+            return placed_.with_sharding(mine)
         return forget(placed_)
     if isinstance(given, Seq) and isinstance(placed_, Seq) and len(given.items) == len(placed_.items):
         return Seq(tuple(_entering(a, b) for a, b in zip(given.items, placed_.items, strict=True)),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
+from math import prod
 from typing import TYPE_CHECKING, Final, TypeAlias
 
 from shapecheck.algebra import sharding_types as st
@@ -168,7 +169,7 @@ def explicit_mismatch(value: ArrayType, sharding: Spec | Sharding, ctx: Context)
     if not types or any(kind != st.EXPLICIT for kind in types.values()) or value.sharding.mesh != mesh.axes:
         return None
     wanted = st.from_spec(entries, value.rank, types, mesh.axes)
-    if wanted is None or not wanted.known or not value.sharding.known or wanted.dims == value.sharding.dims:
+    if wanted is None or st.same_placement(wanted, value.sharding) is not False:
         return None
     return wanted
 
@@ -600,10 +601,20 @@ def _at_update(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType
     if subscript is None or not isinstance(base, ArrayType) or base.sharding is None or base.rank is None \
             or len(out.dims) != base.rank:
         return st.UNKNOWN
-    kinds = _index_kinds(subscript, base)
-    if kinds is None or "new" in kinds:
+    indexed = _indexed(subscript, base)
+    if indexed is None or any(kind == "new" for kind, _ in indexed):
         return st.UNKNOWN
-    for position, kind in enumerate(kinds):
+    sizes = dict(base.sharding.mesh) if base.sharding.mesh is not None else {}
+    for position, (kind, part) in enumerate(indexed):
+        # A slice of a split dim that its axes cannot split evenly: JAX's ValueError (the
+        # update's own sharding), raised before the scatter's ShardingTypeError.
+        entry = base.sharding.dims[position]
+        if kind == "slice" and entry != ():
+            length = _slice_length(part, base.dims[position])
+            parts = [sizes.get(axis) for axis in entry or ()]
+            if entry is None or length is None or None in parts or length % prod(p for p in parts if p is not None):
+                return st.UNKNOWN
+    for position, (kind, _) in enumerate(indexed):
         entry = base.sharding.dims[position]
         if kind == ":":
             continue
@@ -633,10 +644,28 @@ def _at_subscript(call: CallArgs) -> ast.Subscript | None:
 def _index_kinds(node: ast.Subscript, base: ArrayType) -> list[str] | None:
     """What the index does to each dim, in order: ":" (the whole dim), "slice", "int", or "new"
     (a new size-1 dim); None where it is not read (an array index, a bound not written)."""
+    indexed = _indexed(node, base)
+    return None if indexed is None else [kind for kind, _ in indexed]
+
+
+def _slice_length(part: ast.Slice | None, size: object) -> int | None:
+    """How many elements a slice with literal bounds takes from a dim of this size."""
+    if part is None or not isinstance(size, int):
+        return None
+    bounds = [None if bound is None else _literal_int(bound) for bound in (part.lower, part.upper, part.step)]
+    if any(bound is None and written is not None for bound, written in zip(bounds, (part.lower, part.upper, part.step),
+                                                                             strict=True)):
+        return None
+    return len(range(size)[slice(*bounds)]) if bounds[2] != 0 else None
+
+
+def _indexed(node: ast.Subscript, base: ArrayType) -> list[tuple[str, ast.Slice | None]] | None:
+    """`_index_kinds`, each with its slice where the kind is "slice"."""
     if base.rank is None:
         return None
     parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     kinds: list[str] = []
+    slices: dict[int, ast.Slice] = {}
     dim = 0  # the base's dim this part indexes (before any `...`)
     for part in parts:
         if isinstance(part, ast.Slice) and "..." not in kinds and dim < base.rank \
@@ -655,6 +684,7 @@ def _index_kinds(node: ast.Subscript, base: ArrayType) -> list[str] | None:
         elif isinstance(part, ast.Slice):
             if any(bound is not None and _literal_int(bound) is None for bound in (part.lower, part.upper, part.step)):
                 return None  # `x[:n]`: whether it takes the whole dim is not known
+            slices[len(kinds)] = part
             kinds.append("slice")
         elif _literal_int(part) is not None:
             kinds.append("int")
@@ -665,11 +695,12 @@ def _index_kinds(node: ast.Subscript, base: ArrayType) -> list[str] | None:
     used = sum(1 for k in kinds if k in (":", "slice", "int"))
     if used > base.rank:
         return None
+    paired: list[tuple[str, ast.Slice | None]] = [(kind, slices.get(n)) for n, kind in enumerate(kinds)]
     if "..." in kinds:
         at = kinds.index("...")
-        kinds[at:at + 1] = [":"] * (base.rank - used)
-    kinds += [":"] * (base.rank - sum(1 for k in kinds if k in (":", "slice", "int")))
-    return kinds
+        paired[at:at + 1] = [(":", None)] * (base.rank - used)
+    paired += [(":", None)] * (base.rank - sum(1 for kind, _ in paired if kind in (":", "slice", "int")))
+    return paired
 
 
 def _gathered(node: ast.Subscript, base: ArrayType, out: ArrayType, what: str, receiver: str) -> st.Typed:
