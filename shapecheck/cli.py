@@ -160,18 +160,19 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
             return Engine(config, cache=_cache(args, config)).check_files(files, args.jobs)
 
         return watch(lambda: [str(path) for path in discover(args.paths or ["."], config)], check, config.root)
-    files = [str(path) for path in discover(args.paths or ["."], config)]
+    cache = _cache(args, config)
+    if record is not None and cache is not None:
+        record.prepare(cache)
+    files = [str(path) for path in discover(args.paths or ["."], config, None if record is None else record.stat)]
     warning = ""
     if not files:
         # As ruff: nothing to check is not an error, but it is rarely what was meant.
         warning = f"shapecheck: warning: no Python files found under {', '.join(args.paths or ['.'])}\n"
         sys.stderr.write(warning)
-    if record is not None:
-        record.files(files, config)
-    cache = _cache(args, config)
+    modules = record.files(files, config) if record is not None else None
     show = not args.no_progress and wanted(len(files), args.format in HUMAN_FORMATS)
     with progress_bar(len(files)) if show else no_progress() as progress:
-        engine = Engine(config, cache=cache)
+        engine = Engine(config, modules, cache=cache)
         report = engine.check_files(files, args.jobs, progress)
     shown: Sequence[Diagnostic] | int = report.diagnostics
     if args.fix or args.diff:
@@ -270,13 +271,11 @@ def _baselined(args: argparse.Namespace, diagnostics: Sequence[Diagnostic], file
 
 
 def _record(args: argparse.Namespace, argv: list[str]) -> Record | None:
-    """The record of a run that can keep a memo (memo.py): named files, not folders, with the
-    result cache on and the output on stdout; never one that writes files or reads a baseline."""
-    if args.no_cache or args.output_file is not None or not args.paths:
+    """The record of a run that can keep a memo (memo.py): with the result cache on and the
+    output on stdout; never one that writes files or reads a baseline."""
+    if args.no_cache or args.output_file is not None:
         return None
     if args.add_noqa or args.baseline is not None or args.fix or args.diff or args.watch:
-        return None
-    if any(os.path.isdir(path) for path in args.paths):
         return None
     from shapecheck.memo_record import Record
 

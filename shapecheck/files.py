@@ -11,9 +11,8 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Final
 
 from shapecheck.config import Config
 
@@ -22,22 +21,23 @@ if TYPE_CHECKING:
     # editor's, a pre-commit hook's) never needs it, and reading a file (formats) never does.
     import pathspec
 
-# Folder names never worth descending into (matched on the entry's own name).
-_SKIPPED = [
-    ".git/", ".hg/", ".svn/", ".venv/", "venv/", "__pycache__/", ".mypy_cache/", ".ruff_cache/",
-    ".pytest_cache/", ".tox/", ".nox/", "node_modules/", "build/", "dist/", ".eggs/", "*.egg-info/",
-]
+# Folder names never worth descending into (matched on the entry's own name), and the suffix of
+# the one pattern among them: plain comparisons, so a walk with no .gitignore or exclude to
+# match never imports pathspec.
+_SKIPPED: Final = frozenset({
+    ".git", ".hg", ".svn", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache",
+    ".pytest_cache", ".tox", ".nox", "node_modules", "build", "dist", ".eggs",
+})
+_SKIPPED_SUFFIX: Final = ".egg-info"
 
-
-@cache
-def _skipped_names() -> pathspec.GitIgnoreSpec:
-    import pathspec
-
-    return pathspec.GitIgnoreSpec.from_lines(_SKIPPED)
+Probe = Callable[[str], object]
+"""Told each path a walk is about to look at (a folder before it is listed, a `.gitignore`
+before it is read, a `.git` before it is looked for): the run memo's record (memo_record.py)."""
 
 
 class _Matcher:
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, probe: Probe | None = None) -> None:
+        self.probe = probe
         self.root = config.root.resolve()
         patterns = [*config.exclude, *config.extend_exclude]
         self.user_excludes: pathspec.GitIgnoreSpec | None = None
@@ -63,6 +63,8 @@ class _Matcher:
         if folder not in self.gitignores:
             spec = None
             file = folder / ".gitignore"
+            if self.probe is not None:
+                self.probe(str(file))
             if _quietly(file.is_file):
                 import pathspec
 
@@ -73,13 +75,25 @@ class _Matcher:
             self.gitignores[folder] = spec
         return self.gitignores[folder]
 
-    def git_ignored(self, path: Path, is_dir: bool, floor: Path | None) -> bool:
-        """Ignored by a .gitignore in the path's folders (only those at or below `floor`, if set)."""
+    def git_ignored(self, path: Path, is_dir: bool, floor: Path | None, link: bool | None = None) -> bool:
+        """Ignored by a .gitignore in the path's folders (only those at or below `floor`, if set).
+
+        `link`: whether `path` is a symbolic link, where the caller knows (a walk's entry says
+        so without a system call); looked up where None.
+        """
         if not self.respect_gitignore:
             return False
-        resolved = path.resolve() if path.is_symlink() else self._resolved(path.parent) / path.name
+        if path.is_symlink() if link is None else link:
+            resolved = path.resolve()
+            parent = resolved.parent
+        else:
+            parent = self._resolved(path.parent)
+            resolved = parent / path.name
+        specs = self._specs_above(parent, floor)
+        if not specs:  # most folders of most trees: nothing to match, no string to build
+            return False
         text = str(resolved)
-        for folder, spec in self._specs_above(resolved.parent, floor):
+        for folder, spec in specs:
             inner = Path(text[len(folder):].lstrip("/")).as_posix() + ("/" if is_dir else "")
             if spec.match_file(inner):
                 return True
@@ -104,29 +118,33 @@ class _Matcher:
                 spec = self._gitignore(ancestor)
                 if spec is not None:
                     specs.append((str(ancestor), spec))
+                if self.probe is not None:
+                    self.probe(str(ancestor / ".git"))
                 if _quietly((ancestor / ".git").exists):
                     break
             self.specs_above[key] = specs
         return specs
 
-    def skip_entry(self, entry: Path, is_dir: bool, floor: Path | None) -> bool:
-        name = entry.name + ("/" if is_dir else "")
-        if is_dir and _skipped_names().match_file(name):
+    def skip_entry(self, entry: Path, is_dir: bool, floor: Path | None, link: bool | None = None) -> bool:
+        if is_dir and (entry.name in _SKIPPED or entry.name.endswith(_SKIPPED_SUFFIX)):
             return True
-        return self.excluded_by_user(entry, is_dir) or self.git_ignored(entry, is_dir, floor)
+        return self.excluded_by_user(entry, is_dir) or self.git_ignored(entry, is_dir, floor, link)
 
 
-def discover(paths: Sequence[str | Path], config: Config) -> list[Path]:
+def discover(paths: Sequence[str | Path], config: Config, probe: Probe | None = None) -> list[Path]:
     """Python files to check, sorted and without duplicates.
 
     What cannot be examined (a folder that cannot be listed, a `*.py` that is a FIFO, a device
     or a broken link) is returned as well, as a file named on the command line is: checking it
-    reports why it was not checked (SC000), and the rest of the walk goes on.
+    reports why it was not checked (SC000), and the rest of the walk goes on. `probe` is told
+    every path the walk looks at before it looks (see `Probe`).
     """
-    matcher = _Matcher(config)
+    matcher = _Matcher(config, probe)
     found: set[Path] = set()
     for raw in paths or ["."]:
         path = Path(raw)
+        if probe is not None:
+            probe(str(path))
         if _quietly(path.is_dir):
             if matcher.excluded_by_user(path, True):
                 continue
@@ -142,12 +160,15 @@ def discover(paths: Sequence[str | Path], config: Config) -> list[Path]:
 _SOURCES = (".py", ".pyi")
 
 
-
 def excluded(path: str | Path, config: Config) -> bool:
     """Whether the configured excludes leave `path` out (what `check PATH` would skip)."""
     return not discover([Path(path)], config)
 
+
 def _walk(folder: Path, matcher: _Matcher, floor: Path | None) -> Iterator[Path]:
+    # Stated before listed: a name added, removed or renamed in it changes its signature.
+    if matcher.probe is not None:
+        matcher.probe(str(folder))
     try:
         with os.scandir(folder) as listing:
             entries = sorted(listing, key=lambda entry: entry.name)
@@ -160,9 +181,15 @@ def _walk(folder: Path, matcher: _Matcher, floor: Path | None) -> Iterator[Path]
         try:
             # Links to folders are not followed (a link may lead out of the project, or round).
             is_folder = entry.is_dir(follow_symlinks=False)
-            wanted = (not matcher.skip_entry(path, True, floor) if is_folder
-                      else path.suffix in _SOURCES and not _quietly(entry.is_dir)
-                      and not matcher.skip_entry(path, False, floor))
+            if is_folder:
+                wanted = not matcher.skip_entry(path, True, floor, link=False)
+            elif path.suffix in _SOURCES:
+                link = entry.is_symlink()
+                if link and matcher.probe is not None:
+                    matcher.probe(str(path))  # a link whose target turns from a folder into a file
+                wanted = not _quietly(entry.is_dir) and not matcher.skip_entry(path, False, floor, link)
+            else:
+                wanted = False
         except OSError:
             wanted = is_folder or path.suffix in _SOURCES  # checking it says what went wrong
             is_folder = False

@@ -54,6 +54,7 @@ FOLDER = "runs"  # inside the result cache's folder
 SUFFIX = ".memo"
 KEEP = 64  # memos kept per cache folder: one per command line, pre-commit's vary commit by commit
 REGULAR = 0o100000  # a signature's file type bits for a regular file
+FOLDER_TYPE = 0o040000  # and for a folder
 LIMIT = 64 << 20
 """Bytes a memo may hold: its run's whole output (every diagnostic of every named file, with
 the source lines the text format quotes) and the signatures, about 100 bytes each, of a few

@@ -5,16 +5,22 @@ Every path is stated before the run reads what the signature stands for:
 - before the configuration is read: the pyproject.toml files looked for from the working
   folder up to the first found (or `--config`'s file), and shapecheck's own source files and
   folders (its output is what its code makes of the input);
-- before any file is checked: the named files and the `__init__.py` files that make their
+- as the files to check are found (files.py's `discover` is told to state them): each path
+  named on the command line, each folder before it is listed (a file added, removed or
+  renamed in it changes the folder's signature), each `.gitignore` before it is read and each
+  `.git` before it is looked for, found or not;
+- before any file is checked: the files to check and the `__init__.py` files that make their
   folders packages (module names, and the folders imports are searched from);
 - after the run, each module a result depended on or looked for in vain is looked up again,
   by the same `ProjectIndex` code as the run's own, with every folder it lists and every file it
   tries stated first. The memo is written only when every lookup ends as it did in the run: a
   dependency at the same path with a text that hashes the same, a missing module still missing.
 
-Only a run that checked named files is recorded (a folder's walk reads every `.gitignore` and
-listing on the way); and only when its output is final: every result as the result cache would
-keep it (no internal error, no analysis bound hit), and the run's status 0 or 1.
+A run over folders is recorded as one over named files is: a later run states every folder
+the walk listed and every file it found, which is the walk's answer without its matching (no
+.gitignore or exclude pattern is read, nothing is imported). A run is recorded only when its
+output is final: every result as the result cache would keep it (no internal error, no
+analysis bound hit), and the run's status 0 or 1.
 """
 
 from __future__ import annotations
@@ -67,19 +73,50 @@ class Record:
     def stat(self, path: str) -> memo.Signature | None:
         full = os.path.join(self.cwd, path)
         found = memo.signature(full)
-        if full not in self.inputs:
+        if full in self.inputs:
+            if self.inputs[full] != found:
+                self.consistent = False
+        elif found is not None or not self._vouched_absent(full):
             self.inputs[full] = found
-        elif self.inputs[full] != found:
-            self.consistent = False
         return found
 
-    def files(self, paths: Iterable[str], config: Config) -> None:
+    def _vouched_absent(self, full: str) -> bool:
+        """Whether the absence of `full` is implied by what is already recorded: its folder was
+        stated earlier as a folder, or is absent itself and so vouched for. Nothing can appear
+        in a folder without changing its signature, so a replay need not state the path: most
+        paths a walk of a tree asks about (each folder's `.gitignore` and `.git`, `name/` beside
+        each `name.py`) are not there, and this halves what a replay states."""
+        parent = os.path.dirname(full)
+        if parent == full:
+            return False
+        if parent in self.inputs:
+            recorded = self.inputs[parent]
+            return recorded is not None and recorded[0] == memo.FOLDER_TYPE
+        # Stated after its own parent, as if the lookup had gone through it.
+        return memo.signature(parent) is None and self._vouched_absent(parent)
+
+    def prepare(self, cache: ResultCache) -> None:
+        """Create the cache's folders before the walk: the first run over the project's root
+        would otherwise list the root before its cache folder appears in it, and the memo it
+        keeps would never hold."""
+        try:
+            cache.prepare()
+            os.makedirs(self.folder, exist_ok=True)
+        except OSError:
+            pass  # a read-only or full disk: `finish` finds out again
+
+    def files(self, paths: Iterable[str], config: Config) -> ProjectIndex:
         """State the files to check, and the package folders that name them; build the index
-        their imports are looked up in again by `finish`, as the run's own is built."""
+        their imports are looked up in again by `finish`, as the run's own is built.
+
+        Returns a copy of that index that states nothing, for the run itself: its lookups must
+        not fill the tables that `finish` looks up again, and one build serves both.
+        """
         chosen = list(paths)
         for path in chosen:
             self.stat(path)
-        self.index = ProjectIndex.of(chosen, [config.root], probe=self.stat)
+        index = self.index = ProjectIndex.of(chosen, [config.root], probe=self.stat)
+        return ProjectIndex(paths=dict(index.paths), roots=index.roots)
 
     def finish(self, report: Report, cache: ResultCache, stdout: str, stderr: str, status: int) -> None:
         """Write the memo, if the run's output is final and every lookup ends as in the run."""

@@ -31,6 +31,8 @@ from tests.test_cache import BROKEN, LAYERS, MAIN
 
 MEMORY_LIMIT = 3 << 30  # address space of a subprocess run: a runaway read fails, not the machine
 TIMEOUT_S = 60  # a run here takes a second or two; a hang is a failure
+COMMAND = ("check", "--format", "json", "--jobs", "1")
+NAMED = ("broken.py", "main.py", "layers.py")  # its runs are answered by their memo
 
 
 @pytest.fixture
@@ -49,7 +51,8 @@ def _limit_memory() -> None:
 
 def run(project: Path, *args: str) -> tuple[int, str]:
     """A `check` run in a fresh process: (exit status, stdout); a hang fails the test."""
-    command = [sys.executable, "-m", "shapecheck", "check", "--format", "json", "--jobs", "1", *args]
+    _forget_folder_memo(project, args)
+    command = [sys.executable, "-m", "shapecheck", *COMMAND, *args]
     try:
         done = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=TIMEOUT_S,
                               preexec_fn=_limit_memory, check=False)
@@ -61,7 +64,8 @@ def run(project: Path, *args: str) -> tuple[int, str]:
 
 def check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     """A `check` run in this process: (exit status, stdout)."""
-    code = main(["check", "--format", "json", "--jobs", "1", *args])
+    _forget_folder_memo(Path.cwd(), args)
+    code = main([*COMMAND, *args])
     captured = capsys.readouterr()
     assert "internal error" not in captured.err, captured.err
     return code, captured.out
@@ -71,9 +75,17 @@ def entry_of(project: Path, name: str) -> Path:
     return ResultCache(project / ".shapecheck_cache", Config(root=project))._entry(str(project / name))
 
 
-def memo_of(project: Path) -> Path:
-    [found] = (project / ".shapecheck_cache" / memo.FOLDER).glob(f"*{memo.SUFFIX}")
+def memo_of(project: Path, args: tuple[str, ...] = NAMED) -> Path:
+    """The memo of the run of `args`."""
+    found = _memo_path(project, args)
+    assert found is not None and found.is_file()
     return found
+
+
+def _memo_path(project: Path, args: tuple[str, ...]) -> Path | None:
+    argv, cwd = [*COMMAND, *args], os.path.realpath(project)
+    folder = memo.folder(argv, cwd)
+    return None if folder is None else Path(memo.path(folder, memo.key(argv, cwd)))
 
 
 def read_entry(path: Path) -> dict[str, object]:
@@ -89,7 +101,14 @@ def write_entry(path: Path, entry: dict[str, object]) -> None:
     path.write_bytes(_frame(json.dumps(entry).encode()))
 
 
-NAMED = ("broken.py", "main.py", "layers.py")  # a run of named files keeps a memo; "." does not
+
+
+def _forget_folder_memo(project: Path, args: tuple[str, ...]) -> None:
+    # A run of "." is how these tests read the entries: its memo, which would answer before
+    # any entry is read, is forgotten first. The memos are tried with NAMED (the same code).
+    found = _memo_path(project, args) if args[-1:] == (".",) else None
+    if found is not None:
+        found.unlink(missing_ok=True)
 
 
 # --- what stands in place of an entry or a memo is not a regular file -------------------------
@@ -401,7 +420,7 @@ def test_whatever_stands_in_the_cache_the_output_is_a_run_without_it(
         expected = {args: check(capsys, "--no-cache", *args) for args in (named, (".",))}
         for args in (named, (".",)):
             assert check(capsys, *args) == expected[args]
-        files = [entry_of(project, name) for name in named] + [memo_of(project)]
+        files = [entry_of(project, name) for name in named] + [memo_of(project, named)]
         pristine = _PRISTINE[project] = (expected, {file: file.read_bytes() for file in files})
     expected, files = pristine
     for file, content in files.items():
@@ -410,7 +429,7 @@ def test_whatever_stands_in_the_cache_the_output_is_a_run_without_it(
         target = entry_of(project, name)
         target.write_bytes(_forge_entry(data, read_entry(target)))
     if data.draw(st.booleans()):
-        target = memo_of(project)
+        target = memo_of(project, named)
         target.write_bytes(_forge_memo(data, target.read_bytes()))
     for args in (named, (".",)):
         assert check(capsys, *args) == expected[args]

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -168,7 +169,7 @@ def test_another_command_line_or_folder_is_not_answered_by_this_memo(
 
 def test_runs_that_keep_no_memo(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert check(capsys, "--no-cache", "m.py")[0] == 0
-    assert check(capsys, ".")[0] == 0  # a folder: its walk is not recorded
+    assert check(capsys, "--no-cache", ".")[0] == 0
     assert main(["check", "--output-file", "out.txt", "m.py"]) == 0
     assert memos(project / ".shapecheck_cache") == []
     (project / "bad.py").write_bytes(b"\xff\xfe not utf-8 \x81")
@@ -298,3 +299,159 @@ def test_every_fixture_is_reported_alike_from_the_memo(tmp_path: Path) -> None:
     assert memo_run.stderr.split()[-2:] == ["1", "False"]
     assert memo_run.stdout == full.stdout
     assert len(json.loads(full.stdout)) > 100
+
+
+# --- a run over folders ---------------------------------------------------------------------------
+
+@pytest.fixture
+def tree(project: Path) -> Path:
+    """The project with a package, a folder the walk leaves out, and a .gitignore."""
+    (project / "pkg").mkdir()
+    (project / "pkg" / "__init__.py").write_text("")
+    (project / "pkg" / "a.py").write_text(CLEAN)
+    (project / "pkg" / "deep").mkdir()
+    (project / "pkg" / "deep" / "b.py").write_text(BROKEN)
+    (project / "build").mkdir()  # never walked
+    (project / "generated").mkdir()
+    (project / ".gitignore").write_text("generated/\n")
+    return project
+
+
+def test_an_unchanged_folder_run_is_answered_by_its_memo(tree: Path, capsys: pytest.CaptureFixture[str],
+                                                         runs: list[list[str]]) -> None:
+    first = check(capsys, ".")
+    assert first == (1, [("b.py", 2, "SC101")])
+    assert check(capsys, ".") == first
+    assert check(capsys) == first  # no path: "." too, with its own memo
+    assert len(runs) == 2
+    assert check(capsys, ".") == first
+    assert check(capsys) == first
+    assert len(runs) == 2
+
+
+def _add(tree: Path) -> None:
+    (tree / "pkg" / "deep" / "c.py").write_text(BROKEN)
+
+
+def _add_folder(tree: Path) -> None:
+    (tree / "pkg" / "new").mkdir()
+    (tree / "pkg" / "new" / "c.py").write_text(BROKEN)
+
+
+def _delete(tree: Path) -> None:
+    (tree / "pkg" / "deep" / "b.py").unlink()
+
+
+def _rename(tree: Path) -> None:
+    (tree / "pkg" / "deep" / "b.py").rename(tree / "pkg" / "deep" / "b2.py")
+
+
+def _rename_to_another_suffix(tree: Path) -> None:
+    (tree / "pkg" / "deep" / "b.py").rename(tree / "pkg" / "deep" / "b.txt")
+
+
+def _edit(tree: Path) -> None:
+    before = os.stat(tree / "pkg" / "deep" / "b.py")
+    (tree / "pkg" / "deep" / "b.py").write_text(CLEAN)  # the same size, the same mtime put back
+    os.utime(tree / "pkg" / "deep" / "b.py", ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def _touch(tree: Path) -> None:
+    os.utime(tree / "pkg" / "a.py")
+
+
+def _configure(tree: Path) -> None:
+    (tree / "pyproject.toml").write_text("[project]\nname = 'demo'\n[tool.shapecheck]\nignore = ['SC101']\n")
+
+
+def _exclude(tree: Path) -> None:
+    (tree / "pyproject.toml").write_text("[project]\nname = 'demo'\n[tool.shapecheck]\nexclude = ['pkg/deep']\n")
+
+
+def _ignore(tree: Path) -> None:
+    (tree / ".gitignore").write_text("generated/\nb.py\n")
+
+
+def _ignore_below(tree: Path) -> None:
+    (tree / "pkg" / "deep" / ".gitignore").write_text("*.py\n")
+
+
+def _unignore(tree: Path) -> None:
+    (tree / "generated" / "g.py").write_text(BROKEN)
+    (tree / ".gitignore").write_text("")
+
+
+def _in_an_ignored_folder(tree: Path) -> None:
+    (tree / "generated" / "g.py").write_text(BROKEN)  # never checked: the memo may hold or not
+
+
+def _imported(tree: Path) -> None:
+    # main.py imports layers.py: an annotation there changes main.py's finding.
+    (tree / "layers.py").write_text(LAYERS.replace("(784, 512)", "(783, 512)"))
+
+
+CHANGES = [_add, _add_folder, _delete, _rename, _rename_to_another_suffix, _edit, _touch, _configure, _exclude,
+           _ignore, _ignore_below, _unignore, _in_an_ignored_folder, _imported]
+UNSEEN = {_touch, _in_an_ignored_folder}  # changes of nothing checked: a memo may answer
+
+
+@pytest.mark.parametrize("change", CHANGES, ids=lambda change: change.__name__.lstrip("_"))
+def test_a_folder_runs_memo_answers_only_while_nothing_it_walked_changed(
+        tree: Path, capsys: pytest.CaptureFixture[str], runs: list[list[str]],
+        change: Callable[[Path], None]) -> None:
+    first = check(capsys, ".")
+    assert check(capsys, ".") == first
+    assert len(runs) == 1
+    change(tree)
+    expected = check(capsys, "--no-cache", ".")
+    assert len(runs) == 2
+    assert check(capsys, ".") == expected
+    assert len(runs) == 3 or change in UNSEEN
+    if change not in UNSEEN:
+        assert expected != first
+    assert check(capsys, ".") == expected  # the new memo holds
+    assert len(runs) <= 3
+
+
+def test_a_folder_run_answers_before_importing_the_checker(tree: Path) -> None:
+    child = ("import sys\nfrom shapecheck.cli import main\ncode = main(sys.argv[1:])\n"
+             "print(code, sorted(m for m in sys.modules if m.startswith('shapecheck')), file=sys.stderr)\n")
+    command = [sys.executable, "-c", child, "check", "--format", "json", "."]
+    full, replayed = (subprocess.run(command, cwd=tree, capture_output=True, text=True, check=False)
+                      for _ in range(2))
+    assert replayed.stdout == full.stdout
+    assert replayed.stderr.splitlines()[-1] == (
+        "1 ['shapecheck', 'shapecheck.cli', 'shapecheck.exits', 'shapecheck.memo', 'shapecheck.safe_read']")
+
+
+def test_a_folder_runs_memo_states_what_the_walk_looked_at(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    check(capsys, ".")
+    [written] = memos(tree / ".shapecheck_cache")
+    decoded = memo._decode(written.read_bytes())
+    assert decoded is not None
+    inputs = dict(decoded[1])
+    root = os.path.realpath(tree)
+    for folder in ("pkg", os.path.join("pkg", "deep")):
+        assert inputs[os.path.join(root, folder)].startswith(str(memo.FOLDER_TYPE)), folder
+    assert inputs[os.path.join(root, ".gitignore")] != ""
+    # A name that is not there, in a folder stated before it: the folder vouches for it.
+    assert os.path.join(root, "pkg", "deep", ".gitignore") not in inputs
+    assert os.path.join(root, "build") not in inputs and os.path.join(root, "generated") not in inputs
+
+
+def test_a_forged_folder_memo_is_not_believed(tree: Path, capsys: pytest.CaptureFixture[str],
+                                              runs: list[list[str]]) -> None:
+    first = check(capsys, ".")
+    [written] = memos(tree / ".shapecheck_cache")
+    decoded = memo._decode(written.read_bytes())
+    assert decoded is not None
+    key, inputs, _, stderr, status = decoded
+    # A valid checksum and the true signatures, another output: believed (it is the user's own
+    # folder, as the entries are); a signature that is not the path's: never.
+    forged = dict(inputs)
+    path = os.path.join(os.path.realpath(tree), "pkg")
+    forged[path] = forged[path].replace(",", ",1", 1)
+    raw = {name: tuple(int(part) for part in text.split(",")) if text else None for name, text in forged.items()}
+    memo.write(str(tree / ".shapecheck_cache" / memo.FOLDER), key, raw, "[]\n", stderr, status)  # type: ignore[arg-type]
+    assert check(capsys, ".") == first
+    assert len(runs) == 2
