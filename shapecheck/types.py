@@ -52,6 +52,10 @@ class Sharding:
 
     dims: tuple[tuple[str, ...] | None, ...]
     mesh: MeshShape | None = None
+    placed: tuple[tuple[str, ...], ...] | None = None
+    """Where the value also lies over Auto axes, which its type does not show: per dim, every
+    mesh axis splitting it, as `device_put` or jit's out_shardings committed it; None where
+    only the type is known (jit compares a committed argument's placement with in_shardings)."""
 
     @property
     def known(self) -> bool:

@@ -122,6 +122,19 @@ CASES: dict[str, tuple[str, list[str], str]] = {
         "AxisType.Explicit))",
         ["m = jax.device_put(jnp.ones((16, 4)), P(('X', 'Y', 'Z'), None))",
          "n = jax.device_put(jnp.ones((16, 4)), P(('X', 'Z'), None))", "c = m + n"], "ok"),
+    # On a mesh with Auto axes jit compares a committed argument's placement, which the type
+    # does not show: known where device_put or out_shardings committed it.
+    "jit in_shardings as device_put placed it, Auto mesh": (
+        AUTO, [A, "c = jax.jit(lambda x: x * 2, in_shardings=P('X', 'Y'))(a)"], "ok"),
+    "jit in_shardings unlike device_put's placement, Auto mesh": (
+        AUTO, [A, "c = jax.jit(lambda x: x * 2, in_shardings=P('X'))(a)"], "SC208"),
+    "jit in_shardings unlike device_put's placement, mixed mesh": (
+        MIXED, [B, "c = jax.jit(lambda x: x * 2, in_shardings=P('X', 'Y'))(b)"], "SC208"),
+    "jit in_shardings unlike out_shardings' placement, Auto mesh": (
+        AUTO, [A, "o = jax.jit(lambda x: x * 2, out_shardings=P('Y'))(a)",
+               "c = jax.jit(lambda x: x * 2, in_shardings=P(None))(o)"], "SC208"),
+    "jit in_shardings under a trace constrain, Auto mesh": (
+        AUTO, [A, "c = jax.jit(lambda x: jax.jit(lambda y: y * 2, in_shardings=P('X'))(x))(a)"], "ok"),
     # JAX splits the update as the operand: a slice its axes cannot split is its ValueError.
     "at set into a split dim, slice the axes split evenly": (EXPLICIT, [A, "c = a.at[2:4].add(1.0)"], "SC208"),
     "at set into a split dim, slice the axes cannot split": (EXPLICIT, [A, "c = a.at[0:3].add(1.0)"], "other"),

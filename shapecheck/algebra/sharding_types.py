@@ -109,6 +109,21 @@ def from_spec(spec: Sequence[Axes | None], rank: int, axis_types: Mapping[str, s
     return Sharding(tuple(dims), mesh)
 
 
+def committed(spec: Sequence[Axes | None], rank: int, axis_types: Mapping[str, str | None] | None,
+              mesh: MeshShape | None) -> Sharding | None:
+    """`from_spec`, for a value committed to the mesh as the spec says (`device_put`, jit's
+    out_shardings): on a mesh with Auto axes it also records where the value lies over them."""
+    typed = from_spec(spec, rank, axis_types, mesh)
+    if typed is None or axis_types is None or all(kind == EXPLICIT for kind in axis_types.values()):
+        return typed
+    entries = list(spec)[:rank]
+    if any(entry is None or any(axis_types.get(axis) not in (EXPLICIT, AUTO) for axis in entry)
+           for entry in entries):
+        return typed
+    whole = tuple(entry or () for entry in entries) + ((),) * (rank - len(entries))
+    return Sharding(typed.dims, typed.mesh, whole)
+
+
 def misnamed_axes(spec: Iterable[Axes | None], axis_types: Mapping[str, str | None], what: str,
                   allowed: str = EXPLICIT) -> Problem | None:
     """SC209: a spec given to an API that takes only `allowed` axes (reshard, `out_sharding=`:
@@ -624,10 +639,13 @@ def same_placement(a: Sharding, b: Sharding) -> bool | None:
     """Whether two shardings on one mesh place the value on the devices alike, as jit compares
     a committed argument with its in_shardings (`are_hlo_shardings_equal`): a size-1 mesh axis
     splits nothing, so `8@Y` for a Y of size 1 is placed as `8` (JAX 0.10.2 accepts either and
-    keeps the argument's). None where a split or a needed axis size is unknown."""
+    keeps the argument's). Where both know their Auto axes (`placed`), those count too. None
+    where a split or a needed axis size is unknown."""
+    mesh = a.mesh if a.mesh is not None else b.mesh
+    if a.placed is not None and b.placed is not None:
+        a, b = Sharding(a.placed, mesh), Sharding(b.placed, mesh)
     if not a.known or not b.known or len(a.dims) != len(b.dims):
         return None
-    mesh = a.mesh if a.mesh is not None else b.mesh
     sizes = dict(mesh) if mesh is not None else {}
 
     def placed(entry: Axes) -> Axes | None:

@@ -78,6 +78,7 @@ from shapecheck.analyzer.values import (
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, format_dim
 from shapecheck.types import ArrayType
+from shapecheck.types import Sharding as TypeSharding
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
@@ -130,7 +131,7 @@ def device_put(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
         return _arrays(x)  # stays where it is, typed as it was
     if isinstance(x, ArrayType) and x.rank is not None and not refused:
         # Placed on the spec's mesh: its type keeps the spec's Explicit axes (JAX 0.10).
-        return x.with_sharding(placed(interp, device, ctx, x.rank, "jax.device_put"))
+        return x.with_sharding(placed(interp, device, ctx, x.rank, "jax.device_put", commit=True))
     return forget(_arrays(x))
 
 
@@ -394,7 +395,7 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
     if jitted.out_shardings is not None:
         if _place(interp, jitted.out_shardings, result, f"the result of {name}", call.node, ctx, _Rules()):
             return forget(result)
-        return typed_tree(jitted.out_shardings, result, ctx)
+        return typed_tree(jitted.out_shardings, result, ctx, commit=True)
     return result
 
 
@@ -423,15 +424,27 @@ def _committed(interp: Interpreter, sharding: Value, tree: Value, what: str, nod
     """SC208: an argument committed to a mesh of Explicit axes whose split differs from its
     in_shardings entry (JAX's ValueError: Sharding passed to jit does not match the sharding on
     the respective arg); True when reported."""
+    # Only code that certainly runs eagerly has committed arguments (under a trace, jit's
+    # in_shardings constrain); there the placement over Auto axes is known too.
+    eager = all(frame.function is None for frame in interp.frames)
     for entry, leaf, path in _pairs(sharding, tree, ""):
-        wanted = explicit_mismatch(leaf, entry, ctx)
-        if wanted is None:
+        wanted = explicit_mismatch(leaf, entry, ctx, eager=eager)
+        if wanted is None or leaf.sharding is None:
             continue
         shown = code_of(node)
+        if wanted.placed is not None and leaf.sharding.placed is not None:
+            # On a mesh with Auto axes: the placements, which the types do not show.
+            theirs = TypeSharding(wanted.placed).spec_text()
+            mine = TypeSharding(leaf.sharding.placed).spec_text()
+            interp.reporter.add(node, Code.SHARDING_TYPE_MISMATCH, (
+                f"{what}{path} is placed as {mine}, but in_shardings says {theirs}: jit does not move an "
+                f"argument already committed to the mesh; place it first: jax.device_put({shown}, {theirs}), "
+                f"or give in_shardings={mine}"))
+            return True
         interp.reporter.add(node, Code.SHARDING_TYPE_MISMATCH, (
             f"{what}{path} is {typeof(leaf)}, but in_shardings says {wanted.spec_text()}: jit does not reshard "
             f"an argument already on the mesh; reshard it first: jax.sharding.reshard({shown}, {wanted.spec_text()}), "
-            f"or give in_shardings={leaf.sharding.spec_text() if leaf.sharding is not None else 'None'}"))
+            f"or give in_shardings={leaf.sharding.spec_text()}"))
         return True
     return False
 

@@ -96,9 +96,10 @@ def placement(sharding: Value, ctx: Context) -> tuple[tuple[tuple[str, ...] | No
 
 
 def placed(interp: Interpreter, sharding: Value, ctx: Context, rank: int, what: str,
-           node: ast.AST | None = None) -> TypeSharding | None:
+           node: ast.AST | None = None, *, commit: bool = False) -> TypeSharding | None:
     """The type's sharding of a value `what` places with `sharding` (`out_sharding=`,
-    `device_put`'s); SC209 where it names axes that are not Explicit (JAX's ValueError)."""
+    `device_put`'s); SC209 where it names axes that are not Explicit (JAX's ValueError).
+    `commit`: the value is committed there, Auto axes included (`device_put`)."""
     read = placement(resolved(interp, sharding), ctx)
     if read is None:
         return None
@@ -113,26 +114,28 @@ def placed(interp: Interpreter, sharding: Value, ctx: Context, rank: int, what: 
             return None
     if any(kind is None for kind in types.values()):
         return None
-    return st.from_spec(entries, rank, types, mesh.axes)
+    return (st.committed if commit else st.from_spec)(entries, rank, types, mesh.axes)
 
 
-def typed_tree(shardings: Value, tree: Value, ctx: Context) -> Value:
+def typed_tree(shardings: Value, tree: Value, ctx: Context, *, commit: bool = False) -> Value:
     """`tree` with each array leaf typed as `shardings` (a pytree prefix of it) places it:
     jit's in_shardings and out_shardings, auto_axes' out_sharding. A leaf under None keeps its
     type (jit leaves it unconstrained); under a structure that does not match, or a sharding
-    the checker cannot read, its sharding is unknown."""
+    the checker cannot read, its sharding is unknown. `commit`: the leaves are committed there
+    (jit's out_shardings), Auto axes included."""
     if shardings == Const(None):
         return tree
     if isinstance(shardings, Spec | Sharding):
-        return _each_leaf(tree, lambda leaf: _placed_leaf(shardings, leaf, ctx))
+        return _each_leaf(tree, lambda leaf: _placed_leaf(shardings, leaf, ctx, commit))
     if isinstance(shardings, Seq) and isinstance(tree, Seq) and len(shardings.items) == len(tree.items):
-        return Seq(tuple(typed_tree(sub, item, ctx) for sub, item in zip(shardings.items, tree.items, strict=True)),
+        return Seq(tuple(typed_tree(sub, item, ctx, commit=commit)
+                         for sub, item in zip(shardings.items, tree.items, strict=True)),
                    tree.is_list, tree.node, tree.lookup)
     if isinstance(shardings, Dict) and isinstance(tree, Dict):
         subs = {as_str(key): sub for key, sub in shardings.items}
         if None not in subs and {as_str(key) for key, _ in tree.items} == set(subs):
-            return Dict(tuple((key, typed_tree(subs[as_str(key)], item, ctx)) for key, item in tree.items),
-                        tree.node, tree.lookup)
+            return Dict(tuple((key, typed_tree(subs[as_str(key)], item, ctx, commit=commit))
+                              for key, item in tree.items), tree.node, tree.lookup)
     return forget(tree)
 
 
@@ -146,29 +149,37 @@ def _each_leaf(tree: Value, change: Callable[[ArrayType], ArrayType]) -> Value:
     return tree
 
 
-def _placed_leaf(sharding: Spec | Sharding, leaf: ArrayType, ctx: Context) -> ArrayType:
+def _placed_leaf(sharding: Spec | Sharding, leaf: ArrayType, ctx: Context, commit: bool) -> ArrayType:
     read = placement(sharding, ctx)
     mesh = read[1] if read is not None else None
     if read is None or mesh is None or leaf.rank is None or any(kind is None for kind in mesh.axis_types.values()):
         return leaf.with_sharding(None) if leaf.dims else leaf
     entries = read[0]
-    return leaf.with_sharding(st.from_spec(entries, leaf.rank, mesh.axis_types, mesh.axes))
+    return leaf.with_sharding((st.committed if commit else st.from_spec)(entries, leaf.rank, mesh.axis_types,
+                                                                         mesh.axes))
 
 
-def explicit_mismatch(value: ArrayType, sharding: Spec | Sharding, ctx: Context) -> TypeSharding | None:
+def explicit_mismatch(value: ArrayType, sharding: Spec | Sharding, ctx: Context, *,
+                      eager: bool = False) -> TypeSharding | None:
     """The split `sharding` gives `value` where it certainly differs from the value's own, on a
     mesh of Explicit axes only that the value is committed to (made or placed under it): jit's
     in_shardings and shard_map's in_specs do not reshard such an argument, JAX refuses it. None
-    where they agree or anything is unknown (Auto axes are not in the type: never compared)."""
+    where they agree or anything is unknown (Auto axes are not in the type: compared only
+    `eager`, where the value's placement over them is known, as `device_put` committed it)."""
     read = placement(sharding, ctx)
     mesh = read[1] if read is not None else None
     if read is None or mesh is None or value.rank is None or value.sharding is None:
         return None
     entries = read[0]
     types = mesh.axis_types
-    if not types or any(kind != st.EXPLICIT for kind in types.values()) or value.sharding.mesh != mesh.axes:
+    if not types or value.sharding.mesh != mesh.axes:
         return None
-    wanted = st.from_spec(entries, value.rank, types, mesh.axes)
+    if any(kind != st.EXPLICIT for kind in types.values()):
+        wanted = st.committed(entries, value.rank, types, mesh.axes) if eager else None
+        if wanted is None or wanted.placed is None or value.sharding.placed is None:
+            return None
+    else:
+        wanted = st.from_spec(entries, value.rank, types, mesh.axes)
     if wanted is None or st.same_placement(wanted, value.sharding) is not False:
         return None
     return wanted
