@@ -133,6 +133,12 @@ CASES: dict[str, tuple[str, list[str], str]] = {
     "jit in_shardings unlike out_shardings' placement, Auto mesh": (
         AUTO, [A, "o = jax.jit(lambda x: x * 2, out_shardings=P('Y'))(a)",
                "c = jax.jit(lambda x: x * 2, in_shardings=P(None))(o)"], "SC208"),
+    "jit in_shardings unlike with_sharding_constraint's placement, Auto mesh": (
+        AUTO, [A, "o = jax.lax.with_sharding_constraint(a, P(None, ('X', 'Y')))",
+               "c = jax.jit(lambda x: x * 2, in_shardings=P(None, 'Y'))(o)"], "SC208"),
+    "jit in_shardings unlike shard_map out_specs' placement, Auto mesh": (
+        AUTO, [A, "o = jax.shard_map(lambda x: x * 2, in_specs=P('X'), out_specs=P('X'))(a)",
+               "c = jax.jit(lambda x: x * 2, in_shardings=P())(o)"], "SC208"),
     "jit in_shardings under a trace constrain, Auto mesh": (
         AUTO, [A, "c = jax.jit(lambda x: jax.jit(lambda y: y * 2, in_shardings=P('X'))(x))(a)"], "ok"),
     # JAX splits the update as the operand: a slice its axes cannot split is its ValueError.

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra.partition_spec import SPEC_FAULTS, PartitionSpec, spec_faults
-from shapecheck.algebra.sharding_types import EXPLICIT, from_spec, replicated, typeof
+from shapecheck.algebra.sharding_types import EXPLICIT, committed, from_spec, replicated, typeof
 from shapecheck.algebra.spec_trees import (
     Blocks,
     Node,
@@ -261,7 +261,8 @@ def _result_typed(interp: Interpreter, value: Value, sm: ShardMap, mesh: Mesh | 
     """The assembled result typed with its out_spec's Explicit axes (None axes: unknown)."""
     if isinstance(value, ArrayType) and isinstance(sm.out_specs, Spec) and mesh is not None and value.rank is not None \
             and all(kind is not None for kind in mesh.axis_types.values()):
-        return value.with_sharding(from_spec(spec_entries(sm.out_specs), value.rank, mesh.axis_types, mesh.axes))
+        # Committed as out_specs say, over Auto axes too (JAX 0.10.2).
+        return value.with_sharding(committed(spec_entries(sm.out_specs), value.rank, mesh.axis_types, mesh.axes))
     return forget(value)
 
 

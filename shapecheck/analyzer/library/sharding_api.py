@@ -19,6 +19,7 @@ from shapecheck.algebra.partition_spec import PartitionSpec, spec_faults, spec_p
 from shapecheck.algebra.sharding_types import (
     AUTO,
     EXPLICIT,
+    committed,
     from_spec,
     misnamed_axes,
     same_placement,
@@ -43,6 +44,7 @@ from shapecheck.analyzer.library.typed_shardings import (
     placed,
     placement,
     typed_tree,
+    unplaced,
 )
 from shapecheck.analyzer.qualnames import (
     DEVICE_PUT,
@@ -183,7 +185,8 @@ def _constrain(interp: Interpreter, shardings: Value, x: ArrayType, call: CallAr
     if problem is not None:
         interp.reporter.add(call.node, problem.code, problem.message)
         return x.with_sharding(None)
-    return x.with_sharding(from_spec(entries, x.rank, types, mesh.axes))
+    # Committed as the spec says, over its Auto axes too (JAX 0.10.2, eagerly).
+    return x.with_sharding(committed(entries, x.rank, types, mesh.axes))
 
 
 @REGISTRY.handles(RESHARD, signature="xs, out_shardings")
@@ -396,7 +399,8 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
         if _place(interp, jitted.out_shardings, result, f"the result of {name}", call.node, ctx, _Rules()):
             return forget(result)
         return typed_tree(jitted.out_shardings, result, ctx, commit=True)
-    return result
+    # Without out_shardings the compiler places the result over Auto axes: not known.
+    return unplaced(result)
 
 
 def _entering(given: Value, placed_: Value) -> Value:

@@ -75,6 +75,20 @@ def forget(value: Value) -> Value:
     return value
 
 
+def unplaced(value: Value) -> Value:
+    """`value` with what its arrays' shardings say of Auto axes forgotten (their types kept)."""
+    if isinstance(value, ArrayType):
+        sharding = value.sharding
+        if sharding is None or sharding.placed is None:
+            return value
+        return value.with_sharding(TypeSharding(sharding.dims, sharding.mesh))
+    if isinstance(value, Seq):
+        return Seq(tuple(unplaced(item) for item in value.items), value.is_list, value.node, value.lookup)
+    if isinstance(value, Dict):
+        return Dict(tuple((key, unplaced(item)) for key, item in value.items), value.node, value.lookup)
+    return value
+
+
 # ---------------------------------------------------------------- reading specs
 
 
