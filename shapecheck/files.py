@@ -107,21 +107,21 @@ class _Matcher:
 
     def _specs_above(self, folder: Path, floor: Path | None) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
         """The .gitignore files that apply in `folder` (resolved): its own and its ancestors', up
-        to the repository's root (or `floor`); the same for every entry of the folder."""
+        to the repository's root (or `floor`); the same for every entry of the folder. Built on
+        its parent's, so each folder's `.gitignore` and `.git` are looked for once per walk."""
         key = (folder, floor)
         specs = self.specs_above.get(key)
         if specs is None:
             specs = []
-            for ancestor in (folder, *folder.parents):
-                if floor is not None and not ancestor.is_relative_to(floor):
-                    break
-                spec = self._gitignore(ancestor)
+            if floor is None or folder.is_relative_to(floor):
+                spec = self._gitignore(folder)
                 if spec is not None:
-                    specs.append((str(ancestor), spec))
+                    specs.append((str(folder), spec))
                 if self.probe is not None:
-                    self.probe(str(ancestor / ".git"))
-                if _quietly((ancestor / ".git").exists):
-                    break
+                    self.probe(str(folder / ".git"))
+                parent = folder.parent
+                if parent != folder and not _quietly((folder / ".git").exists):
+                    specs += self._specs_above(parent, floor)
             self.specs_above[key] = specs
         return specs
 
