@@ -5,6 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from shapecheck.api import check_files
 from shapecheck.project import ProjectIndex, module_names
 
@@ -211,3 +213,32 @@ def test_a_bug_in_another_modules_body_is_its_own_not_each_callers(tmp_path: Pat
     report = check_files([str(tmp_path / "main.py")], jobs=1)
     [alone] = report.diagnostics
     assert (alone.span.line, "sizes 6 and 5" in alone.message) == (4, True)
+
+
+# Installed run-time checkers are in mypy's module graph (and on the checked tree's path):
+# their source must not stand in for what the library knows of them.
+_CHECKER_SOURCES = {
+    "beartype/__init__.py": "from beartype._decor import beartype\n",
+    "beartype/_decor.py": "def beartype(obj=None, *, conf=None):\n    return _wrap(obj, conf)\n",
+    "jaxtyping/__init__.py": "from typing import Any as Array, Any as Float\n"
+                             "def jaxtyped(fn=None, *, typechecker=None):\n    return _wrap(fn)\n",
+    "typeguard/__init__.py": "def typechecked(target=None):\n    return _wrap(target)\n",
+}
+
+
+@pytest.mark.parametrize("decorator", ["@jaxtyped(typechecker=beartype)", "@beartype", "@typechecked"])
+def test_a_run_time_checker_in_the_project_tree_keeps_the_function_checked(tmp_path: Path, decorator: str) -> None:
+    model = textwrap.dedent(f"""\
+        import jax.numpy as jnp
+        from beartype import beartype
+        from jaxtyping import Array, Float, jaxtyped
+        from typeguard import typechecked
+
+        {decorator}
+        def dense(x: Float[Array, "batch 128"], w: Float[Array, "128 10"]) -> Float[Array, "batch 10"]:
+            return x @ w
+
+        y = dense(jnp.ones((4, 128)), jnp.ones((64, 10)))
+        """)
+    found = _check(tmp_path, {**_CHECKER_SOURCES, "model.py": model})
+    assert found == [("model.py", 10, "SC103")]

@@ -48,6 +48,11 @@ class ModuleLoader:
         self.handlers = handlers
         self.methods = methods
         self.annotation_names = annotation_names
+        # A library the checker has rules for is never read as the project's own code, even
+        # where its source is in view (installed in mypy's environment, vendored in the tree):
+        # its source would hide what the rules know (`@beartype` returns the function).
+        self.library_roots = frozenset(ARRAY_ROOTS) | {
+            name.partition(".")[0] for name in handlers if "." in name and ":" not in name}
         self.summaries: dict[str, _Summary] = {}
         self.refresh()
 
@@ -74,7 +79,7 @@ class ModuleLoader:
 
     def knows(self, module: str) -> bool:
         """Whether `module` is a project module (library roots such as jax never are)."""
-        if self.source is None or module.split(".")[0] in ARRAY_ROOTS:
+        if self.source is None or module.partition(".")[0] in self.library_roots:
             return False
         return self._find(module) is not None
 
