@@ -39,12 +39,16 @@ _NAMES_AXES = re.compile(r"psum|pmean|pmax|pmin|all_gather|all_to_all|ppermute|p
 
 
 def analyze_text(path: str, text: str, config: Config, loader: ModuleLoader, *, keep_types: bool = False,
-                 time_limit: float = TIME_LIMIT_S) -> FileResult:
+                 time_limit: float = TIME_LIMIT_S, syntax: ast.Module | Diagnostic | None = None,
+                 unfiltered: list[Diagnostic] | None = None) -> FileResult:
     """Analyse one file's text. Never raises: an internal error is returned in `FileResult.error`.
 
     `loader` finds and loads the project's other modules (calls and specs across files).
     Parsing and analysis run within the bounds of `shapecheck.bounds`; a file that reaches one
-    gets SC005 beside what was found.
+    gets SC005 beside what was found. The language server, which reuses findings while only
+    a buffer's comments and layout change (`shapecheck.lsp.reuse`), passes the `cpython_syntax`
+    of `text` it already read, and takes in `unfiltered` what the file's interpretation found
+    before the settings and the suppression comments filter it.
     """
     size = source_size(text)
     if size > config.max_file_size:
@@ -52,7 +56,7 @@ def analyze_text(path: str, text: str, config: Config, loader: ModuleLoader, *, 
     lines = text.count("\n") + 1
     try:
         return run_bounded(lambda: _analyze(path, text, config, keep_types, loader, lines,
-                                            time_limit), time_limit)
+                                            time_limit, syntax, unfiltered), time_limit)
     except AnalysisTimeout:
         limit = _limit(path, f"analysis stopped after {time_limit:g} s, the time limit per file, "
                              "and did not finish; the file is unchecked")
@@ -90,18 +94,20 @@ def too_large(path: str, size: int, config: Config) -> FileResult:
 
 
 def _analyze(path: str, text: str, config: Config, keep_types: bool, loader: ModuleLoader,
-             lines: int, time_limit: float) -> FileResult:
+             lines: int, time_limit: float, syntax: ast.Module | Diagnostic | None = None,
+             unfiltered: list[Diagnostic] | None = None) -> FileResult:
     with warnings.catch_warnings():
         # CPython's parser warns about the checked code ('\d' in a plain string): that is
         # Python's message to the code's author, not output of the checker.
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        return _analyze_quietly(path, text, config, keep_types, loader, lines, time_limit)
+        return _analyze_quietly(path, text, config, keep_types, loader, lines, time_limit, syntax, unfiltered)
 
 
 def _analyze_quietly(path: str, text: str, config: Config, keep_types: bool, loader: ModuleLoader,
-                     lines: int, time_limit: float) -> FileResult:
-    tree = cpython_syntax(path, text, config.target_version)
+                     lines: int, time_limit: float, syntax: ast.Module | Diagnostic | None = None,
+                     unfiltered: list[Diagnostic] | None = None) -> FileResult:
+    tree = syntax if syntax is not None else cpython_syntax(path, text, config.target_version)
     if isinstance(tree, Diagnostic):
         return FileResult(path, _filter([tree], text, config), (), None, lines)
     if not keep_types and not _relevant(text, config):
@@ -117,6 +123,8 @@ def _analyze_quietly(path: str, text: str, config: Config, keep_types: bool, loa
                      "not analysed (its value is unknown)", span)
         for span in parsed.elided
     )
+    if unfiltered is not None:
+        unfiltered.extend(diagnostics)
     return FileResult(path, _filter(diagnostics, text, config, path), types, None, lines)
 
 
@@ -125,6 +133,17 @@ _FILE_START = Span(1, 0, 1, 1)
 
 def _limit(path: str, message: str, span: Span = _FILE_START) -> Diagnostic:
     return Diagnostic(path, span, Code.ANALYSIS_LIMIT, message)
+
+
+def names_axes(text: str) -> bool:
+    """Whether the text (comments too) may name an axis: the one thing an interpretation reads
+    of the text rather than of its tree (the language server's reuse of findings keys on it)."""
+    return _NAMES_AXES.search(text) is not None
+
+
+def filtered(diagnostics: Iterable[Diagnostic], text: str, config: Config, analysed: str) -> tuple[Diagnostic, ...]:
+    """What `analyze_text` reports of the `unfiltered` findings of a file analysed to its end."""
+    return _filter(diagnostics, text, config, analysed)
 
 
 def _relevant(text: str, config: Config) -> bool:
@@ -143,7 +162,7 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
     names = module_names(Path(path))
     interpreter = Interpreter(module, names[0] if names else Path(path).stem, reporter, loader.handlers,
                               loader.methods, config.annotation_names, types, loader, config.x64,
-                              names_axes=_NAMES_AXES.search(text) is not None)
+                              names_axes=names_axes(text))
     stopped: Diagnostic | None = None
     try:
         interpreter.run()

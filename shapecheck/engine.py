@@ -23,8 +23,11 @@ from shapecheck.project import ModuleSource, ProjectIndex, content_hash
 from shapecheck.results import Dependency, FileResult, Report, TypedSpan
 
 if TYPE_CHECKING:
+    import ast
+
     from shapecheck.analyzer.modules import ModuleLoader
     from shapecheck.cache import ResultCache
+    from shapecheck.diagnostic import Diagnostic
 
 __all__ = ["Dependency", "Engine", "FileResult", "Report", "TypedSpan", "tune_gc"]
 
@@ -74,23 +77,26 @@ class Engine:
             self._loader.source = modules
             self._loader.refresh()
 
-    def analyze(self, path: str, text: str, *, keep_types: bool = False) -> FileResult:
+    def analyze(self, path: str, text: str, *, keep_types: bool = False, syntax: ast.Module | Diagnostic | None = None,
+                unfiltered: list[Diagnostic] | None = None) -> FileResult:
         """Analyse one file's text, reading the project's other modules as they are now.
 
         Never raises: an internal error is in `FileResult.error`. `keep_types` keeps the
-        inferred type of each array-valued expression (hover, inlay hints).
+        inferred type of each array-valued expression (hover, inlay hints); `syntax` and
+        `unfiltered` are those of `analyze_text`.
         """
         self.loader.refresh()
-        return self._analyze(path, text, keep_types)
+        return self._analyze(path, text, keep_types, syntax, unfiltered)
 
-    def _analyze(self, path: str, text: str, keep_types: bool = False) -> FileResult:
+    def _analyze(self, path: str, text: str, keep_types: bool = False, syntax: ast.Module | Diagnostic | None = None,
+                 unfiltered: list[Diagnostic] | None = None) -> FileResult:
         # Within the current snapshot of module texts: a batch of files shares one.
         from shapecheck.analysis import analyze_text
 
         loader = self.loader
         loader.reset_reads()
         result = analyze_text(path, text, self.config, loader, keep_types=keep_types,
-                              time_limit=self.time_limit)
+                              time_limit=self.time_limit, syntax=syntax, unfiltered=unfiltered)
         own = os.path.abspath(path)
         dependencies = tuple(d for d in loader.dependencies() if os.path.abspath(d.path) != own)
         return replace(result, dependencies=dependencies, missing=loader.missing(),
