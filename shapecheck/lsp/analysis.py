@@ -6,6 +6,7 @@ syntax tree the features need is read there, and only what they take from it tra
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 from shapecheck.codes import Code
@@ -48,14 +49,15 @@ class Analysis:
     SC004 is ignored and there were types to read), nor after an internal error."""
 
     @classmethod
-    def of(cls, buffer: Buffer, result: FileResult, config: Config) -> Analysis:
+    def of(cls, buffer: Buffer, result: FileResult, config: Config, tree: ast.Module | None = None) -> Analysis:
         """The analysis with its syntax read: only where the engine inferred types (the features
         show nothing else), so a buffer the engine did not parse (past a bound) is not parsed
-        here either."""
+        here either. `tree`: CPython's tree of the buffer, where the analysis has one to spare."""
         refused = result.error is not None or any(d.code == Code.SYNTAX_ERROR for d in result.diagnostics)
         if refused or not result.types:
             return cls(buffer, result, config, None, not refused)
-        tree = parse(buffer.text)
+        if tree is None:
+            tree = parse(buffer.text)
         if tree is None:
             return cls(buffer, result, config, None, False)
         found = assignments(tree, buffer.text)

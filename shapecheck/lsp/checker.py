@@ -16,10 +16,11 @@ import logging
 import multiprocessing
 import os
 import threading
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from shapecheck.bounds import TIME_LIMIT_S
 from shapecheck.codes import Code
@@ -35,13 +36,14 @@ if TYPE_CHECKING:
     from shapecheck.lsp.projects import Projects
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEADLINE_S: Final = 2 * TIME_LIMIT_S
 """Seconds one check may take in all: the engine's time limit, what it cannot interrupt (the
 parse), and the editor's reading of the syntax after it."""
 
 _Request = tuple[Buffer, list[Buffer], list[str], int]  # the buffer, those changed, all open, settings
-_Answer = tuple[Analysis, dict[Path, str]]
+_Answer = tuple["_Sent", dict[Path, str]]
 
 
 class Closed(Exception):
@@ -59,6 +61,7 @@ class Checker:
         self._process: BaseProcess | None = None
         self._connection: Connection | None = None
         self._held: dict[str, Buffer] = {}  # the buffers the process holds, by URI
+        self._received: dict[str, Analysis] = {}  # the last analysis of each buffer, by URI, as the process sent it
         self._closed = False
         self._here: Projects | None = None  # the analyses, where no process may be started
         self._settings = 0  # counts reload_settings: the analyses read settings again when it moves
@@ -78,7 +81,7 @@ class Checker:
             with safe_path():
                 process.start()
             theirs.close()  # the process's end: its exit then reads as the end of the pipe here
-            self._process, self._connection, self._held = process, ours, {}
+            self._process, self._connection, self._held, self._received = process, ours, {}, {}
 
     def analyze(self, buffer: Buffer, buffers: list[Buffer]) -> Analysis:
         """The analysis of `buffer` with `buffers` open (as Projects.analyze). Never raises but
@@ -105,7 +108,9 @@ class Checker:
             return Analysis(buffer, FileResult(buffer.path, error=f"internal error: the analysis process ended "
                                                                   f"(exit code {code}); the file is unchecked"),
                             Config())
-        analysis, self.config_errors = answer
+        sent, self.config_errors = answer
+        self._received = {b.uri: self._received[b.uri] for b in buffers if b.uri in self._received}
+        analysis = self._received[buffer.uri] = sent.analysis(self._received.get(buffer.uri))
         return analysis
 
     def reload_settings(self) -> None:
@@ -138,7 +143,7 @@ class Checker:
     def _end(self) -> int | None:
         with self._lock:
             process, connection = self._process, self._connection
-            self._process, self._connection, self._held = None, None, {}
+            self._process, self._connection, self._held, self._received = None, None, {}, {}
         if connection is not None:
             connection.close()
         if process is None:
@@ -172,6 +177,7 @@ def _serve(connection: Connection, level: int) -> None:
     tune_gc()  # as the CLI does
     projects = Projects()
     held: dict[str, Buffer] = {}
+    sent: dict[str, Analysis] = {}  # the last analysis of each buffer sent, by URI (as the server holds it)
     settings = 0
     while True:
         try:
@@ -185,8 +191,65 @@ def _serve(connection: Connection, level: int) -> None:
         held.update((b.uri, b) for b in changed)
         held = {uri: held[uri] for uri in uris if uri in held}
         analysis = projects.analyze(buffer, list(held.values()))
-        answer: _Answer = (analysis, dict(projects.config_errors))
+        answer: _Answer = (_Sent.of(analysis, sent.get(buffer.uri)), dict(projects.config_errors))
+        sent = {uri: sent[uri] for uri in uris if uri in sent}
+        sent[buffer.uri] = analysis
         connection.send(answer)
+
+
+_Change = tuple[int, tuple[Any, ...], int]  # how many items are kept at the start, the new middle, kept at the end
+
+
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """An analysis as it travels to the server: its types and assignments as the change from
+    the last analysis of the buffer sent (most of them are the same from one keystroke to the
+    next, and pickling them cost more than the analysis)."""
+
+    bare: Analysis  # without types and assignments
+    types: _Change
+    assignments: _Change | None  # None: no syntax
+
+    @classmethod
+    def of(cls, analysis: Analysis, last: Analysis | None) -> _Sent:
+        result, syntax = analysis.result, analysis.syntax
+        bare = replace(analysis, result=replace(result, types=()),
+                       syntax=replace(syntax, assignments=()) if syntax is not None else None)
+        before_syntax = last.syntax if last is not None else None
+        return cls(bare, _change(last.result.types if last is not None else (), result.types),
+                   _change(before_syntax.assignments if before_syntax is not None else (), syntax.assignments)
+                   if syntax is not None else None)
+
+    def analysis(self, last: Analysis | None) -> Analysis:
+        """The analysis sent, given the last one of the buffer the server received."""
+        bare, syntax = self.bare, self.bare.syntax
+        before_syntax = last.syntax if last is not None else None
+        types = _changed(last.result.types if last is not None else (), self.types)
+        if syntax is not None and self.assignments is not None:
+            syntax = replace(syntax, assignments=_changed(
+                before_syntax.assignments if before_syntax is not None else (), self.assignments))
+        return replace(bare, result=replace(bare.result, types=types), syntax=syntax)
+
+
+def _change(before: tuple[T, ...], after: tuple[T, ...]) -> _Change:
+    """`after` as the part of it that differs from `before`, between a common start and end."""
+    if before is after:
+        return len(after), (), 0
+    most = min(len(before), len(after))
+    start = 0
+    while start < most and (before[start] is after[start] or before[start] == after[start]):
+        start += 1
+    end = 0
+    while end < most - start and (before[-1 - end] is after[-1 - end] or before[-1 - end] == after[-1 - end]):
+        end += 1
+    return start, after[start:len(after) - end], end
+
+
+def _changed(before: tuple[T, ...], change: _Change) -> tuple[T, ...]:
+    start, middle, end = change
+    if start == len(before) and not middle and not end:
+        return before
+    return before[:start] + middle + before[len(before) - end:]
 
 
 def _end_with_parent() -> None:

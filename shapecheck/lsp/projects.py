@@ -15,6 +15,7 @@ from shapecheck.engine import Engine
 from shapecheck.files import excluded
 from shapecheck.lsp.analysis import Analysis
 from shapecheck.lsp.buffers import Buffer, BufferSource
+from shapecheck.lsp.reuse import Outcome, Reuse
 from shapecheck.results import FileResult
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,8 @@ class Projects:
         # pyproject.toml (None: none found) -> (its modification time, its engine)
         self._engines: dict[Path | None, tuple[tuple[int, int], Engine]] = {}
         self.config_errors: dict[Path, str] = {}
+        self.reuse = Reuse()
+        self._last: dict[str, Analysis] = {}  # by path: the syntax a text with the same places reuses
 
     def engine(self, path: str) -> Engine:
         """The engine for a file at `path`, re-read when its pyproject.toml changed."""
@@ -61,25 +64,36 @@ class Projects:
 
         Never raises: an internal error is the result's error (shown as SC000).
         """
-        result, config = self._run(buffer, buffers)
+        outcome, config = self._run(buffer, buffers)
+        last = self._last.get(buffer.path)
         try:
-            return Analysis.of(buffer, result, config)
+            if outcome.same_places and last is not None and last.syntax is not None and last.config is config:
+                analysis = Analysis(buffer, outcome.result, config, last.syntax, True)
+            else:
+                analysis = Analysis.of(buffer, outcome.result, config, outcome.tree)
         except Exception:
             log.exception("reading the syntax of %s failed", buffer.path)
-            return Analysis(buffer, result, config)
+            analysis = Analysis(buffer, outcome.result, config)
+        open_paths = {b.path for b in buffers} | {buffer.path}
+        self._last = {path: last for path, last in self._last.items() if path in open_paths}
+        self._last[buffer.path] = analysis
+        self.reuse.keep(open_paths)
+        return analysis
 
-    def _run(self, buffer: Buffer, buffers: list[Buffer]) -> tuple[FileResult, Config]:
+    def _run(self, buffer: Buffer, buffers: list[Buffer]) -> tuple[Outcome, Config]:
         config = Config()
         try:
             engine = self.engine(buffer.path)
             config = engine.config
             if excluded(buffer.path, config):
-                return FileResult(buffer.path), config
-            engine.use_modules(BufferSource(buffers, buffer.path, config.root))
-            return engine.analyze(buffer.path, buffer.text, keep_types=True), config
+                return Outcome(FileResult(buffer.path)), config
+            source = BufferSource(buffers, buffer.path, config.root)
+            engine.use_modules(source)
+            return self.reuse.analyze(engine, source, buffer.path, buffer.text), config
         except Exception:
+            self.reuse.forget(buffer.path)
             log.exception("analysis of %s failed", buffer.path)
-            return FileResult(buffer.path, (), (), "internal error:\n" + traceback.format_exc()), config
+            return Outcome(FileResult(buffer.path, (), (), "internal error:\n" + traceback.format_exc())), config
 
 
 def _stamp(path: Path | None) -> tuple[int, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import pickle
 import textwrap
 from pathlib import Path
 
@@ -18,8 +19,6 @@ from shapecheck.diagnostic import Diagnostic
 from shapecheck.engine import Engine
 
 from .support import Client, apply_edits, expected
-
-pytestmark = pytest.mark.asyncio(loop_scope="package")
 
 BASE = textwrap.dedent("""\
     import jax.numpy as jnp
@@ -67,6 +66,7 @@ def position(text: str, offset: int) -> tuple[int, int]:
 _names = itertools.count()
 
 
+@pytest.mark.asyncio(loop_scope="package")
 @settings(max_examples=int(os.environ.get("SHAPECHECK_LSP_EXAMPLES", 12)), deadline=None,
           derandomize="SHAPECHECK_LSP_EXAMPLES" not in os.environ,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -137,3 +137,139 @@ async def _requests_on(client: Client, uri: str, text: str, found: list[Diagnost
             line = annotated.range.start.line + 1 + sum(e.new_text.count("\n") for e in edits)
             assert not [d for d in fixed if d.span.line == line and d.code in ("SC001", "SC103", "SC301")]
             assert len(fixed) == len(found), action.title
+
+
+# A module as people write them, with findings planted in functions and at the top level, a
+# suppression, calls split over lines, and comments inside and between statements.
+MODEL = textwrap.dedent('''\
+    """A toy network with named axes, and a few mistakes."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    from jax.experimental.maps import xmap
+    from jax.nn import gelu, one_hot, relu
+    from jax.scipy.special import logsumexp
+    from shapecheck import f32
+
+    # The network.
+
+
+    def named_predict(w1, w2, image):
+        hidden = relu(lax.pdot(image, w1, 'inputs'))  # the hidden layer
+        logits = lax.pdot(hidden, w2, 'hidden')
+        return logits - logsumexp(logits, 'classes')
+
+
+    def named_loss(w1, w2, images, labels):
+        predictions = named_predict(w1, w2, images)
+        num_classes = lax.psum(1, 'classes')
+        targets = one_hot(labels, num_classes, axis='classes')
+        losses = lax.psum(targets * predictions, 'classes')
+        return -lax.pmean(losses, 'batch')
+
+
+    @jax.jit
+    def dense(x, w, b):
+        # a 64-wide bias on 128-wide activations
+        return gelu(jnp.dot(x, w) + b)
+
+
+    def layer(x: f32[(4,), {'b': 8}]):
+        h = x + jnp.ones((4,),
+                         dtype=jnp.float32)
+        return jnp.sum(h, axis='b') + jnp.sum(x, axis=3)
+
+
+    w1 = jnp.zeros((784, 512))
+    w2 = jnp.zeros((512, 10))
+    images = jnp.zeros((128, 784))
+    labels = jnp.zeros(128, dtype=jnp.int32)
+    in_axes = [['inputs', 'hidden', ...],
+               ['hidden', 'classes', ...],
+               ['batch', 'inputs', ...],
+               ['batch', ...]]
+    loss = xmap(named_loss, in_axes=in_axes, out_axes=[...])
+    print(loss(w1, w2, images, labels))
+    h = dense(jnp.ones((32, 256)),
+              jnp.ones((256, 128)), jnp.zeros((64,)))
+    e: f32[(2, 2)] = jnp.ones((3, 4))
+    a = jnp.ones((3, 4), dtype=jnp.float32)
+    b = a + jnp.ones((5,))
+    c = a + jnp.ones((7,))  # shapecheck: ignore[SC101]
+    ''')
+
+
+@st.composite
+def layout_and_code_edits(draw: st.DrawFn) -> list[tuple[str, int, str]]:
+    """(kind, at, text): edits that keep the tokens (blank lines, comments, spaces and line
+    breaks inside brackets) mixed with some that change the code or break the syntax."""
+    count = draw(st.integers(1, 8))
+    return [draw(st.one_of(
+        st.tuples(st.just("line"), st.integers(0, 60), st.sampled_from(["\n", "# a comment\n", "    \n"])),
+        st.tuples(st.just("bracket"), st.integers(0, 10_000), st.sampled_from([" ", "\n        ", "  # c\n    "])),
+        st.tuples(st.just("comment"), st.integers(0, 10_000), st.sampled_from(["x", " psum", "!"])),
+        st.tuples(st.just("line"), st.integers(0, 60), st.sampled_from(SNIPPETS)),
+        st.tuples(st.just("type"), st.integers(0, 10_000), CHARACTERS),
+        st.tuples(st.just("delete"), st.integers(0, 10_000), st.sampled_from(["", "x"])),
+    )) for _ in range(count)]
+
+
+def apply(text: str, kind: str, at: int, new: str) -> str:
+    if kind == "line":
+        lines = text.splitlines(keepends=True)
+        start = sum(len(line) for line in lines[:min(at, len(lines))])
+        return text[:start] + new + text[start:]
+    if kind in ("bracket", "comment"):
+        # Just after an opening bracket or comma, or inside a comment: the tokens stay (mostly).
+        marks = [i + 1 for i, char in enumerate(text) if char in ("(,[" if kind == "bracket" else "#")]
+        if not marks:
+            return text
+        start = marks[at % len(marks)]
+        return text[:start] + new + text[start:]
+    start = min(at, len(text))
+    if kind == "delete":
+        return text[:start] + text[start + 1 + len(new):]
+    return text[:start] + new + text[start:]
+
+
+@settings(max_examples=int(os.environ.get("SHAPECHECK_LSP_EXAMPLES", 40)), deadline=None,
+          derandomize="SHAPECHECK_LSP_EXAMPLES" not in os.environ,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(sequence=layout_and_code_edits())
+@example(sequence=[("line", 0, "\n"), ("line", 30, "# a comment\n"), ("bracket", 3, "\n        ")])
+@example(sequence=[("comment", 1, "x"), ("comment", 4, " psum"), ("line", 50, "    \n")])
+@example(sequence=[("line", 52, "b = a  # shapecheck: ignore[SC101]\n"), ("comment", 2, "x")])
+def test_each_analysis_equals_a_full_check_of_its_text(tmp_path: Path, sequence: list[tuple[str, int, str]]) -> None:
+    """What the checker's process sends after each edit is what a fresh engine finds in the
+    text (diagnostics, types, and the syntax the editor features read), however much of the
+    last analysis it reused."""
+    from shapecheck.lsp.analysis import Analysis
+    from shapecheck.lsp.assignments import parse
+    from shapecheck.lsp.buffers import Buffer
+    from shapecheck.lsp.checker import _Sent
+    from shapecheck.lsp.projects import Projects
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    path = tmp_path / "model.py"
+    projects = Projects()
+    config = load_config(start=tmp_path)
+    sent: Analysis | None = None
+    received: Analysis | None = None
+    text = MODEL
+    for version, edit in enumerate([("type", 0, ""), *sequence], start=1):
+        text = apply(text, *edit)
+        buffer = Buffer(path.as_uri(), str(path), text, version)
+        analysis = projects.analyze(buffer, [buffer])
+        fresh = Engine(config).analyze(str(path), text, keep_types=True)
+        assert analysis.result.diagnostics == fresh.diagnostics, (edit, text)
+        assert analysis.result.types == fresh.types, (edit, text)
+        assert analysis.result.error == fresh.error
+        tree = parse(text)
+        if analysis.syntax is not None:
+            assert tree is not None
+            assert analysis.syntax == Analysis.of(buffer, fresh, analysis.config, tree).syntax, (edit, text)
+        # The server rebuilds the analysis from the change since the last one it received.
+        travelled = pickle.loads(pickle.dumps(_Sent.of(analysis, sent)))
+        received = travelled.analysis(received)
+        sent = analysis
+        assert received == analysis

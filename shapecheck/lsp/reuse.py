@@ -1,0 +1,280 @@
+"""Findings reused while only a buffer's comments and layout change.
+
+Typing in a comment, adding a blank line above a function, splitting a call over two lines:
+the tree the engine interprets is the same, and so is what it finds; only the places move. So
+each top-level statement is compared with its counterpart in the last analysis of the buffer,
+by its text where that is unchanged (most of them) and else by its tokens, comments and line
+breaks left out (the parentheses that tell `f32[(4,), {}]` from `f32[4, {}]` are tokens, unlike
+in the tree). When every statement reads the same, and so do the project modules that analysis
+read and what the interpretation reads of the text itself (`names_axes`), its findings and
+types are moved to their places in the new text and filtered again by the settings and the new
+suppression comments, as `analyze_text` filters them. Anything else is analysed in full, and so
+is a text where a place cannot be moved (one that is not a token's edge in both texts).
+
+Run in the checker's process (checker.py), one analysis at a time.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from bisect import bisect_right
+from dataclasses import dataclass, replace
+
+from shapecheck.analysis import filtered, names_axes, source_size
+from shapecheck.bounds import AnalysisTimeout, run_bounded
+from shapecheck.codes import Code
+from shapecheck.diagnostic import Diagnostic, Note, Span
+from shapecheck.engine import Engine
+from shapecheck.parsing import cpython_syntax
+from shapecheck.positions import split_lines
+from shapecheck.project import ModuleSource, content_hash
+from shapecheck.results import FileResult, TypedSpan
+
+_NO_PLACE = Span(1, 0, 1, 0)  # where a finding at a node without a recorded place is shown
+_LAYOUT = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.ENDMARKER})
+_BARE = frozenset({tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE})  # their text is layout
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where a module's top-level statements stand: first and last line of each (decorators
+    included), and their text."""
+
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    texts: tuple[str, ...]
+
+
+def layout(tree: ast.Module, lines: list[str]) -> Layout | None:
+    """The layout of `tree`, parsed from `lines`; None where two statements share a line
+    (`a = 1; b = 2`), which lines cannot tell apart."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for statement in tree.body:
+        decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
+        first = min([statement.lineno, *(d.lineno for d in decorators)])
+        if ends and first <= ends[-1]:
+            return None
+        starts.append(first)
+        ends.append(statement.end_lineno or statement.lineno)
+    texts = tuple("\n".join(lines[first - 1:last]) for first, last in zip(starts, ends, strict=True))
+    return Layout(tuple(starts), tuple(ends), texts)
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    """One statement's significant tokens: what it says, and where each starts and ends
+    (line 1 is the statement's first line)."""
+
+    said: tuple[tuple[int, str], ...]
+    starts: tuple[tuple[int, int], ...]
+    ends: tuple[tuple[int, int], ...]
+
+
+def tokens(text: str) -> Tokens | None:
+    """The tokens of a statement's text (None where the tokenizer refuses it alone)."""
+    said: list[tuple[int, str]] = []
+    starts: list[tuple[int, int]] = []
+    ends: list[tuple[int, int]] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in _LAYOUT:
+                continue
+            said.append((token.type, "" if token.type in _BARE else token.string))
+            starts.append(token.start)
+            ends.append(token.end)
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return Tokens(tuple(said), tuple(starts), tuple(ends))
+
+
+class Moves:
+    """Where the places of an old text are in a new one whose statements read the same."""
+
+    def __init__(self, old: Layout, new: Layout, old_tokens: list[Tokens | None],
+                 new_tokens: list[Tokens | None]) -> None:
+        self.old, self.new = old, new
+        self._old_tokens, self._new_tokens = old_tokens, new_tokens  # None where the text is the same
+        self._edges: dict[tuple[int, bool], dict[tuple[int, int], tuple[int, int]]] = {}
+        # By old line: how far it moved, where its statement's text is unchanged (most lines).
+        self._shift: list[int | None] = [None] * ((old.ends[-1] + 1) if old.ends else 0)
+        for index, (first, last) in enumerate(zip(old.starts, old.ends, strict=True)):
+            if old_tokens[index] is None:
+                self._shift[first:last + 1] = [new.starts[index] - first] * (last + 1 - first)
+
+    def span(self, span: Span) -> Span | None:
+        line, end_line = span.line, span.end_line
+        shift = self._shift[line] if 0 <= line < len(self._shift) else None
+        if shift is not None and shift == (self._shift[end_line] if 0 <= end_line < len(self._shift) else None):
+            return span if shift == 0 else Span(line + shift, span.column, end_line + shift, span.end_column)
+        if span == _NO_PLACE:
+            return span
+        start = self._point(span.line, span.column, True)
+        end = self._point(span.end_line, span.end_column, False)
+        if start is None or end is None:
+            return None
+        return Span(start[0], start[1], end[0], end[1])
+
+    def _point(self, line: int, column: int, start: bool) -> tuple[int, int] | None:
+        shift = self._shift[line] if 0 <= line < len(self._shift) else None
+        if shift is not None:
+            return line + shift, column
+        index = bisect_right(self.old.starts, line) - 1
+        if index < 0 or line > self.old.ends[index] or self._old_tokens[index] is None:
+            return None  # between statements: no finding is placed there
+        old_first, new_first = self.old.starts[index], self.new.starts[index]
+        edges = self._edges.get((index, start))
+        if edges is None:
+            old, new = self._old_tokens[index], self._new_tokens[index]
+            assert old is not None and new is not None  # compared equal by their tokens
+            pairs = zip(old.starts, new.starts, strict=True) if start else zip(old.ends, new.ends, strict=True)
+            edges = self._edges[(index, start)] = dict(pairs)
+        moved = edges.get((line - old_first + 1, column))
+        return (moved[0] + new_first - 1, moved[1]) if moved is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One analysis of a buffer."""
+
+    result: FileResult
+    tree: ast.Module | None = None  # CPython's tree of the text, for the editor features (None: parse it)
+    same_places: bool = False
+    """Whether every statement stands where it stood in the last analysis, in the same words:
+    what the editor features read of the tree is as it was."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Last:
+    """The last full or moved analysis of one buffer."""
+
+    engine: Engine  # its settings: a new engine (the settings were read again) analyses in full
+    layout: Layout
+    names_axes: bool
+    unfiltered: tuple[Diagnostic, ...]
+    result: FileResult
+
+
+class Reuse:
+    """The findings of each buffer's last analysis, reused while it reads the same."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, _Last] = {}
+        self._tokens: dict[str, Tokens | None] = {}  # by statement text, of the last analyses
+
+    def analyze(self, engine: Engine, source: ModuleSource, path: str, text: str) -> Outcome:
+        """The result of `engine.analyze(path, text, keep_types=True)`, with the project's
+        modules read from `source`."""
+        if source_size(text) > engine.config.max_file_size:
+            self._last.pop(path, None)
+            return Outcome(engine.analyze(path, text, keep_types=True))
+        try:
+            # On the analysis's large stack, as the engine parses: the parser recurses per level.
+            syntax: ast.Module | Diagnostic | None = run_bounded(
+                lambda: cpython_syntax(path, text, engine.config.target_version), engine.time_limit)
+        except (AnalysisTimeout, Exception):
+            syntax = None  # the engine meets it again and says what it is
+        if not isinstance(syntax, ast.Module):
+            self._last.pop(path, None)
+            return Outcome(engine.analyze(path, text, keep_types=True, syntax=syntax))
+        new = layout(syntax, split_lines(text))
+        last = self._last.get(path)
+        if new is not None and last is not None:
+            moved = self._moved(last, new, engine, source, path, text)
+            if moved is not None:
+                return Outcome(moved, syntax, new == last.layout)
+        unfiltered: list[Diagnostic] = []
+        result = engine.analyze(path, text, keep_types=True, syntax=syntax, unfiltered=unfiltered)
+        # A bound reached (SC005) may have cut the tree (nesting elided in place) or the analysis short.
+        complete = result.error is None and not any(d.code == Code.ANALYSIS_LIMIT for d in unfiltered)
+        if new is not None and complete:
+            self._last[path] = _Last(engine, new, names_axes(text), tuple(unfiltered), result)
+            self._tokens = {t: self._tokens[t] for t in new.texts if t in self._tokens}
+        else:
+            self._last.pop(path, None)
+        return Outcome(result, syntax if complete else None)
+
+    def forget(self, path: str) -> None:
+        self._last.pop(path, None)
+
+    def keep(self, paths: set[str]) -> None:
+        """Forget the buffers not at these paths (closed)."""
+        self._last = {path: last for path, last in self._last.items() if path in paths}
+
+    def _moved(self, last: _Last, new: Layout, engine: Engine, source: ModuleSource, path: str,
+               text: str) -> FileResult | None:
+        """The last result moved to `text`, or None where `text` must be analysed in full."""
+        old = last.layout
+        if (last.engine is not engine or len(old.texts) != len(new.texts) or last.names_axes != names_axes(text)
+                or not _same_reads(last.result, source)):
+            return None
+        old_tokens: list[Tokens | None] = []
+        new_tokens: list[Tokens | None] = []
+        for before, after in zip(old.texts, new.texts, strict=True):
+            if before == after:
+                old_tokens.append(None)
+                new_tokens.append(None)
+                continue
+            said_before, said_after = self._of(before), self._of(after)
+            if said_before is None or said_after is None or said_before.said != said_after.said:
+                return None
+            old_tokens.append(said_before)
+            new_tokens.append(said_after)
+        if old == new:  # every statement where it was, in the same words: only comments between them changed
+            unfiltered: tuple[Diagnostic, ...] | None = last.unfiltered
+            types: tuple[TypedSpan, ...] | None = last.result.types
+        else:
+            moves = Moves(old, new, old_tokens, new_tokens)
+            unfiltered = _moved_diagnostics(last.unfiltered, moves)
+            types = _moved_types(last.result.types, moves)
+        if unfiltered is None or types is None:
+            return None
+        result = replace(last.result, diagnostics=filtered(unfiltered, text, engine.config, path), types=types,
+                         lines=text.count("\n") + 1, text_hash=content_hash(text))
+        self._last[path] = _Last(engine, new, last.names_axes, unfiltered, result)
+        self._tokens = {t: self._tokens[t] for t in new.texts if t in self._tokens}
+        return result
+
+    def _of(self, text: str) -> Tokens | None:
+        if text not in self._tokens:
+            self._tokens[text] = tokens(text)
+        return self._tokens[text]
+
+
+def _same_reads(result: FileResult, source: ModuleSource) -> bool:
+    """Whether the project modules the result read have the same texts, and those it looked
+    for and did not find are still missing."""
+    for dependency in result.dependencies:
+        found = source.find(dependency.module)
+        if found is None or content_hash(found[1]) != dependency.hash:
+            return False
+    return all(source.find(module) is None for module in result.missing)
+
+
+def _moved_diagnostics(found: tuple[Diagnostic, ...], moves: Moves) -> tuple[Diagnostic, ...] | None:
+    moved: list[Diagnostic] = []
+    for diagnostic in found:
+        span = moves.span(diagnostic.span)
+        if span is None:
+            return None
+        notes: list[Note] = []
+        for note in diagnostic.notes:
+            place = moves.span(note.span)
+            if place is None:
+                return None
+            notes.append(replace(note, span=place) if place != note.span else note)
+        moved.append(replace(diagnostic, span=span, notes=tuple(notes))
+                     if span != diagnostic.span or notes != list(diagnostic.notes) else diagnostic)
+    return tuple(moved)
+
+
+def _moved_types(found: tuple[TypedSpan, ...], moves: Moves) -> tuple[TypedSpan, ...] | None:
+    moved: list[TypedSpan] = []
+    for typed in found:
+        span = moves.span(typed.span)
+        if span is None:
+            return None
+        moved.append(typed if span == typed.span else TypedSpan(span, typed.type, typed.placement))
+    return tuple(moved)
