@@ -333,7 +333,10 @@ class Ran:
 
 _SC209 = ("cannot contain axis names that are of type", "can only refer to Auto axes",
           "acts as an assert when all axes of mesh are of type")
-_SC208_VALUE = ("does not match the specs of the input", "Sharding passed to jit does not match the sharding")
+# "Incompatible types for broadcasting": `.at[...].set(v)` with `v` split otherwise than the indexed
+# part (the oracle's programs give updates of the right shape, so it is the split that differs).
+_SC208_VALUE = ("does not match the specs of the input", "Sharding passed to jit does not match the sharding",
+                "Incompatible types for broadcasting")
 
 
 def classify(error: BaseException) -> str:

@@ -5,7 +5,8 @@ Each case is a program of the differential oracle (`tests/explicit_sharding.py`)
 on 8 CPU devices and must do what the case says (run through, or refuse its last statement
 with SC208's or SC209's error); the checker must report exactly that, and know the sharding
 of every value JAX made, as `jax.typeof` prints it. A case JAX refuses with another error
-(`other`) is reported with no sharding code.
+(`other`) is reported with no sharding code; one JAX runs whose shardings the checker leaves
+unknown on purpose says `unknown`.
 """
 
 from __future__ import annotations
@@ -117,11 +118,25 @@ CASES: dict[str, tuple[str, list[str], str]] = {
               "c = jax.jit(lambda x: x * 2, in_shardings=P(('X', 'Y'), 'Z'))(r)"], "ok"),
     "size-1 axis: jit in_shardings unlike on the other axes": (
         ONE, [S1, "c = jax.jit(lambda x: x * 2, in_shardings=P('Y', 'X'))(s)"], "SC208"),
+    "size-1 Explicit axis on a mesh with Auto axes: not followed, never wrong": (
+        "mesh = jax.make_mesh((2, 1, 4), ('X', 'Y', 'Z'), axis_types=(AxisType.Auto, AxisType.Explicit, "
+        "AxisType.Auto))", ["v = jax.device_put(jnp.ones((2, 8)), P('X', 'Y'))",
+                            "c = jax.device_put(jnp.ones((2, 2, 8)), P()) * v"], "unknown"),
     "a dim split over Explicit and Auto axes keeps the Explicit ones": (
         "mesh = jax.make_mesh((2, 2, 2), ('X', 'Y', 'Z'), axis_types=(AxisType.Explicit, AxisType.Auto, "
         "AxisType.Explicit))",
         ["m = jax.device_put(jnp.ones((16, 4)), P(('X', 'Y', 'Z'), None))",
          "n = jax.device_put(jnp.ones((16, 4)), P(('X', 'Z'), None))", "c = m + n"], "ok"),
+    # The update is broadcast to the indexed part split as the operand is there: each of its
+    # dims unsplit or split alike (JAX's ValueError "Incompatible types for broadcasting").
+    "at add an update split as the indexed part": (
+        EXPLICIT, [B, "u = jax.device_put(jnp.ones((8,)), P('X'))", "c = b.T.at[1:3].add(u)"], "ok"),
+    "at add an unsplit update": (EXPLICIT, [B, "c = b.at[:, 1:3].add(jnp.ones((8, 2)))"], "ok"),
+    "at add an update split otherwise": (
+        EXPLICIT, [B, "u = jax.device_put(jnp.ones((8, 2)), P('Y'))", "c = b.at[:, 1:3].add(u)"], "SC208"),
+    "at set an update split where the indexed part is not": (
+        EXPLICIT, [A, "r = jnp.ones((8, 16))", "u = jax.device_put(jnp.ones((16,)), P('Y'))", "c = r.at[0].set(u)"],
+        "SC208"),
     # On a mesh with Auto axes jit compares a committed argument's placement, which the type
     # does not show: known where device_put or out_shardings committed it.
     "jit in_shardings as device_put placed it, Auto mesh": (
@@ -157,10 +172,11 @@ def test_checker_and_jax_agree(name: str, setter: bool) -> None:
     checked = check(built)
     judged = judge(built, ran, checked)
     message = describe(built, judged, ran)
-    assert judged.expected == verdict, message  # JAX does what the case says
+    assert judged.expected == ("ok" if verdict == "unknown" else verdict), message  # JAX does what the case says
     assert not judged.false_reports and not judged.types_wrong, message
-    if verdict != "ok":
+    if verdict not in ("ok", "unknown"):
         # JAX's other errors (`other`) are no sharding code's: the checker stays silent there.
         expected = verdict if verdict in SHARDING_CODES else "clean"
         assert ran.failed == len(body) - 1 and judged.reported == expected, message
-    assert judged.types_unknown == 0, message  # every sharding followed
+    if verdict != "unknown":
+        assert judged.types_unknown == 0, message  # every sharding followed

@@ -653,6 +653,13 @@ def _at_update(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType
                 f"({st.typeof(base)}) at an index into dim {position}, which is split over "
                 f"{', '.join(repr(a) for a in entry)}: JAX cannot tell how to split the result; "
                 f"give it out_sharding={base.sharding.spec_text()}", axes=entry),))
+    values = array(call.arg("values")) if call.given("values") else None
+    if values is not None and values.dims:
+        wanted = [entry for (kind, _), entry in zip(indexed, base.sharding.dims, strict=True) if kind != "int"]
+        mismatch = st.update_mismatch(values, wanted, f"`{code_of(call.arg_node('values'))}`",
+                                      code_of(call.node) if isinstance(call.node, ast.Call) else "the update")
+        if isinstance(mismatch, Problem):
+            return st.Typed(None, (mismatch,))
     return st.Typed(base.sharding)
 
 
