@@ -13,9 +13,9 @@ start to exit, as a pre-commit hook or a CI step would run it:
 shapecheck's own modules are compiled to bytecode first, as installing a wheel leaves them.
 
 Each figure is the median of `--runs` runs; the cold configurations alternate run by run so
-the drift of a shared machine affects them alike. `--baseline PATH` also times the cold check
-of another shapecheck (installed with `pip install --no-deps -t PATH`), alternating with this
-one, without any cache.
+the drift of a shared machine affects them alike. `--baseline PATH` also times another shapecheck
+(installed with `pip install --no-deps -t PATH`) beside this one: the cold check without any
+cache, alternating with this one's, and the warm runs, each with its own cache, in turn.
 
     python benchmarks/lint.py [--runs 3] [--quick] [--no-mypy] [--baseline PATH] [TARGET]
 """
@@ -61,7 +61,7 @@ def main() -> int:
               f"{os.cpu_count()} cores", flush=True)
         bench.interpreter(runs)
         bench.cold(cold_runs, args.baseline)
-        bench.incremental(runs)
+        bench.incremental(runs, args.baseline)
         # A tenth of a second each, against this machine's +-20 ms of noise: more runs for a median.
         bench.small_file(max(runs, 9))
         if not (args.quick or args.no_mypy):
@@ -115,7 +115,7 @@ class _Bench:
         command = [sys.executable, "-m", "shapecheck", "check", "--format", "json", "--no-progress"]
         if python_path is not None:
             command = [sys.executable, "-m", "shapecheck", "check", "--format", "json"]  # older flags
-        elif cache is None:
+        if cache is None:
             command.append("--no-cache")
         else:
             command += ["--cache-dir", str(cache)]
@@ -171,24 +171,36 @@ class _Bench:
         for name in configurations:
             self._record(name, times[name], self.lines, f"({found[name]} diagnostics)")
 
-    def incremental(self, runs: int) -> None:
-        cache = self.filled or self._cache()
+    def incremental(self, runs: int, baseline: Path | None) -> None:
+        """Warm runs; with a baseline, its warm runs too, each with a cache of its own, run by run
+        in turn (each sees the same one file changed since its last run)."""
+        sides: dict[str, tuple[Path, Path | None]] = {"": (self.filled or self._cache(), None)}
         if self.filled is None:
-            self._check([self.copy], cache, 2)
-        warm = [self._check([self.copy], cache)[0] for _ in range(runs)]
-        self._record("warm, nothing changed", warm, self.lines)
+            self._check([self.copy], sides[""][0], 2)
+        if baseline is not None:
+            sides["baseline "] = (self._cache(), baseline)
+            self._check([self.copy], sides["baseline "][0], 2, baseline)
+        warm: dict[str, list[float]] = {side: [] for side in sides}
+        for _ in range(runs):
+            for side, (cache, python_path) in sides.items():
+                warm[side].append(self._check([self.copy], cache, python_path=python_path)[0])
+        for side in sides:
+            self._record(f"{side}warm, nothing changed", warm[side], self.lines)
         leaf, imported = self._leaf_and_imported()
         for name, path in (("one file touched", leaf), ("imported module touched", imported)):
-            times = []
+            times: dict[str, list[float]] = {side: [] for side in sides}
+            again: dict[str, int] = {}
             for index in range(runs):
                 with path.open("a", encoding="utf-8") as file:
                     file.write(f"# touched {index}\n")
-                before = time.time()
-                times.append(self._check([self.copy], cache)[0])
-            # Entries written by the last run: the files it analysed again.
-            again = sum(entry.stat().st_mtime >= before for entry in (cache / "results").iterdir())
-            self._record(name, times, self.lines,
-                         f"({path.relative_to(self.copy.parent)}; {again} file(s) analysed again)")
+                for side, (cache, python_path) in sides.items():
+                    before = time.time()
+                    times[side].append(self._check([self.copy], cache, python_path=python_path)[0])
+                    # Entries written by the last run: the files it analysed again.
+                    again[side] = sum(entry.stat().st_mtime >= before for entry in (cache / "results").iterdir())
+            for side in sides:
+                self._record(f"{side}{name}", times[side], self.lines,
+                             f"({path.relative_to(self.copy.parent)}; {again[side]} file(s) analysed again)")
 
     def _leaf_and_imported(self) -> tuple[Path, Path]:
         """A mid-sized file, and the module that the most files import."""
@@ -254,6 +266,9 @@ class _Bench:
         start = m["python -c pass"]
         print(f"  one small file over python's own start and exit: unchanged "
               f"{m['one small file, unchanged'] - start:.3f} s, changed {m['one small file, changed'] - start:.3f} s")
+        for name in ("warm, nothing changed", "one file touched", "imported module touched"):
+            if f"baseline {name}" in m:
+                print(f"  this / baseline, {name}: {m[name]:.3f} s / {m[f'baseline {name}']:.3f} s")
         if "baseline cold, 2 workers" in m:
             print(f"  this / baseline, cold 2 workers, no cache: "
                   f"{m['cold, 2 workers, no cache'] / m['baseline cold, 2 workers']:.2f}")

@@ -1,12 +1,14 @@
-"""The run memo: `shapecheck check FILE...` answered at start-up while nothing it read has changed.
+"""The run memo: `shapecheck check [PATH...]` answered at start-up while nothing it read has changed.
 
-A pre-commit hook or an editor runs the same command on the same unchanged files again and
-again. The result cache answers each file, but only once the machinery that reads it has been
-imported, which is most of such a run. So a run that checked named files (no folder to walk)
-also keeps a memo of its whole output, with the `os.stat` signature of every path that output
-depended on (`memo_record.py` says which). A later run with the same command line, from the
-same folder, under the same Python and shapecheck, stats those paths before importing anything
-else; when every one is as it was, it writes the memo's output and exits with its status.
+A pre-commit hook, an editor or a developer's loop runs the same command on the same unchanged
+files again and again. The result cache answers each file, but only once the machinery that
+reads it has been imported and the folders have been walked, which is most of such a run. So a
+run also keeps a memo of its whole output, with the `os.stat` signature of every path that
+output depended on (`memo_record.py` says which: for a run over folders, every folder its walk
+listed and every file it found, so a replay is the walk's answer without its matching). A later
+run with the same command line, from the same folder, under the same Python and shapecheck,
+stats those paths before importing anything else; when every one is as it was, it writes the
+memo's output and exits with its status.
 Anything else (no memo, another command line, a changed path, a corrupt or foreign memo) falls
 through to the usual run, which writes a new memo.
 
@@ -15,6 +17,8 @@ Why a stale answer cannot come out:
   the run reads shows as a changed signature next time;
 - a signature holds the inode and the ctime as well as the size and mtime: `touch -d` can put
   an mtime back, nothing puts a ctime back;
+- a path recorded as absent is not stated again where the folder it would be in was stated
+  before it (memo_record.py): nothing appears in a folder without changing its signature;
 - a path whose ctime is not older than the memo may have changed again within the file
   system's clock tick (git's "racily clean" entries): such a memo is not trusted;
 - the memo holds data only, keyed by the Python version among the rest; writes are atomic.

@@ -126,14 +126,20 @@ class Record:
         # Written only where a later run of this command line looks (see memo.folder).
         if os.path.realpath(self.folder) != os.path.realpath(cache.folder / memo.FOLDER):
             return
+        # Each module looked up once: a tree's files share most of their imports, and a lookup
+        # reads the module's text.
+        found: dict[str, tuple[str, str] | None] = {}
         for result in report.results:
             for dependency in result.dependencies:
-                found = index.find(dependency.module)
-                if (found is None or os.path.abspath(found[0]) != os.path.abspath(dependency.path)
-                        or content_hash(found[1]) != dependency.hash):
+                now = found[dependency.module] if dependency.module in found else _look_up(index, dependency.module)
+                found[dependency.module] = now
+                if now != (os.path.abspath(dependency.path), dependency.hash):
                     return
-            if any(index.find(module) is not None for module in result.missing):
-                return
+            for module in result.missing:
+                if module not in found:
+                    found[module] = _look_up(index, module)
+                if found[module] is not None:
+                    return
         if not self.consistent:
             return
         try:
@@ -141,3 +147,9 @@ class Record:
         except OSError:
             return  # a read-only or full disk: the next run is only slower
         memo.write(self.folder, self.key, self.inputs, stdout, stderr, status)
+
+
+def _look_up(index: ProjectIndex, module: str) -> tuple[str, str] | None:
+    """Where `module` is found now, by its absolute path, and its text's hash."""
+    now = index.find(module)
+    return None if now is None else (os.path.abspath(now[0]), content_hash(now[1]))
