@@ -2,12 +2,15 @@
 
 Starts the server as an editor would (stdio), opens a file of about 1,000 lines built from the
 fixtures, then types one character at a time (waiting for each version's diagnostics) and
-hovers over an array expression. Prints the median and worst of each; a debounce is part of
+hovers over an array expression. The keystrokes go into a comment on the first line
+(`--where comment`, the default) or into a number in the body of a function the module calls
+(`--where code`: each changes the code, which is then analysed in full). Prints the median and worst of each; a debounce is part of
 the didChange figure (`--debounce`, default the server's own). The first hover after the edits
 is shown apart: it waits for the types of the version published last, which the server infers
 on the first request that needs them.
 
     python benchmarks/lsp.py [--edits 15] [--hovers 50] [--debounce SECONDS] [--lines 1000]
+                             [--where comment|code]
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ async def measure(args: argparse.Namespace) -> dict[str, list[float]]:
     folder = Path(tempfile.mkdtemp(prefix="shapecheck-lsp-bench-"))
     path = folder / "model.py"
     text = program(args.lines)
+    if args.where == "code":
+        text = text.replace("    hidden = relu(", "    t = 1\n    hidden = relu(", 1)
     path.write_text(text)
     env = dict(os.environ)
     if args.debounce is not None:
@@ -71,17 +76,17 @@ async def measure(args: argparse.Namespace) -> dict[str, list[float]]:
         text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
     times: dict[str, list[float]] = {"open": [await version(1) - start], "change": [], "hover 1": [],
                                      "hover": []}
-    # One keystroke at the end of the first line (a comment, so the text still parses and is
-    # analysed in full), then the next, and so on.
-    first = text.split("\n", 1)[0]
+    # One keystroke at the end of the line (the text still parses), then the next, and so on.
+    line = 0 if args.where == "comment" else text.count("\n", 0, text.index("    t = 1\n"))
+    end = len(text.split("\n")[line])
     for number in range(2, args.edits + 2):
         sent = time.perf_counter()
-        column = len(first) + number - 2
+        column = end + number - 2
         client.text_document_did_change(types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=number),
             content_changes=[types.TextDocumentContentChangePartial(
-                range=types.Range(start=types.Position(0, column), end=types.Position(0, column)),
-                text="x")]))
+                range=types.Range(start=types.Position(line, column), end=types.Position(line, column)),
+                text="x" if args.where == "comment" else "1")]))
         times["change"].append(await version(number) - sent)
     where = types.Position(text.count("\n", 0, text.index("jnp.ones")), 12)
     for number in range(args.hovers + 1):
@@ -101,10 +106,11 @@ def main() -> int:
     parser.add_argument("--hovers", type=int, default=50)
     parser.add_argument("--debounce", type=float, default=None)
     parser.add_argument("--lines", type=int, default=1000)
+    parser.add_argument("--where", choices=("comment", "code"), default="comment")
     args = parser.parse_args()
     times = asyncio.run(measure(args))
     debounce = "the server's default" if args.debounce is None else f"{args.debounce:g} s"
-    print(f"{args.lines} lines, debounce {debounce}")
+    print(f"{args.lines} lines, debounce {debounce}, typing in {args.where}")
     for name, values in times.items():
         print(f"{name:>7}: median {statistics.median(values) * 1000:8.1f} ms, "
               f"worst {max(values) * 1000:8.1f} ms over {len(values)}")

@@ -65,8 +65,8 @@ def layout(tree: ast.Module, lines: list[str]) -> Layout | None:
 
 @dataclass(frozen=True, slots=True)
 class Tokens:
-    """One statement's significant tokens: what it says, and where each starts and ends
-    (line 1 is the statement's first line)."""
+    """One statement's significant tokens: what it says, and where each but the line breaks
+    and indentation starts and ends (line 1 is the statement's first line)."""
 
     said: tuple[tuple[int, str], ...]
     starts: tuple[tuple[int, int], ...]
@@ -82,7 +82,10 @@ def tokens(text: str) -> Tokens | None:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
             if token.type in _LAYOUT:
                 continue
-            said.append((token.type, "" if token.type in _BARE else token.string))
+            if token.type in _BARE:  # where it stands follows the comments before it; no node starts there
+                said.append((token.type, ""))
+                continue
+            said.append((token.type, token.string))
             starts.append(token.start)
             ends.append(token.end)
     except (tokenize.TokenError, SyntaxError):
@@ -151,6 +154,7 @@ class _Last:
     """The last full or moved analysis of one buffer."""
 
     engine: Engine  # its settings: a new engine (the settings were read again) analyses in full
+    text: str
     layout: Layout
     names_axes: bool
     unfiltered: tuple[Diagnostic, ...]
@@ -170,6 +174,11 @@ class Reuse:
         if source_size(text) > engine.config.max_file_size:
             self._last.pop(path, None)
             return Outcome(engine.analyze(path, text, keep_types=True))
+        last = self._last.get(path)
+        if last is not None:
+            kept = self._unparsed(last, engine, source, path, text)
+            if kept is not None:
+                return Outcome(kept, None, True)
         try:
             # On the analysis's large stack, as the engine parses: the parser recurses per level.
             syntax: ast.Module | Diagnostic | None = run_bounded(
@@ -180,17 +189,16 @@ class Reuse:
             self._last.pop(path, None)
             return Outcome(engine.analyze(path, text, keep_types=True, syntax=syntax))
         new = layout(syntax, split_lines(text))
-        last = self._last.get(path)
         if new is not None and last is not None:
             moved = self._moved(last, new, engine, source, path, text)
             if moved is not None:
-                return Outcome(moved, syntax, new == last.layout)
+                return Outcome(moved[0], syntax, moved[1])
         unfiltered: list[Diagnostic] = []
         result = engine.analyze(path, text, keep_types=True, syntax=syntax, unfiltered=unfiltered)
         # A bound reached (SC005) may have cut the tree (nesting elided in place) or the analysis short.
         complete = result.error is None and not any(d.code == Code.ANALYSIS_LIMIT for d in unfiltered)
         if new is not None and complete:
-            self._last[path] = _Last(engine, new, names_axes(text), tuple(unfiltered), result)
+            self._last[path] = _Last(engine, text, new, names_axes(text), tuple(unfiltered), result)
             self._tokens = {t: self._tokens[t] for t in new.texts if t in self._tokens}
         else:
             self._last.pop(path, None)
@@ -203,12 +211,47 @@ class Reuse:
         """Forget the buffers not at these paths (closed)."""
         self._last = {path: last for path, last in self._last.items() if path in paths}
 
-    def _moved(self, last: _Last, new: Layout, engine: Engine, source: ModuleSource, path: str,
-               text: str) -> FileResult | None:
-        """The last result moved to `text`, or None where `text` must be analysed in full."""
+    def _unparsed(self, last: _Last, engine: Engine, source: ModuleSource, path: str, text: str) -> FileResult | None:
+        """The last result, where `text` differs from the last text only on lines that hold
+        no statement or within one statement without moving any of its tokens (a keystroke in
+        a comment): its tree is the last one, place for place, so it is not even parsed."""
         old = last.layout
-        if (last.engine is not engine or len(old.texts) != len(new.texts) or last.names_axes != names_axes(text)
-                or not _same_reads(last.result, source)):
+        lines = _changed_lines(last.text, text)
+        if lines is None or not self._same_inputs(last, engine, source, text):
+            return None
+        first, end = lines
+        index = bisect_right(old.starts, end) - 1
+        if first > end:
+            new = old
+        elif index < 0 or old.ends[index] < first:  # no statement on these lines: only comments must be there
+            said = tokens("\n".join(split_lines(text)[first - 1:end]) + "\n")
+            if said is None or said.said:
+                return None
+            new = old
+        elif old.starts[index] <= first and end <= old.ends[index]:  # within one statement
+            texts = list(old.texts)
+            texts[index] = "\n".join(split_lines(text)[old.starts[index] - 1:old.ends[index]])
+            before, after = self._of(old.texts[index]), self._of(texts[index])
+            if before is None or after is None or before != after:
+                return None
+            new = Layout(old.starts, old.ends, tuple(texts))
+        else:
+            return None
+        result = replace(last.result, diagnostics=filtered(last.unfiltered, text, engine.config, path),
+                         text_hash=content_hash(text))
+        self._last[path] = _Last(engine, text, new, last.names_axes, last.unfiltered, result)
+        return result
+
+    def _same_inputs(self, last: _Last, engine: Engine, source: ModuleSource, text: str) -> bool:
+        """Whether all the last analysis read but the tree is as it was."""
+        return last.engine is engine and last.names_axes == names_axes(text) and _same_reads(last.result, source)
+
+    def _moved(self, last: _Last, new: Layout, engine: Engine, source: ModuleSource, path: str,
+               text: str) -> tuple[FileResult, bool] | None:
+        """The last result moved to `text`, and whether its places are the same; None where
+        `text` must be analysed in full."""
+        old = last.layout
+        if len(old.texts) != len(new.texts) or not self._same_inputs(last, engine, source, text):
             return None
         old_tokens: list[Tokens | None] = []
         new_tokens: list[Tokens | None] = []
@@ -222,7 +265,9 @@ class Reuse:
                 return None
             old_tokens.append(said_before)
             new_tokens.append(said_after)
-        if old == new:  # every statement where it was, in the same words: only comments between them changed
+        same_places = old.starts == new.starts and old.ends == new.ends and all(
+            before == after for before, after in zip(old_tokens, new_tokens, strict=True))
+        if same_places:  # every token where it was: only comments and spaces after the last changed
             unfiltered: tuple[Diagnostic, ...] | None = last.unfiltered
             types: tuple[TypedSpan, ...] | None = last.result.types
         else:
@@ -233,14 +278,49 @@ class Reuse:
             return None
         result = replace(last.result, diagnostics=filtered(unfiltered, text, engine.config, path), types=types,
                          lines=text.count("\n") + 1, text_hash=content_hash(text))
-        self._last[path] = _Last(engine, new, last.names_axes, unfiltered, result)
+        self._last[path] = _Last(engine, text, new, last.names_axes, unfiltered, result)
         self._tokens = {t: self._tokens[t] for t in new.texts if t in self._tokens}
-        return result
+        return result, same_places
 
     def _of(self, text: str) -> Tokens | None:
         if text not in self._tokens:
             self._tokens[text] = tokens(text)
         return self._tokens[text]
+
+
+def _changed_lines(old: str, new: str) -> tuple[int, int] | None:
+    """The first and last line where `new` differs from `old`, where the two have as many
+    lines and those lines hold only plain ASCII (no character that CPython reads otherwise
+    than `tokenize`, such as NUL); None otherwise."""
+    if "\r" in new or "\r" in old or old.count("\n") != new.count("\n"):
+        return None
+    if old == new:
+        return 1, 0  # no line
+    shortest = min(len(old), len(new))
+    low, high = 0, shortest  # the common start's length, by halves: slices compare at C speed
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[:middle] == new[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    start = low
+    low, high = 0, shortest - start
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[len(old) - middle:] == new[len(new) - middle:]:
+            low = middle
+        else:
+            high = middle - 1
+    end = len(new) - low
+    first = new.count("\n", 0, start) + 1
+    last = first + new.count("\n", start, end)
+    begin = new.rfind("\n", 0, start) + 1
+    finish = new.find("\n", end)
+    region = new[begin:finish if finish >= 0 else len(new)]
+    if not region.isascii() or any(char in region for char in "\0\f\v"):
+        return None
+    return first, last
 
 
 def _same_reads(result: FileResult, source: ModuleSource) -> bool:

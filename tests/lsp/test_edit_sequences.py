@@ -4,6 +4,7 @@ last version are those the CLI reports for the final text."""
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import pickle
 import textwrap
@@ -208,8 +209,10 @@ def layout_and_code_edits(draw: st.DrawFn) -> list[tuple[str, int, str]]:
         st.tuples(st.just("line"), st.integers(0, 60), st.sampled_from(["\n", "# a comment\n", "    \n"])),
         st.tuples(st.just("bracket"), st.integers(0, 10_000), st.sampled_from([" ", "\n        ", "  # c\n    "])),
         st.tuples(st.just("comment"), st.integers(0, 10_000), st.sampled_from(["x", " psum", "!"])),
+        st.tuples(st.just("blank"), st.integers(0, 10_000), st.sampled_from(["# c", "  ", "x", "(", "\"\"\"", "  y = 1"])),
         st.tuples(st.just("line"), st.integers(0, 60), st.sampled_from(SNIPPETS)),
-        st.tuples(st.just("type"), st.integers(0, 10_000), CHARACTERS),
+        st.tuples(st.just("type"), st.integers(0, 10_000), st.text(alphabet="()[]{}:,.+= #01ax'\"\\\n\0",
+                                                                    max_size=3)),
         st.tuples(st.just("delete"), st.integers(0, 10_000), st.sampled_from(["", "x"])),
     )) for _ in range(count)]
 
@@ -219,9 +222,11 @@ def apply(text: str, kind: str, at: int, new: str) -> str:
         lines = text.splitlines(keepends=True)
         start = sum(len(line) for line in lines[:min(at, len(lines))])
         return text[:start] + new + text[start:]
-    if kind in ("bracket", "comment"):
-        # Just after an opening bracket or comma, or inside a comment: the tokens stay (mostly).
-        marks = [i + 1 for i, char in enumerate(text) if char in ("(,[" if kind == "bracket" else "#")]
+    if kind in ("bracket", "comment", "blank"):
+        # Just after an opening bracket or comma, inside a comment, or on an empty line: the
+        # tokens stay (mostly).
+        marks = ([i + 1 for i, char in enumerate(text) if char in ("(,[" if kind == "bracket" else "#")]
+                 if kind != "blank" else [i for i in range(1, len(text)) if text[i - 1:i + 1] == "\n\n"])
         if not marks:
             return text
         start = marks[at % len(marks)]
@@ -239,12 +244,14 @@ def apply(text: str, kind: str, at: int, new: str) -> str:
 @example(sequence=[("line", 0, "\n"), ("line", 30, "# a comment\n"), ("bracket", 3, "\n        ")])
 @example(sequence=[("comment", 1, "x"), ("comment", 4, " psum"), ("line", 50, "    \n")])
 @example(sequence=[("line", 52, "b = a  # shapecheck: ignore[SC101]\n"), ("comment", 2, "x")])
+@example(sequence=[("blank", 0, "# c"), ("blank", 1, "x"), ("blank", 2, "  "), ("blank", 3, "  y = 1")])
+@example(sequence=[("comment", 0, "x"), ("comment", 0, "\0"), ("comment", 2, "\\"), ("comment", 3, "\"\"\"")])
+@example(sequence=[("comment", 8, "]"), ("comment", 6, "\n"), ("type", 900, "#"), ("line", 9, "  x\n")])
 def test_each_analysis_equals_a_full_check_of_its_text(tmp_path: Path, sequence: list[tuple[str, int, str]]) -> None:
     """What the checker's process sends after each edit is what a fresh engine finds in the
     text (diagnostics, types, and the syntax the editor features read), however much of the
     last analysis it reused."""
     from shapecheck.lsp.analysis import Analysis
-    from shapecheck.lsp.assignments import parse
     from shapecheck.lsp.buffers import Buffer
     from shapecheck.lsp.checker import _Sent
     from shapecheck.lsp.projects import Projects
@@ -264,12 +271,44 @@ def test_each_analysis_equals_a_full_check_of_its_text(tmp_path: Path, sequence:
         assert analysis.result.diagnostics == fresh.diagnostics, (edit, text)
         assert analysis.result.types == fresh.types, (edit, text)
         assert analysis.result.error == fresh.error
-        tree = parse(text)
-        if analysis.syntax is not None:
-            assert tree is not None
-            assert analysis.syntax == Analysis.of(buffer, fresh, analysis.config, tree).syntax, (edit, text)
+        features = Analysis.of(buffer, fresh, analysis.config)  # read from a tree of its own
+        assert (analysis.syntax, analysis.parses) == (features.syntax, features.parses), (edit, text)
         # The server rebuilds the analysis from the change since the last one it received.
         travelled = pickle.loads(pickle.dumps(_Sent.of(analysis, sent)))
         received = travelled.analysis(received)
         sent = analysis
         assert received == analysis
+
+
+@pytest.mark.asyncio(loop_scope="package")
+@settings(max_examples=int(os.environ.get("SHAPECHECK_LSP_EXAMPLES", 6)), deadline=None,
+          derandomize="SHAPECHECK_LSP_EXAMPLES" not in os.environ,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(sequence=layout_and_code_edits())
+@example(sequence=[("comment", 0, "x"), ("line", 0, "\n"), ("bracket", 3, "\n        "), ("type", 1200, "1")])
+async def test_each_publication_is_a_full_check_byte_for_byte(client: Client, tmp_path: Path,
+                                                              sequence: list[tuple[str, int, str]]) -> None:
+    """Waiting for each version's diagnostics: each publication, as the client reads it, is
+    what the CLI's engine finds in that version's text, converted as the server converts."""
+    from lsprotocol import converters
+
+    from shapecheck.lsp.diagnostics import to_lsp
+    from shapecheck.lsp.positions import Lines
+
+    path = tmp_path / f"model_{next(_names)}.py"
+    text = MODEL
+    uri = client.open(path, text)
+    config = load_config(start=tmp_path)
+    converter = converters.get_converter()
+    for kind, at, new in [("type", 0, ""), *sequence]:
+        after = apply(text, kind, at, new)
+        if after != text:
+            client.change(uri, after)
+            text = after
+        published = await client.diagnostics(uri)
+        lines = Lines(text)
+        fresh = [to_lsp(d, lines, lambda p: Path(p).as_uri(), lambda p, own=lines: own)
+                 for d in Engine(config).analyze(str(path), text).diagnostics]
+        assert (json.dumps(converter.unstructure(published, list[types.Diagnostic]), sort_keys=True)
+                == json.dumps(converter.unstructure(fresh, list[types.Diagnostic]), sort_keys=True)), (kind, text)
+    client.close(uri)
