@@ -58,6 +58,22 @@ OPERAND_COUNT = dedent("""\
     d = jnp.einsum('ij,jk->ik', a, b, c)
 """)
 
+EINOPS_ONE_SIDED = dedent("""\
+    import einops
+    import jax.numpy as jnp
+
+    tokens = jnp.zeros((8, 128, 512))
+    pooled = einops.rearrange(tokens, 'b t d -> b d')
+""")
+
+EINOPS_UNDERDETERMINED = dedent("""\
+    import einops
+    import jax.numpy as jnp
+
+    tokens = jnp.zeros((8, 128, 512))
+    heads = einops.rearrange(tokens, 'b t (h d) -> b h t d')
+""")
+
 RULE = Rule(
     code=Code.INVALID_EINSUM_SPEC,
     name="invalid-einsum-spec",
@@ -77,5 +93,7 @@ RULE = Rule(
     more=(
         Example(source=THREE_NAMED_OPERANDS, expected=((6, "SC003"),)),
         Example(source=OPERAND_COUNT, expected=((6, "SC003"),)),
+        Example(source=EINOPS_ONE_SIDED, expected=((5, "SC003"),)),
+        Example(source=EINOPS_UNDERDETERMINED, expected=((5, "SC003"),)),
     ),
 )

@@ -28,6 +28,14 @@ INFERRED_DIM = dedent("""\
     heads = jnp.reshape(tokens, (10, -1, 12))
 """)
 
+EINOPS_SPLIT = dedent("""\
+    import einops
+    import jax.numpy as jnp
+
+    tokens = jnp.zeros((8, 128, 512))
+    heads = einops.rearrange(tokens, 'b t (h d) -> b h t d', h=12)
+""")
+
 RULE = Rule(
     code=Code.RESHAPE_MISMATCH,
     name="reshape-mismatch",
@@ -43,5 +51,8 @@ RULE = Rule(
     ),
     wrong=Example(source=WRONG, expected=((4, "SC105"),)),
     fixed=Example(source=FIXED),
-    more=(Example(source=INFERRED_DIM, expected=((4, "SC105"),)),),
+    more=(
+        Example(source=INFERRED_DIM, expected=((4, "SC105"),)),
+        Example(source=EINOPS_SPLIT, expected=((5, "SC105"),)),
+    ),
 )
