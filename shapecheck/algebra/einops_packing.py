@@ -22,6 +22,11 @@ class StarPattern:
     before: int
     after: int
 
+    @property
+    def names(self) -> list[str]:
+        """The named axes, in order, without the `*`."""
+        return [name for name in self.text.split() if name != "*"]
+
 
 def parse_star(pattern: str, what: str) -> StarPattern | Problem:
     names = pattern.split()
@@ -79,9 +84,10 @@ def pack(pattern: StarPattern, values: Sequence[ArrayType], labels: Sequence[str
         for position, (have, new) in enumerate(zip(outer, named, strict=True)):
             if certainly_differ(have, new):
                 problems.append(Problem(
-                    Code.BROADCAST_MISMATCH, f"einops.pack: pattern {pattern.text!r} packs {label(labels, index)}, "
-                    f"{value.positional_text()}, with {label(labels, source[position])}, whose named dims differ: "
-                    f"{format_dim(have)} against {format_dim(new)}", sizes=(have, new),
+                    Code.BROADCAST_MISMATCH, f"einops.pack: axis {pattern.names[position]!r} of pattern "
+                    f"{pattern.text!r} has size {format_dim(have)} in {label(labels, source[position])} but "
+                    f"{format_dim(new)} in {label(labels, index)}; only the dims at `*` may differ",
+                    axes=(pattern.names[position],), sizes=(have, new),
                     operands=(source[position], index)))
             else:
                 outer[position] = unify(have, new)
