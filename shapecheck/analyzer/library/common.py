@@ -191,3 +191,27 @@ def check_bound(interp: Interpreter, names: Sequence[str], call: CallArgs, ctx: 
             ctx.binders)
         reported = True
     return reported
+
+
+DimensionNumbers = tuple[tuple[list[int], list[int]], tuple[list[int], list[int]]]
+"""`((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`, as lax.dot_general takes them."""
+
+
+def dimension_numbers(value: Value) -> DimensionNumbers | None:
+    """`((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))` as lists of ints."""
+    if not isinstance(value, Seq) or len(value.items) != 2:
+        return None
+    pairs: list[tuple[list[int], list[int]]] = []
+    for pair in value.items:
+        if not isinstance(pair, Seq) or len(pair.items) != 2:
+            return None
+        sides: list[list[int]] = []
+        for side in pair.items:
+            if not isinstance(side, Seq):
+                return None
+            read = [as_int(item) for item in side.items]
+            if any(r is None for r in read):
+                return None
+            sides.append([r for r in read if r is not None])
+        pairs.append((sides[0], sides[1]))
+    return pairs[0], pairs[1]

@@ -12,6 +12,7 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
     check_bound,
     code_of,
+    dimension_numbers,
     dtype_or,
     finish,
     labels,
@@ -82,9 +83,6 @@ def tensordot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     return None
 
 
-DimensionNumbers = tuple[tuple[list[int], list[int]], tuple[list[int], list[int]]]
-
-
 @REGISTRY.handles("jax.lax.dot_general", signature="lhs, rhs, dimension_numbers, precision=None, "
                   "preferred_element_type=None, *, out_sharding=None")
 def dot_general(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
@@ -107,26 +105,6 @@ def dot_general(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
         [d for i, d in enumerate(rhs.dims) if i not in (*rc, *rb)]
     dtype = lhs.dtype if lhs.dtype == rhs.dtype else None
     return _preferred(call, ArrayType(dtype, tuple(dims)))
-
-
-def dimension_numbers(value: Value) -> DimensionNumbers | None:
-    """`((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))` as lists of ints."""
-    if not isinstance(value, Seq) or len(value.items) != 2:
-        return None
-    pairs: list[tuple[list[int], list[int]]] = []
-    for pair in value.items:
-        if not isinstance(pair, Seq) or len(pair.items) != 2:
-            return None
-        sides: list[list[int]] = []
-        for side in pair.items:
-            if not isinstance(side, Seq):
-                return None
-            read = [as_int(item) for item in side.items]
-            if any(r is None for r in read):
-                return None
-            sides.append([r for r in read if r is not None])
-        pairs.append((sides[0], sides[1]))
-    return pairs[0], pairs[1]
 
 
 @REGISTRY.handles(f"{JNP}.einsum",

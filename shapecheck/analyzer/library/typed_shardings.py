@@ -20,8 +20,7 @@ from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.partition_spec import UnknownEntry
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, axes, code_of, flag, labels
-from shapecheck.analyzer.library.contractions import dimension_numbers
+from shapecheck.analyzer.library.common import array, axes, code_of, dimension_numbers, flag, labels
 from shapecheck.analyzer.library.partition_specs import resolved
 from shapecheck.analyzer.values import Const, Dict, Mesh, Seq, Sharding, Spec, Value, as_int, as_str
 from shapecheck.codes import Code
