@@ -240,6 +240,7 @@ class Reuse:
         result = replace(last.result, diagnostics=filtered(last.unfiltered, text, engine.config, path),
                          text_hash=content_hash(text))
         self._last[path] = _Last(engine, text, new, last.names_axes, last.unfiltered, result)
+        self._tokens = {t: self._tokens[t] for t in new.texts if t in self._tokens}
         return result
 
     def _same_inputs(self, last: _Last, engine: Engine, source: ModuleSource, text: str) -> bool:
