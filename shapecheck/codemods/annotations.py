@@ -22,6 +22,24 @@ JAXTYPING_MODULE: Final = "jaxtyping"
 JAXTYPING_NAMES: Final = {ours: theirs for theirs, ours in JAXTYPING_DTYPES.items() if ours is not None}
 
 
+# The names jax's PartitionSpec is imported under that a sharding annotation may use, and the
+# modules it is imported from.
+SPEC_NAMES: Final = frozenset(("P", "PartitionSpec"))
+_SPEC_MODULES: Final = frozenset(("jax", "jax.sharding", "jax.experimental"))
+
+
+def is_partition_spec(meaning: str | None, name: str) -> bool:
+    """Whether an import of `meaning` (the module, or `module.name` for `from module import
+    name as ...`) binds `name` to jax's PartitionSpec (`from jax import P`, `from jax.sharding
+    import PartitionSpec as P`)."""
+    if meaning is None:
+        return False
+    if meaning in _SPEC_MODULES:
+        return name in SPEC_NAMES  # imported under its own name
+    module, _, original = meaning.rpartition(".")
+    return module in _SPEC_MODULES and original in SPEC_NAMES
+
+
 @dataclass(frozen=True, slots=True)
 class Annotation:
     """`text` to write, and the name it needs bound: `from {module} import {name}`."""
@@ -46,11 +64,18 @@ def annotation_for(value: ArrayType, spec: str | None = None) -> Annotation | No
     An unsplit or unknown sharding is left out (a missing sharding claims nothing)."""
     if not fully_known(value) or value.dtype is None:
         return None
+    return Annotation(annotation_text(value, spec), SHAPECHECK_MODULE, value.dtype)
+
+
+def annotation_text(value: ArrayType, spec: str | None) -> str:
+    """`value` in the annotation language, with its known split over Explicit mesh axes where
+    `spec` names jax's PartitionSpec in the module (else without: an annotation is evaluated at
+    module level, where an unbound `P` would raise)."""
     text = str(value.with_sharding(None))
     sharding = value.sharding
     if spec is not None and sharding is not None and sharding.known and sharding.split:
         text = f"{text[:-1]}, {spec}{sharding.spec_text()[1:]}]"
-    return Annotation(text, SHAPECHECK_MODULE, value.dtype)
+    return text
 
 
 def jaxtyping_annotation_for(value: ArrayType, array: str = "Array") -> Annotation | None:

@@ -22,7 +22,13 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from shapecheck.codemods.annotations import JAXTYPING_MODULE, SHAPECHECK_MODULE, Annotation
+from shapecheck.codemods.annotations import (
+    JAXTYPING_MODULE,
+    SHAPECHECK_MODULE,
+    SPEC_NAMES,
+    Annotation,
+    is_partition_spec,
+)
 from shapecheck.dtypes import DTYPE_NAMES
 
 _TUTORIAL_CLASS = "ArrayType"  # `f32 = ArrayType()`, the tutorial's local annotation names
@@ -80,10 +86,10 @@ def module_names(wrapper: cst.MetadataWrapper) -> ModuleNames:
         for assignment in scope.assignments:
             name = assignment.name
             meaning = _meaning(assignment.node, name, parents) if isinstance(assignment, Assignment) else None
-            if name in _SPEC_NAMES:
+            if name in SPEC_NAMES:
                 # Any binding but one module-level import of PartitionSpec makes the name unusable.
                 node = assignment.node if isinstance(assignment, Assignment) else None
-                ours = node is not None and isinstance(scope, GlobalScope) and _is_partition_spec(meaning, name)
+                ours = node is not None and isinstance(scope, GlobalScope) and is_partition_spec(meaning, name)
                 line = positions[node].start.line if ours and node is not None and node in positions else None
                 specs.setdefault(name, []).append(line)
             if meaning == JAXTYPING_MODULE:
@@ -105,21 +111,6 @@ def module_names(wrapper: cst.MetadataWrapper) -> ModuleNames:
     usable = sorted((lines[0], name) for name, lines in specs.items() if len(lines) == 1 and lines[0] is not None)
     spec = (usable[0][1], usable[0][0]) if usable else None
     return ModuleNames(bindings, Style.JAXTYPING if jaxtyping else Style.SHAPECHECK, bound_at, spec)
-
-
-_SPEC_NAMES = frozenset(("P", "PartitionSpec"))
-_SPEC_MODULES = frozenset(("jax", "jax.sharding", "jax.experimental"))
-
-
-def _is_partition_spec(meaning: str | None, name: str) -> bool:
-    """Whether an import binds `name` to jax's PartitionSpec (`from jax import P`, `from
-    jax.sharding import PartitionSpec as P`)."""
-    if meaning is None:
-        return False
-    if meaning in _SPEC_MODULES:
-        return name in _SPEC_NAMES  # imported under its own name
-    module, _, original = meaning.rpartition(".")
-    return module in _SPEC_MODULES and original in _SPEC_NAMES
 
 
 _JAXTYPING_NAMES = frozenset(("Array", "Bool", "Float16", "BFloat16", "Float32", "Float64", "Int8",

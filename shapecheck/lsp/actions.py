@@ -9,8 +9,10 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
+from shapecheck.codemods.annotations import annotation_text
 from shapecheck.diagnostic import Diagnostic, Span
 from shapecheck.lsp.analysis import Analysis
+from shapecheck.lsp.assignments import parse, partition_spec_name
 from shapecheck.lsp.positions import Lines
 from shapecheck.positions import NEWLINE
 
@@ -130,13 +132,14 @@ def _comment_edit(content: str, line: int, tokens: list[tokenize.TokenInfo], tex
     return Span(line, start, line, comment.start[1] + match.end()), f"# shapecheck: ignore[{merged}]"
 
 
-def annotation(value: ArrayType, names: frozenset[str]) -> str | None:
-    """The annotation that says exactly `value`, where every part of it is known."""
+def annotation(value: ArrayType, names: frozenset[str], spec: str | None = None) -> str | None:
+    """The annotation that says exactly `value`, where every part of it is known; its split
+    over Explicit mesh axes too where `spec` names jax's PartitionSpec in the module."""
     known = (value.dtype is not None and value.dtype in names and value.ellipsis is None
              and not value.named_open and not value.weak
              and all(type(size) is int
                      for size in (*value.dims, *(size for _, size in value.named))))
-    return str(value) if known else None
+    return annotation_text(value, spec) if known else None
 
 
 def _annotations(analysis: Analysis, lines: Lines, first: int, last: int) -> list[types.CodeAction]:
@@ -144,11 +147,20 @@ def _annotations(analysis: Analysis, lines: Lines, first: int, last: int) -> lis
     if syntax is None:
         return []
     actions: list[types.CodeAction] = []
+    spec: tuple[str, int] | None = None
+    looked = False
     for assignment, typed in syntax.assignments:
         if typed is None or not assignment.single or not first <= assignment.target.line <= last:
             continue
         value = typed.type
-        text = annotation(value, analysis.config.annotation_names)
+        sharding = value.sharding
+        if not looked and sharding is not None and sharding.known and sharding.split:
+            # Read (a walk of the module) only when a value in view is split.
+            tree = parse(analysis.buffer.text)
+            spec = partition_spec_name(tree) if tree is not None else None
+            looked = True
+        name = spec[0] if spec is not None and spec[1] < assignment.target.line else None
+        text = annotation(value, analysis.config.annotation_names, name)
         if text is None or value.dtype is None:
             continue
         target = assignment.target

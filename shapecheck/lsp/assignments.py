@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from shapecheck.analyzer.walk import statements
+from shapecheck.codemods.annotations import SPEC_NAMES, is_partition_spec
 from shapecheck.diagnostic import Span
 from shapecheck.positions import Positions
 from shapecheck.results import TypedSpan
@@ -114,3 +115,31 @@ def import_line(tree: ast.Module) -> int:
         else:
             break
     return line
+
+
+def partition_spec_name(tree: ast.Module) -> tuple[str, int] | None:
+    """The name (and the line of the import binding it) under which the module's top level
+    imports jax's PartitionSpec, where that is its only binding anywhere in the module: what a
+    sharding annotation can be written with (as `shapecheck annotate` decides it)."""
+    top = {id(node) for node in tree.body}
+    lines: dict[str, list[int | None]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                bound = alias.asname or alias.name.partition(".")[0]
+                if bound not in SPEC_NAMES:
+                    continue
+                if isinstance(node, ast.ImportFrom):
+                    meaning = f"{node.module}.{alias.name}" if node.module and not node.level else None
+                else:
+                    meaning = alias.name
+                ours = id(node) in top and is_partition_spec(meaning, bound)
+                lines.setdefault(bound, []).append(node.lineno if ours else None)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and node.id in SPEC_NAMES:
+            lines.setdefault(node.id, []).append(None)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name in SPEC_NAMES:
+            lines.setdefault(node.name, []).append(None)
+        elif isinstance(node, ast.arg) and node.arg in SPEC_NAMES:
+            lines.setdefault(node.arg, []).append(None)
+    usable = sorted((found[0], name) for name, found in lines.items() if len(found) == 1 and found[0] is not None)
+    return (usable[0][1], usable[0][0]) if usable else None

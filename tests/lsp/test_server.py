@@ -368,3 +368,31 @@ async def test_settings_come_from_the_files_pyproject(client: Client, tmp_path: 
     assert sorted(str(d.code) for d in found) == ["SC101", "SC106"]
     warnings = [m.message for m in client.lsp.messages if m.type == types.MessageType.Warning]
     assert any("SC999" in message and "default settings" in message for message in warnings)
+
+
+SHARDED = """\
+import jax
+import jax.numpy as jnp
+{imports}
+mesh = jax.make_mesh((2, 4), ('X', 'Y'))
+a = jax.device_put(jnp.ones((8, 16)), jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec('X', 'Y')))
+"""
+
+
+@pytest.mark.parametrize(("imports", "title"), [
+    ("from jax.sharding import PartitionSpec as P", "Annotate a with f32[(8, 16), P('X', 'Y')]"),
+    ("from jax.sharding import PartitionSpec", "Annotate a with f32[(8, 16), PartitionSpec('X', 'Y')]"),
+    # Nothing binds jax's PartitionSpec: a module-level annotation naming P would raise.
+    ("", "Annotate a with f32[(8, 16)]"),
+    ("P = 3", "Annotate a with f32[(8, 16)]"),
+])
+async def test_the_inserted_annotation_spells_a_known_split(client: Client, tmp_path: Path, imports: str,
+                                                            title: str) -> None:
+    text = SHARDED.format(imports=imports)
+    uri = client.open(tmp_path / "sharded.py", text)
+    line = text.splitlines().index(next(row for row in text.splitlines() if row.startswith("a = ")))
+    annotate = [a for a in await _actions(client, uri, line) if a.title.startswith("Annotate")]
+    assert [a.title for a in annotate] == [title]
+    text = apply_edits(text, annotate[0])
+    client.change(uri, text)
+    assert await client.diagnostics(uri) == []
