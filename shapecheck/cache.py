@@ -120,7 +120,7 @@ class ResultCache:
             pass  # a read-only or full disk: the run still has its results, only slower next time
 
     def _module_name(self, path: str) -> str:
-        names = self._packages.module_names(Path(path))
+        names = self._packages.module_names(path)
         return names[0] if names else Path(path).stem
 
     def _entry(self, path: str) -> Path:

@@ -24,7 +24,7 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def module_names(path: Path) -> list[str]:
+def module_names(path: str | Path) -> list[str]:
     """Names a file is importable as: package-qualified (walking up `__init__.py` folders) and,
     for scripts beside each other, its bare stem."""
     return Packages().module_names(path)
@@ -32,54 +32,73 @@ def module_names(path: Path) -> list[str]:
 
 class Packages:
     """The package each folder is, found once per folder: for the many files of one run, whose
-    folders do not change meanwhile (`module_names` asks a fresh one each time)."""
+    folders do not change meanwhile (`module_names` asks a fresh one each time). Paths are
+    plain strings inside: a run asks about every file several times (its module names, its
+    import root, its folder), and pathlib's objects cost more than the lookups themselves."""
 
     def __init__(self, probe: Callable[[str], object] | None = None) -> None:
-        self._resolved: dict[Path, Path] = {}
-        self._parts: dict[Path, tuple[str, ...]] = {}
+        self._real: dict[str, str] = {}
+        self._folders: dict[str, str] = {}
+        self._parts: dict[str, tuple[str, ...]] = {}
         self._probe = probe
 
-    def real(self, path: Path) -> Path:
-        """`path.resolve()`, resolving its folder once for all the files in it; as far as the
-        file system lets it (a link it refuses to read, as /proc/1/cwd, stays as it is)."""
+    def real(self, path: str | Path) -> str:
+        """`path.resolve()`, found once per path and once per folder for the files in it; as far
+        as the file system lets it (a link it refuses to read, as /proc/1/cwd, stays as it is)."""
+        key = os.fspath(path)
+        found = self._real.get(key)
+        if found is None:
+            found = self._real[key] = self._resolve(Path(key))
+        return found
+
+    def _resolve(self, path: Path) -> str:
         try:
             if path.is_symlink():
-                return path.resolve()
-            folder = self._resolved.get(path.parent)
+                return str(path.resolve())
+            parent = str(path.parent)
+            folder = self._folders.get(parent)
             if folder is None:
-                folder = self._resolved[path.parent] = path.parent.resolve()
+                folder = self._folders[parent] = str(path.parent.resolve())
         except OSError:
-            return Path(os.path.abspath(path))
-        return folder / path.name
+            return os.path.abspath(path)
+        return os.path.join(folder, path.name)
 
-    def package(self, folder: Path) -> tuple[str, ...]:
+    def package(self, folder: str) -> tuple[str, ...]:
         """The dotted parts of the package a resolved folder is (empty: not a package)."""
         found = self._parts.get(folder)
         if found is None:
-            marker = folder / "__init__.py"
+            marker = os.path.join(folder, "__init__.py")
             if self._probe is not None:
-                self._probe(str(marker))
-            is_package = _is_file(marker) and folder.parent != folder
-            found = (*self.package(folder.parent), folder.name) if is_package else ()
+                self._probe(marker)
+            parent, name = os.path.split(folder)
+            is_package = _is_file(marker) and parent != folder
+            found = (*self.package(parent), name) if is_package else ()
             self._parts[folder] = found
         return found
 
-    def module_names(self, path: Path) -> list[str]:
-        path = self.real(path)
-        parts = [*self.package(path.parent)]
-        if path.stem != "__init__":
-            parts.append(path.stem)
+    def module_names(self, path: str | Path) -> list[str]:
+        folder, name = os.path.split(self.real(path))
+        stem = _stem(name)
+        parts = [*self.package(folder)]
+        if stem != "__init__":
+            parts.append(stem)
         names = [".".join(parts)] if parts else []
-        if path.stem != "__init__" and path.stem not in names:
-            names.append(path.stem)
+        if stem != "__init__" and stem not in names:
+            names.append(stem)
         return names
 
-    def import_root(self, path: Path) -> Path:
+    def import_root(self, path: str | Path) -> str:
         """The folder a file's top-level package sits in (where `import pkg` would find it)."""
-        folder = self.real(path).parent
+        folder = os.path.dirname(self.real(path))
         for _ in self.package(folder):
-            folder = folder.parent
+            folder = os.path.dirname(folder)
         return folder
+
+
+def _stem(name: str) -> str:
+    """`PurePath(name).stem`: the name without its last suffix (none for `.bashrc` or `a.`)."""
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
 
 
 @dataclass(slots=True)
@@ -106,13 +125,13 @@ class ProjectIndex:
         roots: dict[str, None] = {}
         packages = Packages(probe)
         for file in files:
-            path = Path(file)
+            path = str(file)
             real = packages.real(path)
             if not index._beside_its_package(real):
                 for name in packages.module_names(path):
-                    index.paths.setdefault(name, str(file))
-            roots[str(packages.import_root(path))] = None
-            roots[str(real.parent)] = None
+                    index.paths.setdefault(name, path)
+            roots[packages.import_root(path)] = None
+            roots[os.path.dirname(real)] = None
         for root in extra_roots:
             roots[str(Path(root).resolve())] = None
         index.roots = tuple(roots)
@@ -134,14 +153,16 @@ class ProjectIndex:
         except (OSError, SourceDecodeError):
             return None
 
-    def _beside_its_package(self, path: Path) -> bool:
-        """Whether `path` is a module `name.py` beside a package `name/` (with `__init__.py`):
-        Python imports the package, never the module."""
+    def _beside_its_package(self, path: str) -> bool:
+        """Whether `path` (resolved) is a module `name.py` beside a package `name/` (with
+        `__init__.py`): Python imports the package, never the module."""
         # One stat, not a listing of the folder: the run memo would take any file added beside
         # (the cache's own folder) for a change of the project.
-        if path.suffix != ".py" or path.stem == "__init__":
+        folder, name = os.path.split(path)
+        stem = _stem(name)
+        if name != f"{stem}.py" or stem == "__init__":
             return False
-        return self._is_file(path.parent / path.stem / "__init__.py")
+        return self._is_file(os.path.join(folder, stem, "__init__.py"))
 
     def _on_disk(self, module: str) -> str | None:
         """The file of `module` as Python's import system finds it under `roots`: part by part,
@@ -175,19 +196,19 @@ class ProjectIndex:
             if name in entries:
                 package = os.path.join(folder, name)
                 init = os.path.join(package, "__init__.py")
-                if self._is_file(Path(init)):
+                if self._is_file(init):
                     return init, [package]
             if f"{name}.py" in entries:
                 candidate = os.path.join(folder, f"{name}.py")
-                if self._is_file(Path(candidate)):
+                if self._is_file(candidate):
                     return candidate, None
             if name in entries and self._is_folder(os.path.join(folder, name)):
                 portions.append(os.path.join(folder, name))
         return None, (portions or None)
 
-    def _is_file(self, path: Path) -> bool:
+    def _is_file(self, path: str) -> bool:
         if self.probe is not None:
-            self.probe(str(path))
+            self.probe(path)
         return _is_file(path)
 
     def _is_folder(self, path: str) -> bool:
@@ -211,8 +232,6 @@ class ProjectIndex:
         return entries
 
 
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except OSError:  # not answered (a folder that cannot be searched): not there, for imports
-        return False
+def _is_file(path: str) -> bool:
+    # False where not answered too (a folder that cannot be searched): not there, for imports.
+    return os.path.isfile(path)
