@@ -35,6 +35,9 @@ FUZZ = settings(
 )
 TIME_LIMIT_S = 20.0
 FIXTURES = sorted((Path(__file__).parent.parent / "fixtures").glob("*.py"))
+# Built when a test first draws from it: building hypothesmith's grammar strategy takes more than a
+# second, which every pytest-xdist worker would otherwise pay at collection for each use.
+MODULES = st.deferred(hypothesmith.from_grammar)
 
 
 def assert_checked(source: str) -> None:
@@ -48,7 +51,7 @@ def assert_checked(source: str) -> None:
 
 
 @FUZZ
-@given(hypothesmith.from_grammar())
+@given(MODULES)
 def test_generated_modules(source: str) -> None:
     # The jax import makes the analyzer look at the module, not only parse it.
     assert_checked("import jax\nimport jax.numpy as jnp\n" + source)
@@ -106,7 +109,7 @@ def test_random_specs_and_annotations(spec: str, annotation: str, in_axes: str, 
 
 
 @settings(FUZZ, max_examples=max(FUZZ.max_examples // 4, 3))
-@given(st.lists(st.one_of(hypothesmith.from_grammar(), st.sampled_from(FIXTURES).map(
+@given(st.lists(st.one_of(MODULES, st.sampled_from(FIXTURES).map(
     lambda p: p.read_text(encoding="utf-8")), st.binary(max_size=64)), min_size=1, max_size=3),
     st.sampled_from(["text", "json", "github", "sarif"]))
 def test_exit_codes_tell_the_truth(files: list[str | bytes], fmt: str) -> None:
@@ -150,7 +153,7 @@ def _depths(tree: ast.AST) -> Iterator[tuple[ast.AST, int]]:
 
 
 @FUZZ
-@given(st.one_of(hypothesmith.from_grammar(), st.sampled_from(FIXTURES).map(lambda p: p.read_text(encoding="utf-8"))),
+@given(st.one_of(MODULES, st.sampled_from(FIXTURES).map(lambda p: p.read_text(encoding="utf-8"))),
        st.integers(1, 6))
 def test_what_nests_too_deep_is_left_out_and_nothing_else(source: str, bound: int) -> None:
     # With a small bound every kind of expression gets cut somewhere: no expression is left

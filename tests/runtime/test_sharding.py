@@ -13,9 +13,16 @@ from jax.sharding import AxisType, Mesh, PartitionSpec
 from shapecheck.runtime import xmap
 from tests.runtime.tutorial import IN_AXES, inputs, loss, named_loss
 
-ARGS = inputs()
-EXPECTED = loss(*ARGS)
-EXPECTED_GRAD = jax.grad(loss, argnums=(0, 1))(*ARGS)
+
+@pytest.fixture(scope="module")
+def reference() -> tuple[Any, Any, Any]:
+    """The tutorial's inputs, and its loss and gradients without xmap.
+
+    A fixture, not module constants: computing them takes seconds of JAX dispatch, which every
+    pytest-xdist worker would pay while collecting, though only one runs these tests.
+    """
+    args = inputs()
+    return args, loss(*args), jax.grad(loss, argnums=(0, 1))(*args)
 
 
 def devices(shape: tuple[int, ...]) -> Any:
@@ -37,7 +44,9 @@ CASES = [(*BATCH, "legacy"), (*HIDDEN, "auto"), (*BATCH, "explicit"), (*HIDDEN, 
 @pytest.mark.parametrize(("resources", "shape", "names", "kind"), CASES)
 @pytest.mark.filterwarnings("ignore:.*context manager has been deprecated")
 def test_toy_network_partitions_and_matches(resources: dict[str, str], shape: tuple[int, ...],
-                                            names: tuple[str, ...], kind: str) -> None:
+                                            names: tuple[str, ...], kind: str,
+                                            reference: tuple[Any, Any, Any]) -> None:
+    args, expected, expected_grad = reference
     f = xmap(named_loss, in_axes=IN_AXES, out_axes=[...], axis_resources=resources)
     if kind == "legacy":
         scope: Any = Mesh(devices(shape), names)
@@ -45,10 +54,10 @@ def test_toy_network_partitions_and_matches(resources: dict[str, str], shape: tu
         axis_type = AxisType.Explicit if kind == "explicit" else AxisType.Auto
         scope = jax.set_mesh(jax.make_mesh(shape, names, (axis_type,) * len(shape)))
     with scope:
-        value = f(*ARGS)
-        grads = jax.jit(jax.grad(f, argnums=(0, 1)))(*ARGS)
-    np.testing.assert_allclose(value, EXPECTED, rtol=1e-5)
-    for got, want in zip(grads, EXPECTED_GRAD, strict=True):
+        value = f(*args)
+        grads = jax.jit(jax.grad(f, argnums=(0, 1)))(*args)
+    np.testing.assert_allclose(value, expected, rtol=1e-5)
+    for got, want in zip(grads, expected_grad, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
     # w1 is [inputs, hidden]: split over the hidden axis's mesh axis when it has one.
     hidden_axis = resources.get("hidden")
