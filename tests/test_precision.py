@@ -358,3 +358,21 @@ def test_a_condition_is_decided_by_either_side_that_decides_it() -> None:
         s = expand(object(), jnp.ones((3, 4)) if A.ok else jnp.ones((5, 6)))
         t = jnp.ones((3,))[:, :] if unknown and 1 == 1 else None
         """) == [(17, "SC106")]
+
+
+def test_a_function_is_followed_for_a_bounded_number_of_distinct_arguments() -> None:
+    # A helper called with ever new arguments (registration helpers in loops, test harnesses)
+    # is analysed for the first MAX_ANALYSES argument lists; later calls give an unknown value,
+    # never a report, and what its body finds on its own is still found.
+    from shapecheck.analyzer.state import MAX_ANALYSES
+
+    calls = "\n".join(f"y{n} = make({n})" for n in range(1, MAX_ANALYSES + 3))
+    source = textwrap.dedent("""\
+        import jax.numpy as jnp
+        def make(n):
+            bad = jnp.ones((2,)) + jnp.ones((5,))
+            return jnp.ones((n,))
+        """) + calls + f"\nfirst = y2 + jnp.ones((3,))\nlast = y{MAX_ANALYSES + 2} + jnp.ones((3,))\n"
+    found = [(d.span.line, d.code) for d in analyze_source("m.py", source).diagnostics]
+    lines = source.splitlines()
+    assert found == [(3, "SC101"), (lines.index("first = y2 + jnp.ones((3,))") + 1, "SC101")]

@@ -26,7 +26,7 @@ from shapecheck.analyzer.declared import axis_types, prefer, source_of, visible
 from shapecheck.analyzer.library import callers
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.state import MAX_DEPTH, Frame, InterpreterState
+from shapecheck.analyzer.state import MAX_ANALYSES, MAX_DEPTH, Frame, InterpreterState
 from shapecheck.analyzer.values import (
     BoundFunction,
     BoundMethod,
@@ -150,10 +150,13 @@ class Invocation(InterpreterState):
         if key in self.cache:
             self.last_receiver = self.receivers.get(key)
             return self._returned(self.cache[key], declared_return, bindings)
-        if id(function.node) in self.active or self.budget <= 0:
-            # Recursion (whatever the arguments) and runaway call trees are cut off: unknown.
+        analyses = self.analyses.get(id(function.node), 0)
+        if id(function.node) in self.active or self.budget <= 0 or (analyses >= MAX_ANALYSES and not alone):
+            # Recursion (whatever the arguments), runaway call trees and a function called with
+            # ever new arguments (a registration helper in a loop) are cut off: unknown.
             return self._returned(None, declared_return, bindings)
         self.budget -= 1
+        self.analyses[id(function.node)] = analyses + 1
         foreign = function.module != self.module_name
         if foreign:
             # Another module's body: what fails there only for these arguments is reported at

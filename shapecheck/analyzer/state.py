@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from shapecheck.analyzer.modules import ModuleLoader
 
 MAX_DEPTH = 12  # nested analyses (calls within calls) before results are left unknown
+MAX_ANALYSES = 32  # distinct argument lists one function is analysed for in a file
 
 
 @dataclass(slots=True)
@@ -83,6 +84,7 @@ class InterpreterState:
         self.found_alone: dict[int, frozenset[tuple[int, Code]]] = {}
         # Analyses per file are bounded: each function a few times over, whatever the call graph.
         self.budget = 200 + 20 * sum(1 for _ in _function_defs(module))
+        self.analyses: dict[int, int] = {}  # function node id -> analyses for distinct arguments
         self.frames: list[Frame] = []
         self.types = types  # node id -> (node, type, placement) of array-valued expressions, for hover
         self.scope = Scope(None, module_name)
