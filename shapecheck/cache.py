@@ -77,6 +77,8 @@ class ResultCache:
         self._modules: dict[str, tuple[str, str] | None] = {}
         self._packages = Packages()  # one run's folders: a module name per file, cheaply
         self._prepared = False
+        # Results the run memo vouches for (memo_record.py): answered without reading anything.
+        self.known: dict[str, FileResult] = {}
 
     @staticmethod
     def default_folder(config: Config) -> Path:
@@ -84,6 +86,9 @@ class ResultCache:
 
     def lookup(self, path: str, source: ModuleSource | None) -> FileResult | None:
         """The cached result of the file at `path` if it is still valid, else None."""
+        known = self.known.get(path)
+        if known is not None:
+            return known
         found = read_bounded(self._entry(path), LIMIT)
         body = _unframe(found[0]) if found is not None else None
         if body is None:
@@ -271,6 +276,26 @@ def _encode(result: FileResult, environment: str, module: str) -> dict[str, obje
     }
 
 
+def encode_result(result: FileResult) -> list[object]:
+    """What a run memo's table keeps of a cacheable result (memo_record.py); `decode_result`
+    reads it back."""
+    return [[[d.module, d.path, d.hash] for d in result.dependencies], list(result.missing),
+            [_encode_diagnostic(d) for d in result.diagnostics], result.lines, result.text_hash]
+
+
+def decode_result(row: object, path: str, config: Config) -> FileResult:
+    """The result `encode_result` kept for the file at `path`; ValueError for anything else.
+
+    Its places are not measured against the file's text, which is not read: the memo that
+    holds it vouches for that text (its signature is unchanged), as it vouches for its output.
+    """
+    dependencies, missing, diagnostics, lines, text_hash = _items(row, 5)
+    return FileResult(
+        path, tuple(_decode_diagnostic(item, path, _ANY_LINES, config) for item in _list(diagnostics)), (), None,
+        _int(lines), tuple(Dependency(*(_str(part) for part in _items(item, 3))) for item in _list(dependencies)),
+        tuple(_str(module) for module in _list(missing)), _str(text_hash))
+
+
 def _encode_diagnostic(diagnostic: Diagnostic) -> list[object]:
     # No paths: every place is in the file itself (see `cacheable`), which a later run may name
     # differently (relative or absolute) and reports under the name it was given.
@@ -348,6 +373,22 @@ class _Lines:
                 and 0 <= column <= self.widths[line - 1] and 0 <= end_column <= self.widths[end_line - 1]):
             raise ValueError("a place outside the text")
         return Span(line, column, end_line, end_column)
+
+
+class _AnyLines(_Lines):
+    """Places in a text that is not at hand: well-formed (1-based lines, in order), no more."""
+
+    def __init__(self) -> None:
+        self.widths = []
+
+    def span(self, values: list[object]) -> Span:
+        line, column, end_line, end_column = (_int(value) for value in values)
+        if not (1 <= line <= end_line and min(column, end_column) >= 0 and (line, column) <= (end_line, end_column)):
+            raise ValueError("not a place")
+        return Span(line, column, end_line, end_column)
+
+
+_ANY_LINES: Final = _AnyLines()
 
 
 def _list(value: object) -> list[object]:

@@ -163,7 +163,12 @@ def _check(args: argparse.Namespace, argv: list[str]) -> int:
     cache = _cache(args, config)
     if record is not None and cache is not None:
         record.prepare(cache)
-    files = [str(path) for path in discover(args.paths or ["."], config, None if record is None else record.stat)]
+    # After an edit, the files the last run found, with the results that still hold.
+    files = record.reuse(config) if record is not None and cache is not None else None
+    if files is not None and cache is not None and record is not None:
+        cache.known = record.reused
+    else:
+        files = [str(path) for path in discover(args.paths or ["."], config, None if record is None else record.stat)]
     warning = ""
     if not files:
         # As ruff: nothing to check is not an error, but it is rarely what was meant.

@@ -53,7 +53,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
 
-FORMAT = 2
+FORMAT = 3
 FOLDER = "runs"  # inside the result cache's folder
 SUFFIX = ".memo"
 KEEP = 64  # memos kept per cache folder: one per command line, pre-commit's vary commit by commit
@@ -69,6 +69,8 @@ STATUSES = (0, 1)  # the exit statuses of a run whose output is final (memo_reco
 Signature = tuple[int, int, int, int, int]
 Memo = tuple[tuple[str, ...], tuple[tuple[str, str], ...], str, str, int]
 """(key, inputs, stdout, stderr, status); each input a path and its signature's text."""
+Previous = tuple[tuple[tuple[str, str], ...], bytes, int]
+"""(inputs, table, when written): see `previous`."""
 
 
 def signature(path: str) -> Signature | None:
@@ -183,46 +185,81 @@ def _read(memo_path: str, memo_key: tuple[str, ...]) -> tuple[str, str, int] | N
     written = opened.st_mtime_ns
     for name, recorded in inputs:
         now = signature(name)
-        if _signature_text(now) != recorded:
+        if signature_text(now) != recorded:
             return None
-        if now is not None and max(now[3], now[4]) >= written:
+        if now is not None and racy(now, written):
             return None  # changed in the memo's own clock tick: it may have changed since
     return stdout, stderr, status
 
 
+def previous(memo_folder: str, memo_key: tuple[str, ...]) -> Previous | None:
+    """The last memo of this command line, whether it still holds or not: the signatures it
+    recorded, its table (memo_record.py: what each file's result was, for a run after a few
+    files changed) and when it was written; None where there is none, or not one of ours."""
+    found = read_bounded(path(memo_folder, memo_key), LIMIT)
+    if found is None:
+        return None
+    data, opened = found
+    memo = _decode(data)
+    table = _parts(data)
+    if memo is None or table is None or memo[0] != memo_key:
+        return None
+    return memo[1], table[3], opened.st_mtime_ns
+
+
+def racy(now: Signature, written: int) -> bool:
+    """Whether a path may have changed again after `now` within the clock tick of a memo
+    written at `written`: then its signature does not vouch for it."""
+    return max(now[3], now[4]) >= written
+
+
 def _encode(memo_key: Sequence[str], inputs: Mapping[str, Signature | None],
-            stdout: str, stderr: str, status: int) -> bytes:
-    """MAGIC, the CRC-32 of the rest, then three lengths of 8 bytes each and what they measure:
+            stdout: str, stderr: str, status: int, table: bytes = b"") -> bytes:
+    """MAGIC, the CRC-32 of the rest, then four lengths of 8 bytes each and what they measure:
     the head (status, key length, key, then each input path and its signature's text, joined
-    by NUL, which no path, argument or version holds), stdout and stderr, in UTF-8."""
+    by NUL, which no path, argument or version holds), stdout and stderr in UTF-8, and the
+    table (bytes that memo_record.py reads; a replay never decodes them)."""
     head = [str(status), str(len(memo_key)), *memo_key]
     for name, recorded in sorted(inputs.items()):
-        head += (name, _signature_text(recorded))
+        head += (name, signature_text(recorded))
     parts = ["\0".join(head).encode("utf-8", "surrogatepass"), stdout.encode("utf-8", "surrogatepass"),
-             stderr.encode("utf-8", "surrogatepass")]
+             stderr.encode("utf-8", "surrogatepass"), table]
     payload = b"".join([*(len(part).to_bytes(8, "little") for part in parts), *parts])
     return MAGIC + _checksum(payload).to_bytes(4, "little") + payload
 
 
-def _decode(data: bytes) -> Memo | None:
-    """What `_encode` wrote; None for anything else."""
+_SIZES = 32  # four lengths of 8 bytes
+
+
+def _parts(data: bytes) -> list[bytes] | None:
+    """The four parts `_encode` wrote, if the checksum matches and the lengths add up."""
     start = len(MAGIC) + 4
-    if not data.startswith(MAGIC) or len(data) < start + 24:
+    if not data.startswith(MAGIC) or len(data) < start + _SIZES:
         return None
     payload = data[start:]
     if int.from_bytes(data[len(MAGIC):start], "little") != _checksum(payload):
         return None
-    sizes = [int.from_bytes(payload[at:at + 8], "little") for at in (0, 8, 16)]
-    if sum(sizes) != len(payload) - 24:
+    sizes = [int.from_bytes(payload[at:at + 8], "little") for at in range(0, _SIZES, 8)]
+    if sum(sizes) != len(payload) - _SIZES:
         return None
-    head_end = 24 + sizes[0]
-    stdout_end = head_end + sizes[1]
+    parts = []
+    at = _SIZES
+    for size in sizes:
+        parts.append(payload[at:at + size])
+        at += size
+    return parts
+
+
+def _decode(data: bytes) -> Memo | None:
+    """What `_encode` wrote (but the table); None for anything else."""
+    parts = _parts(data)
+    if parts is None:
+        return None
     try:
-        head = payload[24:head_end].decode("utf-8", "surrogatepass").split("\0")
-        stdout = payload[head_end:stdout_end].decode("utf-8", "surrogatepass")
-        stderr = payload[stdout_end:].decode("utf-8", "surrogatepass")
+        text, stdout, stderr = (part.decode("utf-8", "surrogatepass") for part in parts[:3])
     except UnicodeDecodeError:
         return None
+    head = text.split("\0")
     if len(head) < 2 or head[0] not in {str(status) for status in STATUSES}:
         return None
     if not (head[1].isascii() and head[1].isdigit() and len(head[1]) <= 9):
@@ -234,7 +271,7 @@ def _decode(data: bytes) -> Memo | None:
     return tuple(head[2:keys]), tuple(zip(rest[::2], rest[1::2], strict=True)), stdout, stderr, int(head[0])
 
 
-def _signature_text(found: Signature | None) -> str:
+def signature_text(found: Signature | None) -> str:
     # Compared as text: a forged signature is never parsed, only found unequal.
     return "" if found is None else ",".join(map(str, found))
 
@@ -247,13 +284,13 @@ def _checksum(payload: bytes) -> int:
 
 
 def write(memo_folder: str, memo_key: tuple[str, ...], inputs: Mapping[str, Signature | None],
-          stdout: str, stderr: str, status: int) -> None:
+          stdout: str, stderr: str, status: int, table: bytes = b"") -> None:
     """Keep a run's output for `replay`; a disk that refuses costs the next run its speed only."""
     from shapecheck.atomic import write_atomically
 
     if status not in STATUSES:
         return
-    data = _encode(memo_key, inputs, stdout, stderr, status)
+    data = _encode(memo_key, inputs, stdout, stderr, status, table)
     if len(data) > LIMIT:
         return  # never read back: the run is answered in full each time
     try:

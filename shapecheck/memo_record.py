@@ -25,15 +25,16 @@ analysis bound hit), and the run's status 0 or 1.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from shapecheck import memo
-from shapecheck.cache import ResultCache, cacheable, source_tree
+from shapecheck.cache import ResultCache, cacheable, decode_result, encode_result, source_tree
 from shapecheck.config import Config
 from shapecheck.project import ProjectIndex, content_hash
-from shapecheck.results import Report
+from shapecheck.results import FileResult, Report
 
 
 class Record:
@@ -46,6 +47,11 @@ class Record:
         self.inputs: dict[str, memo.Signature | None] = {}
         self.consistent = True  # no path looked different the second time it was looked at
         self.index: ProjectIndex | None = None  # the run's imports are looked up again in it
+        self.settings: frozenset[str] = frozenset()  # the inputs stated before the configuration is read
+        self.chosen: list[str] = []  # the files to check
+        # They, the index's modules and its roots, as `files` built it (or the last run did).
+        self.built: Built | None = None
+        self.reused: dict[str, FileResult] = {}  # results the last memo vouched for (`reuse`)
 
     @staticmethod
     def start(argv: Sequence[str], config_file: Path | None) -> Record | None:
@@ -68,6 +74,7 @@ class Record:
             record.stat(folder_name)
             for file in files:
                 record.stat(file)
+        record.settings = frozenset(record.inputs)
         return record
 
     def stat(self, path: str) -> memo.Signature | None:
@@ -112,16 +119,21 @@ class Record:
         Returns a copy of that index that states nothing, for the run itself: its lookups must
         not fill the tables that `finish` looks up again, and one build serves both.
         """
-        chosen = list(paths)
-        for path in chosen:
-            self.stat(path)
-        index = self.index = ProjectIndex.of(chosen, [config.root], probe=self.stat)
-        return ProjectIndex(paths=dict(index.paths), roots=index.roots)
+        chosen = self.chosen = list(paths)
+        if self.built is not None and chosen == self.built[0]:
+            # What the last run built (`reuse`): nothing it was built from has changed.
+            self.index = ProjectIndex(paths=dict(self.built[1]), roots=self.built[2], probe=self.stat)
+        else:
+            for path in chosen:
+                self.stat(path)
+            self.index = ProjectIndex.of(chosen, [config.root], probe=self.stat)
+            self.built = (chosen, dict(self.index.paths), self.index.roots)
+        return ProjectIndex(paths=dict(self.index.paths), roots=self.index.roots)
 
     def finish(self, report: Report, cache: ResultCache, stdout: str, stderr: str, status: int) -> None:
         """Write the memo, if the run's output is final and every lookup ends as in the run."""
         index = self.index
-        if index is None or status not in (0, 1) or not all(cacheable(result) for result in report.results):
+        if index is None or self.built is None or status not in (0, 1) or not all(cacheable(result) for result in report.results):
             return
         # Written only where a later run of this command line looks (see memo.folder).
         if os.path.realpath(self.folder) != os.path.realpath(cache.folder / memo.FOLDER):
@@ -130,6 +142,8 @@ class Record:
         # reads the module's text.
         found: dict[str, tuple[str, str] | None] = {}
         for result in report.results:
+            if self.reused.get(result.path) is result:
+                continue  # its signatures, and those of what it read, are the last memo's
             for dependency in result.dependencies:
                 now = found[dependency.module] if dependency.module in found else _look_up(index, dependency.module)
                 found[dependency.module] = now
@@ -146,7 +160,87 @@ class Record:
             cache.prepare()
         except OSError:
             return  # a read-only or full disk: the next run is only slower
-        memo.write(self.folder, self.key, self.inputs, stdout, stderr, status)
+        memo.write(self.folder, self.key, self.inputs, stdout, stderr, status, _table(self.built, report))
+
+    def reuse(self, config: Config) -> list[str] | None:
+        """The files to check, as the last run of this command line found them, where only
+        files it checked or modules they read have changed since (`memo.replay` answered
+        no); None where anything else changed, or there is no such run.
+
+        Then the walk need not run again: every folder it listed, every `.gitignore` it read and
+        every setting is as it was. The results of the files whose signature, and those of
+        the modules they read, are unchanged are put in `self.reused`; every path the last
+        memo stated is stated again here, before anything is read, and kept for the next.
+        """
+        try:
+            last = memo.previous(self.folder, self.key)
+        except (OSError, ValueError):
+            return None
+        if last is None:
+            return None
+        inputs, table, written = last
+        if not self.settings <= {name for name, _ in inputs}:
+            return None
+        now = {name: self.inputs[name] if name in self.settings else memo.signature(name) for name, _ in inputs}
+        recorded = dict(inputs)
+        changed = {name for name, text in inputs if memo.signature_text(now[name]) != text or _racy(now[name], written)}
+        try:
+            built, rows = _decode_table(table)
+            files = built[0]
+            results = {path: decode_result(rows[path], path, config) for path in files}
+        except (KeyError, TypeError, ValueError, RecursionError):
+            return None
+        where = {path: os.path.join(self.cwd, path) for path in files}
+        modules = {d.path: os.path.join(self.cwd, d.path) for result in results.values() for d in result.dependencies}
+        sources = {*where.values(), *modules.values()}
+        if not all(self._edited(name, recorded[name], now[name], sources) for name in changed):
+            return None
+        self.inputs.update(now)
+        self.built = built
+        self.reused = {path: result for path, result in results.items()
+                       if where[path] not in changed
+                       and not any(modules[d.path] in changed for d in result.dependencies)}
+        return files
+
+    def _edited(self, name: str, recorded: str, now: memo.Signature | None, sources: set[str]) -> bool:
+        """Whether the change of `name` is an edit of a file checked or read, and nothing else:
+        a regular file then and now (not a link), a Python source, not a setting."""
+        return (name in sources and name not in self.settings and name.endswith((".py", ".pyi"))
+                and recorded.startswith(f"{memo.REGULAR},") and now is not None and now[0] == memo.REGULAR
+                and not os.path.islink(name))
+
+
+def _racy(now: memo.Signature | None, written: int) -> bool:
+    return now is not None and memo.racy(now, written)
+
+
+Built = tuple[list[str], dict[str, str], tuple[str, ...]]
+"""The files of a run, and the modules and roots of the index built from them (`Record.files`)."""
+
+
+def _table(built: Built, report: Report) -> bytes:
+    """The run's files and index, and each file's result, for the next run after an edit
+    (`Record.reuse`)."""
+    files, paths, roots = built
+    rows = {result.path: encode_result(result) for result in report.results}
+    table = {"files": files, "paths": paths, "roots": roots, "results": rows}
+    return json.dumps(table, separators=(",", ":")).encode("utf-8", "surrogatepass")
+
+
+def _decode_table(table: bytes) -> tuple[Built, dict[str, object]]:
+    """What `_table` wrote; ValueError (or KeyError, TypeError) for anything else."""
+    found = json.loads(table.decode("utf-8", "surrogatepass"))
+    if not (isinstance(found, dict) and found.keys() == {"files", "paths", "roots", "results"}
+            and isinstance(found["results"], dict) and isinstance(found["paths"], dict)):
+        raise ValueError("not a table")
+    files, paths, roots = found["files"], found["paths"], found["roots"]
+    if not (_strings(files) and _strings(roots) and _strings(list(paths.values()))):
+        raise ValueError("not a table")
+    return (files, paths, tuple(roots)), found["results"]
+
+
+def _strings(values: object) -> bool:
+    return isinstance(values, list) and all(isinstance(value, str) for value in values)
 
 
 def _look_up(index: ProjectIndex, module: str) -> tuple[str, str] | None:

@@ -455,3 +455,101 @@ def test_a_forged_folder_memo_is_not_believed(tree: Path, capsys: pytest.Capture
     memo.write(str(tree / ".shapecheck_cache" / memo.FOLDER), key, raw, "[]\n", stderr, status)  # type: ignore[arg-type]
     assert check(capsys, ".") == first
     assert len(runs) == 2
+
+
+# --- a run after a few files changed ---------------------------------------------------------------
+
+def _texts_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files whose text the result cache reads to validate an entry."""
+    from shapecheck import cache
+
+    read: list[str] = []
+    real = cache._file_text
+
+    def recording(path: str) -> str | None:
+        read.append(Path(path).name)
+        return real(path)
+
+    monkeypatch.setattr(cache, "_file_text", recording)
+    return read
+
+
+def _edit_a(tree: Path) -> None:
+    (tree / "pkg" / "a.py").write_text(BROKEN)
+
+
+def _edit_a_back(tree: Path) -> None:
+    (tree / "pkg" / "a.py").write_text(CLEAN)
+
+
+@pytest.mark.parametrize("change", [_edit_a, _edit, _touch, _imported, _edit_a_back],
+                         ids=lambda change: change.__name__.lstrip("_"))
+def test_after_an_edit_only_what_changed_is_read_again(tree: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       change: Callable[[Path], None]) -> None:
+    check(capsys, ".")
+    read = _texts_read(monkeypatch)
+    change(tree)
+    expected = check(capsys, "--no-cache", ".")
+    assert check(capsys, ".") == expected
+    edited = {_edit_a: {"a.py"}, _edit: {"b.py"}, _touch: {"a.py"}, _imported: {"layers.py", "main.py"},
+              _edit_a_back: {"a.py"}}[change]
+    assert set(read) == edited  # every other result came from the last memo, its text unread
+
+
+def test_edits_in_turn_are_each_seen(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Each run's memo is the next one's starting point: a chain of partial runs never drifts.
+    check(capsys, ".")
+    for change in (_edit_a, _edit, _imported, _edit_a_back, _touch, _rename, _edit_a):
+        change(tree)
+        expected = check(capsys, "--no-cache", ".")
+        assert check(capsys, ".") == expected, change.__name__
+        assert check(capsys, ".") == expected, change.__name__
+
+
+def _forge_table(tree: Path, table: bytes) -> None:
+    [written] = memos(tree / ".shapecheck_cache")
+    decoded = memo._decode(written.read_bytes())
+    assert decoded is not None
+    key, inputs, stdout, stderr, status = decoded
+    raw = {name: tuple(int(part) for part in text.split(",")) if text else None for name, text in inputs}
+    memo.write(str(tree / ".shapecheck_cache" / memo.FOLDER), key, raw, stdout, stderr, status, table)  # type: ignore[arg-type]
+
+
+def _row(diagnostics: object) -> object:
+    return [[], [], diagnostics, 2, "0" * 16]
+
+
+FORGED_TABLES = [
+    b"", b"{", b"[]", b'{"files": "abc", "paths": {}, "roots": [], "results": {}}',
+    b'{"files": ["pkg/a.py"], "paths": {}, "roots": [], "results": {}}',
+    b'{"files": ["pkg/a.py"], "paths": {"x": 1}, "roots": [], "results": {"pkg/a.py": []}}',
+    json.dumps({"files": ["pkg/a.py"], "paths": {}, "roots": [],
+                "results": {"pkg/a.py": _row([[1, 0, 1, 1, "SC999", "m", "error", []]])}}).encode(),
+    json.dumps({"files": ["pkg/a.py"], "paths": {}, "roots": [],
+                "results": {"pkg/a.py": _row([[0, 0, 1, 1, "SC101", "m", "error", []]])}}).encode(),
+    json.dumps({"files": ["pkg/a.py"], "paths": {}, "roots": [],
+                "results": {"pkg/a.py": _row([[1, 0, 1, 1, "SC101", "m", "error", [[1]]]])}}).encode(),
+    b"[" * 100_000 + b"]" * 100_000,
+    b"\xff\xfe",
+]
+
+
+@pytest.mark.parametrize("table", FORGED_TABLES, ids=range(len(FORGED_TABLES)))
+def test_a_forged_table_is_not_believed(tree: Path, capsys: pytest.CaptureFixture[str], table: bytes) -> None:
+    check(capsys, ".")
+    _forge_table(tree, table)
+    _edit_a(tree)
+    expected = check(capsys, "--no-cache", ".")
+    assert check(capsys, ".") == expected
+
+
+def test_a_changed_setting_is_never_an_edit(tree: Path, capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # The configuration changes every result: no result of the last run is reused.
+    check(capsys, ".")
+    read = _texts_read(monkeypatch)
+    _configure(tree)
+    _edit_a(tree)
+    assert check(capsys, ".") == check(capsys, "--no-cache", ".")
+    assert {"a.py", "b.py", "main.py"} <= set(read)
