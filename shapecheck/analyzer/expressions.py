@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, cast
 
 from shapecheck.algebra import replication
-from shapecheck.analyzer import containers
+from shapecheck.analyzer import containers, objects
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.declared import visible
@@ -186,7 +186,7 @@ class Expressions(InterpreterState):
             found = base.get(attr)
             if isinstance(found, Function) and not base.has(attr):
                 return BoundFunction(base, found)  # a method: the instance is its first argument
-            return found
+            return found if found is not None or base.has(attr) else objects.library_method(base, attr)
         if isinstance(base, Class):
             return base.attribute(attr)
         if isinstance(base, AtIndexer) and base.indexed:

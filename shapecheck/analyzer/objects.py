@@ -12,7 +12,7 @@ import ast
 import weakref
 from typing import Final
 
-from shapecheck.analyzer.values import Class, Function, FunctionNode, Instance, Qual, Value
+from shapecheck.analyzer.values import Class, Function, FunctionNode, Instance, Partial, Qual, Value
 
 # "dataclass": built from its fields, one leaf to JAX; "struct": the same, and a pytree of its
 # fields (registered by its library); "namedtuple": a struct that is a tuple too.
@@ -27,7 +27,25 @@ _RECORD_BASES: Final = {
     "typing_extensions.NamedTuple": "namedtuple",
     "equinox.Module": "struct",
     "flax.struct.PyTreeNode": "struct",
+    "flax.linen.Module": "dataclass",  # its fields by keyword or position; `parent`, `name` besides
 }
+# The methods a library base class gives its subclasses that the checker follows: `self.param`
+# in a flax module, `model.apply(variables, x)` (see `library.flax_api`). Read as a partial
+# call of the base's method with the instance first.
+_LIBRARY_METHODS: Final = {
+    "flax.linen.Module": frozenset({"param", "apply", "init", "init_with_output"}),
+}
+
+
+def library_method(instance: Instance, name: str) -> Value:
+    """`self.param`, `model.apply`: a method a library base class of `instance`'s class
+    defines, as a call of that base's method with the instance first; None where the checker
+    has no rule for it."""
+    for cls in instance.cls.lineage():
+        for base in cls.bases:
+            if isinstance(base, Qual) and name in _LIBRARY_METHODS.get(base.name, ()):
+                return Partial(Qual(f"{base.name}.{name}"), (instance,))
+    return None
 
 
 def record_kind(decorators: list[Value], bases: tuple[Value, ...]) -> str | None:

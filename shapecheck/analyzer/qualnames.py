@@ -74,6 +74,13 @@ _ALIASES: Final = (
     ("jax.tree_leaves", "jax.tree.leaves"),
     ("jax.reshard", RESHARD),
     ("jax.experimental.shard.reshard", RESHARD),
+    # flax.linen re-exports jax.nn's activations and initializers under its own names.
+    ("flax.linen.initializers", "jax.nn.initializers"),
+    ("flax.linen.activation", NN),
+    *((f"flax.linen.{name}", f"{NN}.{name}") for name in (
+        "relu", "relu6", "sigmoid", "softplus", "soft_sign", "silu", "swish", "log_sigmoid", "leaky_relu",
+        "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "elu", "celu", "selu", "gelu", "glu", "tanh",
+        "softmax", "log_softmax", "logsumexp", "one_hot", "standardize", "normalize")),
     # NumPy's random module has no twin in jax.numpy: its generators keep their own names.
     ("numpy.random", NP_RANDOM),
     ("numpy", JNP),

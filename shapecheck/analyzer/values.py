@@ -369,10 +369,27 @@ class ShardMap:
     out_node: ast.AST
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Layer(PythonObject):
+    """A layer object of a neural-network library (`flax.linen.Dense(128)`, `eqx.nn.Linear(...)`),
+    built and waiting to be called: the API that built it and the settings it was given, read
+    by the library module that handles that API (`library.layers_api`)."""
+
+    name: str  # the canonical qualified name of the layer's class
+    settings: tuple[tuple[str, Value], ...]  # by parameter name, only those given
+    node: ast.AST  # where it was built
+
+    def setting(self, name: str) -> Value:
+        return next((value for key, value in self.settings if key == name), None)
+
+    def given(self, name: str) -> bool:
+        return any(key == name for key, _ in self.settings)
+
+
 Value: TypeAlias = (
     ArrayType | Const | Seq | Dict | ContainerMethod | Qual | BoundMethod | Function | Partial | Xmap | Vmap
     | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Class | Instance | BoundFunction | Lazy | Module | SymSize
-    | Spec | Sharding | Jitted | ShardMap | None
+    | Spec | Sharding | Jitted | ShardMap | Layer | None
 )
 """None is the unknown value: nothing is certain about it, so nothing is reported."""
 

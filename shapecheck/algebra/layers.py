@@ -1,0 +1,133 @@
+"""Neural-network layers of flax.linen and equinox: the shape each gives its input, and what the
+library refuses when it builds the layer's parameters from that input.
+
+A layer's parameters are made from the first input it sees (`model.init`), so most mismatches
+cannot happen: what is checked is what the library itself raises at trace time with known
+shapes (a Dense layer on a scalar, groups that do not divide the features, an equinox layer
+built for another input size). The formulas are the libraries' own (flax `linen/linear.py`,
+`linen/normalization.py`, `linen/attention.py`; equinox `nn/_linear.py`, `nn/_normalisation.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shapecheck.algebra import linalg
+from shapecheck.algebra.broadcast import broadcast
+from shapecheck.algebra.outcome import Outcome, Problem, normalize_axis
+from shapecheck.codes import Code
+from shapecheck.dims import Dim, certainly_differ, format_dim
+from shapecheck.types import ArrayType
+
+
+def _unknown(dtype: str | None, x: ArrayType | None = None) -> ArrayType:
+    return _like(x, dtype, (), ellipsis=0)
+
+
+def _like(x: ArrayType | None, dtype: str | None, dims: tuple[Dim, ...], ellipsis: int | None = None) -> ArrayType:
+    """A result with `x`'s named axes (vmap's hidden ones among them), its own positional dims."""
+    if x is None:
+        return ArrayType(dtype, dims, ellipsis=ellipsis)
+    return ArrayType(dtype, dims, x.named, ellipsis, x.named_open)
+
+
+def dense(x: ArrayType, features: Dim, dtype: str | None, what: str = "flax.linen.Dense") -> Outcome:
+    """`nn.Dense(features)(x)`: `x.shape[:-1] + (features,)`; flax reads `x.shape[-1]` for the
+    kernel, which a scalar lacks (an IndexError)."""
+    if x.rank == 0 and x.ellipsis is None:
+        return Outcome(_unknown(dtype, x), (Problem(
+            Code.AXIS_OUT_OF_RANGE, f"{what} needs an input with a last dim to contract, but its input is a "
+            "scalar; reshape it to (1,) or use a layer per element", axes=(-1,), operands=(0,)),))
+    if x.rank is None:
+        return Outcome(_unknown(dtype, x))
+    return Outcome(_like(x, dtype, (*x.dims[:-1], features)))
+
+
+def dense_general(x: ArrayType, features: Sequence[Dim], axis: Sequence[int], dtype: str | None) -> Outcome:
+    """`nn.DenseGeneral(features, axis)(x)`: the dims not contracted, in order, then `features`.
+    An axis beyond the input's rank leaves the result unknown."""
+    if x.rank is None:
+        return Outcome(_unknown(dtype, x))
+    places = [normalize_axis(a, x.rank) for a in axis]
+    if any(place is None for place in places) or len(set(places)) != len(places):
+        return Outcome(_unknown(dtype, x))
+    kept = tuple(d for index, d in enumerate(x.dims) if index not in places)
+    return Outcome(_like(x, dtype, (*kept, *features)))
+
+
+def embed(ids: ArrayType, features: Dim, dtype: str | None) -> Outcome:
+    """`nn.Embed(num_embeddings, features)(ids)`: one row of the table per id."""
+    if ids.rank is None:
+        return Outcome(_unknown(dtype, ids))
+    return Outcome(_like(ids, dtype, (*ids.dims, features)))
+
+
+def attend(query: ArrayType, num_embeddings: Dim, dtype: str | None) -> Outcome:
+    """`embed.attend(query)`: `query @ table.T`, the last dim (the features) becoming the ids."""
+    if query.rank is None or query.rank == 0:
+        return Outcome(_unknown(dtype, query))
+    return Outcome(_like(query, dtype, (*query.dims[:-1], num_embeddings)))
+
+
+def groups_divide(features: Dim, groups: Dim, what: str, unit: str = "channels") -> Problem | None:
+    """flax's `GroupNorm` splits the last dim into groups, and attention its features into
+    heads: a count that does not divide them is refused (a ValueError or an AssertionError)."""
+    if isinstance(features, int) and isinstance(groups, int) and groups > 0 and features % groups:
+        return Problem(Code.RESHAPE_MISMATCH,
+                       f"{what}: {groups} groups do not divide the {features} {unit} of its input's last dim",
+                       sizes=(features, groups), operands=(0,))
+    return None
+
+
+def multi_head_attention(query: ArrayType, key: ArrayType | None, num_heads: Dim, qkv_features: Dim | None,
+                         out_features: Dim | None, dtype: str | None, what: str) -> Outcome:
+    """`nn.MultiHeadDotProductAttention(num_heads)(q, kv)`: the query's shape with its last dim
+    `out_features` (default the query's); the query/key/value features (default the query's
+    last dim) are split into `num_heads` heads."""
+    if query.rank is None or query.rank == 0:
+        return Outcome(_unknown(dtype, query))
+    features = qkv_features if qkv_features is not None else query.dims[-1]
+    problem = groups_divide(features, num_heads, what, "query/key/value features")
+    if problem is not None:
+        return Outcome(_unknown(dtype, query), (problem,))
+    out = out_features if out_features is not None else query.dims[-1]
+    del key  # the key and value are projected to the same features: their sizes do not show
+    return Outcome(_like(query, dtype, (*query.dims[:-1], out)))
+
+
+def linear(x: ArrayType, in_features: Dim | str, out_features: Dim | str, dtype: str | None,
+           what: str = "equinox.nn.Linear") -> Outcome:
+    """`eqx.nn.Linear(in_features, out_features)(x)`: `weight @ x + bias`, the weight
+    `(out_features, in_features)`; "scalar" for a size is a 0-d input or output."""
+    out: tuple[Dim, ...] = () if isinstance(out_features, str) else (out_features,)
+    if isinstance(in_features, str):
+        if x.rank == 0:
+            return Outcome(_like(x, dtype, out))
+        return Outcome(_unknown(dtype, x))  # equinox raises a ValueError: not a shape rule we report
+    weight = ArrayType(x.dtype, (*out, in_features))
+    product = linalg.matmul(weight, x, (f"{what}'s weight", "its input"))
+    if product.problems:
+        shown = f"{what}({format_dim(in_features)}, {out_features if isinstance(out_features, str) else format_dim(out_features)})"
+        return Outcome(_unknown(dtype, x), tuple(
+            Problem(p.code, f"{shown}: {p.message}", p.axes, p.sizes, (0,)) for p in product.problems))
+    summed = broadcast([product.type, ArrayType(product.type.dtype, out)])
+    if summed.problems:
+        return Outcome(_unknown(dtype, x))  # the bias does not fit a batched input: left to JAX's message
+    return Outcome(_like(x, dtype, summed.type.dims, summed.type.ellipsis))
+
+
+def layer_norm_shape(x: ArrayType, shape: tuple[Dim, ...], what: str = "equinox.nn.LayerNorm") -> Problem | None:
+    """`eqx.nn.LayerNorm(shape)(x)` requires `x.shape == shape` (a ValueError)."""
+    if x.rank is None:
+        return None
+    if x.rank != len(shape) or any(certainly_differ(a, b) for a, b in zip(x.dims, shape, strict=True)):
+        return Problem(Code.ANNOTATION_MISMATCH,
+                       f"{what}{_tuple(shape)} normalises arrays of shape {_tuple(shape)}, but its input "
+                       f"has shape {_tuple(x.dims)}; build it with the input's shape (vmap it over batch dims)",
+                       operands=(0,))
+    return None
+
+
+def _tuple(dims: Sequence[Dim]) -> str:
+    inner = ", ".join(format_dim(d) for d in dims)
+    return f"({inner},)" if len(dims) == 1 else f"({inner})"

@@ -1,0 +1,130 @@
+"""equinox.nn: layers built with their sizes (`eqx.nn.Linear(3, 4, key=k)`) and called on one
+example (unbatched: a batch is `jax.vmap`'s).
+
+An equinox layer's parameters are made when it is built, so a call on an input of another size
+fails in JAX (a contraction of different sizes, SC104) or in equinox (`LayerNorm`'s shape
+check, SC103); both are reported with the sizes the layer was built with.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from shapecheck.algebra import convolution, layers
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library.common import finish
+from shapecheck.analyzer.library.flax_api import _padding, _shown, _shown_window, _window
+from shapecheck.analyzer.library.layers_api import LayerRules, build, layer_dtype
+from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.values import Const, Layer, Seq, Value, as_dim, as_str
+from shapecheck.dims import Dim
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+LAYERS = LayerRules()  # how each layer class is called; collected by `layers_api`
+
+EQX_NN: Final = "equinox.nn"
+_CONV_OPTIONS: Final = "stride=1, padding=0, dilation=1, groups=1, use_bias=True, padding_mode='ZEROS', dtype=None, *, key"
+_SPATIAL: Final = {f"{EQX_NN}.Conv1d": 1, f"{EQX_NN}.Conv2d": 2, f"{EQX_NN}.Conv3d": 3}
+
+REGISTRY.handles(f"{EQX_NN}.Linear", signature="in_features, out_features, use_bias=True, dtype=None, *, key")(build)
+REGISTRY.handles(f"{EQX_NN}.MLP", signature="in_size, out_size, width_size, depth, activation=None, "
+                                           "final_activation=None, use_bias=True, use_final_bias=True, dtype=None, *, key")(build)
+REGISTRY.handles(*_SPATIAL, signature=f"in_channels, out_channels, kernel_size, {_CONV_OPTIONS}")(build)
+REGISTRY.handles(f"{EQX_NN}.LayerNorm", signature="shape=None, eps=1e-05, use_weight=True, use_bias=True, dtype=None, "
+                                                 "*, elementwise_affine=None")(build)
+REGISTRY.handles(f"{EQX_NN}.Embedding", signature="num_embeddings=None, embedding_size=None, weight=None, dtype=None, "
+                                                 "*, key=None")(build)
+
+
+def _size(value: Value) -> Dim | str:
+    """An int size, or "scalar" (a 0-d input or output)."""
+    text = as_str(value)
+    return text if text == "scalar" else as_dim(value)
+
+
+@LAYERS.rule(f"{EQX_NN}.Linear", signature="x, *, key=None")
+def linear(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    x = call.arg("x")
+    if not isinstance(x, ArrayType):
+        return None
+    outcome = layers.linear(x, _size(layer.setting("in_features")), _size(layer.setting("out_features")),
+                            layer_dtype(layer, x))
+    return finish(interp, outcome, call, [call.arg_node("x")])
+
+
+@LAYERS.rule(f"{EQX_NN}.MLP", signature="x, *, key=None")
+def mlp(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """The first linear layer takes `in_size` features; the last gives `out_size`."""
+    x = call.arg("x")
+    if not isinstance(x, ArrayType):
+        return None
+    outcome = layers.linear(x, _size(layer.setting("in_size")), _size(layer.setting("out_size")),
+                            layer_dtype(layer, x), "equinox.nn.MLP")
+    return finish(interp, outcome, call, [call.arg_node("x")])
+
+
+@LAYERS.rule(*_SPATIAL, signature="x, *, key=None")
+def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`x` is `(in_channels, *spatial)`; the kernel `(out_channels, in_channels // groups, *kernel)`."""
+    x = call.arg("x")
+    spatial = _SPATIAL[layer.name]
+    if not isinstance(x, ArrayType) or x.rank != spatial + 1:
+        return None  # another rank: equinox raises a ValueError, not reported
+    kernel = _window(layer.setting("kernel_size"), spatial)
+    strides = _window(layer.setting("stride"), spatial) if layer.given("stride") else (1,) * spatial
+    dilation = _window(layer.setting("dilation"), spatial) if layer.given("dilation") else (1,) * spatial
+    padding = _padding(layer.setting("padding"), spatial) if layer.given("padding") else ((0, 0),) * spatial
+    padding_text = as_str(layer.setting("padding"))
+    if padding_text is not None and padding_text.upper() == "SAME_LOWER":
+        padding = "SAME_LOWER"
+    groups = as_dim(layer.setting("groups")) if layer.given("groups") else 1
+    in_channels, out_channels = as_dim(layer.setting("in_channels")), as_dim(layer.setting("out_channels"))
+    if kernel is None or padding is None or not isinstance(groups, int) or groups <= 0:
+        return None
+    per_group: Dim = in_channels // groups if isinstance(in_channels, int) and in_channels % groups == 0 else None
+    lhs = ArrayType(x.dtype, (1, *x.dims), x.named, None, x.named_open)
+    rhs = ArrayType(x.dtype, (out_channels, per_group, *kernel))
+    name = layer.name.rpartition(".")[2]
+    outcome = convolution.conv_general_dilated(
+        lhs, rhs, strides, padding, rhs_dilation=dilation, feature_group_count=groups,
+        what=f"equinox.nn.{name}({_shown(in_channels)}, {_shown(out_channels)}, {_shown_window(kernel)})")
+    result = finish(interp, outcome, call, [call.arg_node("x")] * 2)
+    if outcome.problems or result.rank is None:
+        return None
+    return ArrayType(layer_dtype(layer, x), result.dims[1:], x.named, None, x.named_open)
+
+
+@LAYERS.rule(f"{EQX_NN}.LayerNorm", signature="x, state=None, *, key=None")
+def layer_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    x = call.arg("x")
+    if not isinstance(x, ArrayType) or call.given("state"):
+        return None  # with a state it returns (output, state): not followed
+    raw = layer.setting("shape")
+    declared: tuple[Dim, ...] | None = None
+    if isinstance(raw, Const) and raw.is_int:
+        declared = (as_dim(raw),)
+    elif isinstance(raw, Seq):
+        declared = tuple(as_dim(item) for item in raw.items)
+    if declared is not None:
+        problem = layers.layer_norm_shape(x, declared)
+        if problem is not None:
+            interp.reporter.problems([problem], call.node, [call.arg_node("x")])
+            return None
+    elif layer.given("shape") and raw != Const(None):
+        return None
+    return ArrayType(x.dtype if x.dtype == layer_dtype(layer, x) else None, x.dims, x.named, x.ellipsis, x.named_open)
+
+
+@LAYERS.rule(f"{EQX_NN}.Embedding", signature="x, *, key=None")
+def embedding(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """A scalar index gives one row `(embedding_size,)` (more indices: equinox raises)."""
+    x = call.arg("x")
+    if not isinstance(x, ArrayType) or x.rank != 0 or layer.given("weight") or not layer.given("embedding_size"):
+        return None
+    dtype = layer_dtype(layer, ArrayType("float32")) if layer.given("dtype") else None
+    return ArrayType(dtype, (as_dim(layer.setting("embedding_size")),), x.named, None, x.named_open)

@@ -1,0 +1,329 @@
+"""flax.linen: layers in `@nn.compact` modules, `self.param`, and a module's `apply`/`init`.
+
+A layer built and called in a module's `__call__` (`nn.Dense(128)(x)`) gives its output's
+shape by the library's formula (`algebra.layers`, `algebra.convolution` for `nn.Conv`); what
+flax refuses at trace time with known shapes is reported. `model.apply(variables, x)` and
+`model.init(key, x)` run the module's `setup` and `__call__` on `x` (the variables themselves
+are unknown: a layer's parameters are made from its input).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from shapecheck.algebra import convolution, layers
+from shapecheck.algebra.convolution import Layout
+from shapecheck.algebra.promotion import default
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library.common import dtype_arg, finish, shape
+from shapecheck.analyzer.library.layers_api import LayerRules, build, layer_dtype
+from shapecheck.analyzer.library.registry import Registry, each
+from shapecheck.analyzer.qualnames import canonical
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import (
+    BoundFunction,
+    Const,
+    Function,
+    Instance,
+    Layer,
+    Qual,
+    Seq,
+    Value,
+    as_dim,
+    as_int,
+    as_str,
+)
+from shapecheck.dims import Dim
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+LAYERS = LayerRules()  # how each layer class is called; collected by `layers_api`
+
+LINEN: Final = "flax.linen"
+MODULE: Final = f"{LINEN}.Module"
+INITIALIZERS: Final = "jax.nn.initializers"  # flax.linen.initializers is an alias (qualnames)
+_OPTIONS: Final = "dtype=None, param_dtype=None, **options"
+
+
+# -- layers -----------------------------------------------------------------------------------
+
+REGISTRY.handles(f"{LINEN}.Dense", signature=f"features, use_bias=True, {_OPTIONS}")(build)
+REGISTRY.handles(f"{LINEN}.DenseGeneral", signature=f"features, axis=-1, batch_dims=(), use_bias=True, {_OPTIONS}")(build)
+REGISTRY.handles(f"{LINEN}.Embed", signature=f"num_embeddings, features, {_OPTIONS}")(build)
+REGISTRY.handles(f"{LINEN}.Conv", signature="features, kernel_size, strides=1, padding='SAME', input_dilation=1, "
+                                            f"kernel_dilation=1, feature_group_count=1, use_bias=True, mask=None, {_OPTIONS}")(build)
+REGISTRY.handles(*each(LINEN, "LayerNorm", "RMSNorm", "BatchNorm"), signature="**options")(build)
+REGISTRY.handles(f"{LINEN}.GroupNorm", signature="num_groups=32, group_size=None, **options")(build)
+REGISTRY.handles(f"{LINEN}.Dropout", signature="rate, broadcast_dims=(), deterministic=None, **options")(build)
+REGISTRY.handles(*each(LINEN, "MultiHeadDotProductAttention", "SelfAttention"),
+                 signature=f"num_heads, {_OPTIONS}")(build)
+
+
+@LAYERS.rule(f"{LINEN}.Dense", signature="inputs")
+def dense(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    x = call.arg("inputs")
+    if not isinstance(x, ArrayType):
+        return None
+    return finish(interp, layers.dense(x, as_dim(layer.setting("features")), layer_dtype(layer, x)), call)
+
+
+@LAYERS.rule(f"{LINEN}.DenseGeneral", signature="inputs")
+def dense_general(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    x = call.arg("inputs")
+    if not isinstance(x, ArrayType) or (layer.given("batch_dims") and layer.setting("batch_dims") != Seq(())):
+        return None
+    features = _sizes(layer.setting("features"))
+    axis = _sizes(layer.setting("axis")) if layer.given("axis") else (-1,)
+    if features is None or axis is None or not all(isinstance(a, int) for a in axis):
+        return None
+    return finish(interp, layers.dense_general(x, features, [a for a in axis if isinstance(a, int)],
+                                               layer_dtype(layer, x)), call)
+
+
+@LAYERS.rule(f"{LINEN}.Embed", signature="inputs")
+def embed(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    ids = call.arg("inputs")
+    if not isinstance(ids, ArrayType):
+        return None
+    dtype = dtype_arg(layer.setting("dtype")) if layer.given("dtype") else default("f").dtype
+    return finish(interp, layers.embed(ids, as_dim(layer.setting("features")), dtype), call)
+
+
+@LAYERS.rule(*each(LINEN, "LayerNorm", "RMSNorm", "BatchNorm"),
+             signature="x, use_running_average=None, *, mask=None")
+def normalization(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    x = call.arg("x")
+    if not isinstance(x, ArrayType):
+        return None
+    return ArrayType(layer_dtype(layer, x), x.dims, x.named, x.ellipsis, x.named_open)
+
+
+@LAYERS.rule(f"{LINEN}.GroupNorm", signature="x, *, mask=None")
+def group_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    x = call.arg("x")
+    if not isinstance(x, ArrayType):
+        return None
+    if layer.given("group_size") and layer.setting("group_size") != Const(None):
+        return None  # groups of a size: the count follows from the channels
+    groups = as_dim(layer.setting("num_groups")) if layer.given("num_groups") else 32
+    if x.rank is not None and x.rank > 0:
+        problem = layers.groups_divide(x.dims[-1], groups, f"flax.linen.GroupNorm(num_groups={groups})")
+        if problem is not None:
+            interp.reporter.problems([problem], call.node, call.arg_nodes)
+            return None
+    return ArrayType(layer_dtype(layer, x), x.dims, x.named, x.ellipsis, x.named_open)
+
+
+@LAYERS.rule(f"{LINEN}.Dropout", signature="inputs, deterministic=None, rng=None")
+def dropout(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    x = call.arg("inputs")
+    return x if isinstance(x, ArrayType) else None
+
+
+@LAYERS.rule(f"{LINEN}.MultiHeadDotProductAttention",
+             signature="inputs_q, inputs_k=None, inputs_v=None, *, inputs_kv=None, mask=None, "
+                       "deterministic=None, dropout_rng=None, sow_weights=False")
+@LAYERS.rule(f"{LINEN}.SelfAttention",
+             signature="inputs_q, mask=None, deterministic=None, dropout_rng=None, sow_weights=False")
+def attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    query = call.arg("inputs_q")
+    if not isinstance(query, ArrayType):
+        return None
+    qkv = as_dim(layer.setting("qkv_features")) if layer.given("qkv_features") else None
+    out = as_dim(layer.setting("out_features")) if layer.given("out_features") else None
+    if (layer.given("qkv_features") and qkv is None and layer.setting("qkv_features") != Const(None)) or \
+            (layer.given("out_features") and out is None and layer.setting("out_features") != Const(None)):
+        return None
+    what = f"flax.linen.{layer.name.rpartition('.')[2]}"
+    return finish(interp, layers.multi_head_attention(query, None, as_dim(layer.setting("num_heads")), qkv, out,
+                                                      layer_dtype(layer, query), what), call)
+
+
+@LAYERS.rule(f"{LINEN}.Conv", signature="inputs")
+def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nn.Conv(features, kernel_size)(x)`: x is `(*batch, *spatial, in_features)` (NHWC), the
+    kernel `(*kernel_size, in_features // groups, features)`; no batch dim is allowed, several
+    are flattened."""
+    x = call.arg("inputs")
+    kernel = _window(layer.setting("kernel_size"), None)
+    if not isinstance(x, ArrayType) or x.rank is None or kernel is None:
+        return None
+    spatial = len(kernel)
+    batch_rank = x.rank - spatial - 1
+    if batch_rank < 0:
+        return None  # flax fails on it, with a message about broadcasting: not reported
+    strides = _window(layer.setting("strides"), spatial) if layer.given("strides") else (1,) * spatial
+    dilation = _window(layer.setting("kernel_dilation"), spatial) if layer.given("kernel_dilation") else None
+    input_dilation = _window(layer.setting("input_dilation"), spatial) if layer.given("input_dilation") else None
+    padding = _padding(layer.setting("padding"), spatial) if layer.given("padding") else "SAME"
+    groups = as_dim(layer.setting("feature_group_count")) if layer.given("feature_group_count") else 1
+    features = as_dim(layer.setting("features"))
+    if padding is None or (groups is not None and not isinstance(groups, int)):
+        return None
+    in_features = x.dims[-1]
+    per_group: Dim = None
+    if isinstance(in_features, int) and isinstance(groups, int) and groups > 0 and in_features % groups == 0:
+        per_group = in_features // groups
+    batch: Dim = 1
+    for size in x.dims[:batch_rank]:
+        batch = batch * size if isinstance(batch, int) and isinstance(size, int) else None
+    lhs = ArrayType(x.dtype, (batch, *x.dims[batch_rank:]), x.named, None, x.named_open)
+    rhs = ArrayType(x.dtype, (*kernel, per_group, features))
+    last = spatial + 1
+    layout = Layout((0, last, *range(1, last)), (last, spatial, *range(spatial)), (0, last, *range(1, last)))
+    outcome = convolution.conv_general_dilated(
+        lhs, rhs, strides, padding,
+        lhs_dilation=input_dilation if input_dilation is not None else convolution.DEFAULT,
+        rhs_dilation=dilation if dilation is not None else convolution.DEFAULT,
+        dimension_numbers=layout, feature_group_count=groups if groups is not None else 1,
+        what=f"flax.linen.Conv({_shown(features)}, {_shown_window(kernel)})")
+    result = finish(interp, outcome, call, [call.arg_node("inputs")] * 2)
+    if outcome.problems or result.rank is None:
+        return None
+    dtype = layer_dtype(layer, x)
+    dims = (*x.dims[:batch_rank], *result.dims[1:])
+    return ArrayType(dtype, dims, x.named, None, x.named_open)
+
+
+def _shown(size: Dim) -> str:
+    return str(size) if size is not None else "?"
+
+
+def _shown_window(window: tuple[Dim, ...]) -> str:
+    return "(" + ", ".join(_shown(d) for d in window) + ("," if len(window) == 1 else "") + ")"
+
+
+def _sizes(value: Value) -> tuple[Dim, ...] | None:
+    """An int or a tuple of ints (features, axes)."""
+    if isinstance(value, Const) and value.is_int:
+        return (as_int(value),)
+    if isinstance(value, Seq):
+        return tuple(as_dim(item) for item in value.items)
+    return None
+
+
+def _window(value: Value, spatial: int | None) -> tuple[Dim, ...] | None:
+    """kernel_size, strides, dilations: an int for every spatial dim, or one per dim."""
+    if isinstance(value, Const) and value.value is None and spatial is not None:
+        return (1,) * spatial
+    if isinstance(value, Const) and value.is_int:
+        return (as_int(value),) * (spatial if spatial is not None else 1)
+    if isinstance(value, Seq) and (spatial is None or len(value.items) == spatial):
+        return tuple(as_dim(item) for item in value.items)
+    return None
+
+
+def _padding(value: Value, spatial: int) -> convolution.Padding:
+    """'SAME', 'VALID', an int, an int per dim or a (low, high) pair per dim; None otherwise
+    ('CIRCULAR' and 'CAUSAL' pad by hand: not followed)."""
+    text = as_str(value)
+    if text is not None:
+        return text.upper() if text.upper() in ("SAME", "VALID") else None
+    if isinstance(value, Const) and value.is_int:
+        return ((as_int(value), as_int(value)),) * spatial
+    if isinstance(value, Seq) and len(value.items) == spatial:
+        pairs: list[tuple[Dim, Dim]] = []
+        for item in value.items:
+            if isinstance(item, Const) and item.is_int:
+                pairs.append((as_int(item), as_int(item)))
+            elif isinstance(item, Seq) and len(item.items) == 2:
+                pairs.append((as_dim(item.items[0]), as_dim(item.items[1])))
+            else:
+                return None
+        return tuple(pairs)
+    return None
+
+
+# -- modules ----------------------------------------------------------------------------------
+
+@REGISTRY.handles(f"{LINEN}.compact", f"{LINEN}.nowrap", signature="fun")
+def compact(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`@nn.compact`: the method itself, its submodules built inline."""
+    return call.arg("fun")
+
+
+@REGISTRY.handles(f"{MODULE}.param", signature="self, name, init_fn, *init_args, unbox=True, **init_kwargs")
+def param(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`self.param('w', init, shape)`: what `init(key, shape)` gives (an initializer's array)."""
+    init = call.arg("init_fn")
+    if not isinstance(init, Layer) and not _is_initializer(init):
+        return None
+    args = call.rest()
+    inner = CallArgs(call.node, [None, *args], [call.node, *call.arg_nodes[3:]], dict(call.keywords()))
+    return interp.call(init, inner, ctx, scope)
+
+
+def _is_initializer(value: Value) -> bool:
+    return isinstance(value, Qual) and canonical(value.name).startswith(f"{INITIALIZERS}.")
+
+
+_FACTORIES: Final = ("constant", "uniform", "normal", "truncated_normal", "variance_scaling", "glorot_normal",
+                     "glorot_uniform", "xavier_normal", "xavier_uniform", "lecun_normal", "lecun_uniform",
+                     "he_normal", "he_uniform", "kaiming_normal", "kaiming_uniform", "orthogonal",
+                     "delta_orthogonal", "zeros_init", "ones_init")
+
+REGISTRY.handles(*each(INITIALIZERS, *_FACTORIES), signature="*args, **kwargs")(build)
+
+
+@REGISTRY.handles(*each(INITIALIZERS, "zeros", "ones"), signature="key, shape, dtype=None")
+def initialize(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return _initialized(call)
+
+
+@LAYERS.rule(*each(INITIALIZERS, *_FACTORIES), signature="key, shape, dtype=None")
+def initializer(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    return _initialized(call)
+
+
+def _initialized(call: CallArgs) -> Value:
+    """`init(key, shape, dtype)`: an array of that shape, float32 unless `dtype` says."""
+    dims = shape(call.arg("shape"))
+    if dims is None:
+        return None
+    dtype = dtype_arg(call.arg("dtype")) if call.given("dtype") else default("f").dtype
+    return ArrayType(dtype, dims)
+
+
+def _run(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`model.apply(variables, *args)`, `model.init(rngs, *args)`: the module's `setup`, then its
+    `__call__` on the arguments; unknown where another method or a mutable collection is asked."""
+    instance = call.arg("self")
+    if not isinstance(instance, Instance) or (call.given("method") and call.arg("method") != Const(None)):
+        return None
+    setup = instance.cls.attribute("setup")
+    if isinstance(setup, Function):
+        interp.call_function(setup, CallArgs(call.node, [instance], [call.node]), ctx)
+        after = interp.last_receiver
+        instance = after if isinstance(after, Instance) else instance
+    method = instance.get("__call__")
+    if not isinstance(method, Function):
+        return None
+    args = call.rest()
+    inner = CallArgs(call.node, list(args), call.arg_nodes[2:2 + len(args)], dict(call.keywords()),
+                     {name: call.kwarg_nodes.get(name, call.node) for name in call.keywords()})
+    return interp.call(BoundFunction(instance, method), inner, ctx, scope)
+
+
+_RUN: Final = "self, variables, *args, rngs=None, method=None, mutable=False, capture_intermediates=False, **kwargs"
+
+
+@REGISTRY.handles(f"{MODULE}.apply", signature=_RUN)
+def apply(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    result = _run(interp, call, ctx, scope)
+    mutable = call.arg("mutable") if call.given("mutable") else Const(False)
+    return result if mutable == Const(False) else None  # (output, updated state): not followed
+
+
+@REGISTRY.handles(f"{MODULE}.init", f"{MODULE}.init_with_output",
+                  signature="self, rngs, *args, method=None, mutable=..., capture_intermediates=False, **kwargs")
+def init(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The variables are unknown (their tree is not modelled); the body is checked all the same."""
+    result = _run(interp, call, ctx, scope)
+    if call.name.endswith("init_with_output") and not call.given("mutable"):
+        return Seq((result, None))
+    return None
+

@@ -1,0 +1,150 @@
+"""flax.linen and equinox layers against the libraries themselves: each drawn program builds a
+layer and calls it on `jnp.zeros` of a drawn shape. Where the library accepts, the checker
+reports nothing and infers the output's shape and dtype; where it raises, the checker reports
+it with the code that means it (`tests.differential.agree`)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.differential import agree, check
+
+pytest.importorskip("jax")
+pytest.importorskip("flax")
+pytest.importorskip("equinox")
+
+CASES = settings(max_examples=25, deadline=None, derandomize=True, database=None,
+                 suppress_health_check=list(HealthCheck))
+
+FLAX = """\
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+class M(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return {layer}(x)
+
+x = jnp.zeros({shape}, {dtype})
+m = M()
+out = m.apply(m.init(jax.random.key(0), x), x)
+"""
+
+EQX = """\
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+layer = {layer}
+out = layer(jnp.zeros({shape}))
+"""
+
+sizes = st.integers(1, 6)
+dtypes = st.sampled_from(["jnp.float32", "jnp.bfloat16", "jnp.int32"])
+
+
+def _shape(dims: list[int]) -> str:
+    return "(" + "".join(f"{d}, " for d in dims) + ")"
+
+
+@st.composite
+def flax_layers(draw: st.DrawFn) -> str:
+    dims = draw(st.lists(sizes, min_size=0, max_size=4))
+    kind = draw(st.sampled_from(["Dense", "DenseGeneral", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "Attention"]))
+    if kind == "Dense":
+        layer = f"nn.Dense({draw(sizes)})"
+    elif kind == "DenseGeneral":
+        assume_rank = max(len(dims), 1)
+        dims = dims or [draw(sizes)]
+        axis = draw(st.integers(-assume_rank, assume_rank - 1))
+        layer = f"nn.DenseGeneral(({draw(sizes)}, {draw(sizes)}), axis={axis})"
+    elif kind == "GroupNorm":
+        dims = [*dims, draw(st.sampled_from([2, 4, 6, 8]))]
+        layer = f"nn.GroupNorm(num_groups={draw(st.integers(1, 4))})"
+    elif kind == "Dropout":
+        layer = "nn.Dropout(0.5, deterministic=True)"
+    elif kind == "Attention":
+        dims = [*dims[:2], draw(st.sampled_from([4, 6, 8]))]
+        layer = f"nn.MultiHeadDotProductAttention(num_heads={draw(st.integers(1, 4))})"
+    else:
+        layer = f"nn.{kind}()"
+        dims = dims or [3]
+    dtype = "jnp.float32" if kind in ("GroupNorm", "Attention") else draw(dtypes)
+    return FLAX.format(layer=layer, shape=_shape(dims), dtype=dtype)
+
+
+@given(flax_layers())
+@CASES
+def test_flax_layers_agree_with_flax(program: str) -> None:
+    agree(program, frozenset({"SC105", "SC106"}))
+
+
+@st.composite
+def flax_convs(draw: st.DrawFn) -> str:
+    spatial = draw(st.integers(1, 2))
+    channels = draw(sizes)
+    dims = [*draw(st.lists(sizes, min_size=0, max_size=2)), *[draw(st.integers(1, 9)) for _ in range(spatial)], channels]
+    kernel = tuple(draw(st.integers(1, 3)) for _ in range(spatial))
+    padding = draw(st.sampled_from(["'SAME'", "'VALID'", "1", "0"]))
+    strides = draw(st.integers(1, 3))
+    groups = draw(st.sampled_from([1, 1, 2, 3]))
+    features = draw(st.sampled_from([2, 3, 4, 6]))
+    layer = f"nn.Conv({features}, {kernel!r}, strides={strides}, padding={padding}, feature_group_count={groups})"
+    return FLAX.format(layer=layer, shape=_shape(dims), dtype="jnp.float32")
+
+
+@given(flax_convs())
+@CASES
+def test_flax_conv_agrees_with_flax(program: str) -> None:
+    agree(program, frozenset({"SC104", "SC002"}))
+
+
+@st.composite
+def eqx_layers(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["Linear", "MLP", "Conv2d", "LayerNorm"]))
+    size, other = draw(sizes), draw(sizes)
+    if kind == "Linear":
+        return EQX.format(layer=f"eqx.nn.Linear({size}, {other}, key=jax.random.key(0))", shape=_shape([draw(sizes)]))
+    if kind == "MLP":
+        return EQX.format(layer=f"eqx.nn.MLP({size}, {other}, 5, 2, key=jax.random.key(0))",
+                          shape=_shape([draw(sizes)]))
+    if kind == "LayerNorm":
+        return EQX.format(layer=f"eqx.nn.LayerNorm({size})", shape=_shape([draw(sizes)]))
+    channels = draw(sizes)
+    layer = (f"eqx.nn.Conv2d({size}, {other}, {draw(st.integers(1, 3))}, stride={draw(st.integers(1, 2))}, "
+             f"padding={draw(st.sampled_from(['0', '1', repr('SAME')]))}, key=jax.random.key(0))")
+    return EQX.format(layer=layer, shape=_shape([channels, draw(st.integers(3, 8)), draw(st.integers(3, 8))]))
+
+
+@given(eqx_layers())
+@CASES
+def test_equinox_layers_agree_with_equinox(program: str) -> None:
+    agree(program, frozenset({"SC103", "SC104"}))
+
+
+def test_unknown_settings_are_never_reported() -> None:
+    program = """\
+    import os
+    import jax.numpy as jnp
+    import flax.linen as nn
+
+    n = int(os.environ["GROUPS"])
+    out = nn.GroupNorm(num_groups=n)(jnp.zeros((2, 8)))
+    """
+    checked = check(program)
+    assert checked.codes == () and checked.type is not None and checked.type.dims == (2, 8)
+
+
+def test_a_wrong_group_count_is_reported_where_the_layer_is_called() -> None:
+    program = """    import jax.numpy as jnp
+    import flax.linen as nn
+
+    def f(n, x):
+        return nn.GroupNorm(num_groups=n)(x)
+
+    out = f(3, jnp.zeros((2, 8)))
+    """
+    assert check(program).codes == ("SC105",)
