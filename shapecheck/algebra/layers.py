@@ -69,12 +69,12 @@ def attend(query: ArrayType, num_embeddings: Dim, dtype: str | None) -> Outcome:
     return Outcome(_like(query, dtype, (*query.dims[:-1], num_embeddings)))
 
 
-def groups_divide(features: Dim, groups: Dim, what: str, unit: str = "channels") -> Problem | None:
+def groups_divide(features: Dim, groups: Dim, what: str, unit: str = "channels", parts: str = "groups") -> Problem | None:
     """flax's `GroupNorm` splits the last dim into groups, and attention its features into
     heads: a count that does not divide them is refused (a ValueError or an AssertionError)."""
     if isinstance(features, int) and isinstance(groups, int) and groups > 0 and features % groups:
         return Problem(Code.RESHAPE_MISMATCH,
-                       f"{what}: {groups} groups do not divide the {features} {unit} of its input's last dim",
+                       f"{what}: {groups} {parts} do not divide the {features} {unit} of its input's last dim",
                        sizes=(features, groups), operands=(0,))
     return None
 
@@ -87,7 +87,7 @@ def multi_head_attention(query: ArrayType, key: ArrayType | None, num_heads: Dim
     if query.rank is None or query.rank == 0:
         return Outcome(_unknown(dtype, query))
     features = qkv_features if qkv_features is not None else query.dims[-1]
-    problem = groups_divide(features, num_heads, what, "query/key/value features")
+    problem = groups_divide(features, num_heads, what, "query/key/value features", "heads")
     if problem is not None:
         return Outcome(_unknown(dtype, query), (problem,))
     out = out_features if out_features is not None else query.dims[-1]
