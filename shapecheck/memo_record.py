@@ -21,6 +21,12 @@ the walk listed and every file it found, which is the walk's answer without its 
 .gitignore or exclude pattern is read, nothing is imported). A run is recorded only when its
 output is final: every result as the result cache would keep it (no internal error, no
 analysis bound hit), and the run's status 0 or 1.
+
+The memo's table keeps the files the walk found, the index built from them and each file's
+result. A run whose memo no longer holds because some files it checked or read were edited
+(`Record.reuse`) takes the files and the index from it, and the result of each file whose
+signature and those of its dependencies are unchanged: none of what they were computed from
+has changed, since every other input (each folder, `.gitignore` and setting) is as it was.
 """
 
 from __future__ import annotations
