@@ -15,11 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "fixtures").glob("*.py")) + sorted((ROOT / "fixtures" / "models").glob("*.py"))
 
 # The model programs' planted bugs the checker does not find yet, each with the reason.
-KNOWN_MISSES = {
-    ("numpy_data_pipeline.py", 54, "SC101"):
-        "indexed with a NumPy integer array whose dtype the checker leaves unknown (an int index "
-        "or a bool mask select different shapes), so the one-hot targets' shape is unknown",
-}
+KNOWN_MISSES: dict[tuple[str, int, str], str] = {}
 MARKER = re.compile(r"#\s*expect:\s*(?P<codes>(?:SC\d{3}[\s,]*)+)$")
 
 

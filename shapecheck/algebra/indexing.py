@@ -54,16 +54,53 @@ class ArrayIndex:
     mask: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class UntypedArray:
+    """An array of unknown dtype in an index: integers, or a boolean mask (`index` decides)."""
+
+    index: ArrayType
+
+
 NEW_AXIS = NewAxis()
 ELLIPSIS = Ellipsis_()
 OPAQUE = Opaque()
-IndexItem = int | Slice | NewAxis | Ellipsis_ | Opaque | ArrayIndex
+IndexItem = int | Slice | NewAxis | Ellipsis_ | Opaque | ArrayIndex | UntypedArray
+
+
+def _resolved(value: ArrayType, items: Sequence[IndexItem]) -> list[IndexItem]:
+    """`items` with each array of unknown dtype read as integers where it cannot be a mask.
+
+    A mask must have the shape of the dims it covers; an array whose shape cannot be that (more
+    dims than remain, or a known size unlike the dim's) is either integers or an error at run
+    time (IndexError for a misfit mask, TypeError for floats), and a program that fails there
+    is not one a report after it could wrong. Otherwise it stays unread: a mask and integers
+    give different shapes."""
+    resolved: list[IndexItem] = []
+    position: int | None = 0  # the dim the next item starts at; None once it is not known
+    for item in items:
+        if isinstance(item, UntypedArray):
+            covered = len(item.index.dims)
+            fits = (position is None or item.index.ellipsis is not None or not item.index.dims
+                    or (position + covered <= len(value.dims)
+                        and not any(certainly_differ(size, value.dims[position + k])
+                                    for k, size in enumerate(item.index.dims))))
+            item = OPAQUE if fits else ArrayIndex(item.index)
+        resolved.append(item)
+        if position is not None:
+            if isinstance(item, Ellipsis_ | Opaque):
+                position = None
+            else:
+                position += _consumes(item)
+    return resolved
 
 
 def index(value: ArrayType, items: Sequence[IndexItem], labels: Sequence[str] | None = None) -> Outcome:
     """`value[items]`; `labels` name the items in messages. Anything unread leaves the shape unknown."""
     unknown = Outcome(value.with_dims((), 0))
-    if any(isinstance(item, Opaque) for item in items) or value.ellipsis is not None:
+    if value.ellipsis is not None:
+        return unknown
+    items = _resolved(value, items)
+    if any(isinstance(item, Opaque) for item in items):
         return unknown
     arrays = [item for item in items if isinstance(item, ArrayIndex)]
     if any(a.index.ellipsis is not None or (a.mask and not a.index.dims) for a in arrays):

@@ -4,7 +4,15 @@ tests/test_array_api_differential.py; basic indexing is checked against NumPy in
 from __future__ import annotations
 
 from shapecheck import bool_, f32, i32
-from shapecheck.algebra.indexing import ELLIPSIS, NEW_AXIS, OPAQUE, ArrayIndex, Slice, index
+from shapecheck.algebra.indexing import (
+    ELLIPSIS,
+    NEW_AXIS,
+    OPAQUE,
+    ArrayIndex,
+    Slice,
+    UntypedArray,
+    index,
+)
 
 
 def test_an_integer_array_replaces_the_dim_it_indexes() -> None:
@@ -49,3 +57,23 @@ def test_what_is_not_read_stays_unknown() -> None:
 def test_named_axes_of_the_indices_join_the_result() -> None:
     out = index(f32[(100, 16), {"b": 2}], [ArrayIndex(i32[(7,), {"k": 3}])])
     assert out.type == f32[(7, 16), {"b": 2, "k": 3}]
+
+
+def test_an_array_of_unknown_dtype_is_read_as_integers_where_it_cannot_be_a_mask() -> None:
+    from shapecheck.types import ArrayType
+
+    def untyped(*dims: int | None) -> UntypedArray:
+        return UntypedArray(ArrayType(None, dims))
+
+    # (8,) cannot mask a dim of 5, nor (2, 3) the dims (5, 6): integers, or an error at run time.
+    assert index(f32[(5, 5)], [untyped(8)]).type == f32[(8, 5)]
+    assert index(f32[(5, 6)], [untyped(2, 3)]).type == f32[(2, 3, 6)]
+    assert index(f32[(5, 6)], [Slice(), untyped(4)]).type == f32[(5, 4)]
+    assert index(f32[(5,)], [untyped(5, 2)]).type == f32[(5, 2)]  # more dims than there are left
+    # A shape a mask could have (or could not be told from one) leaves the result unknown.
+    unknown = f32[(5, 6)].with_dims((), 0)
+    assert index(f32[(5, 6)], [untyped(5)]).type == unknown
+    assert index(f32[(5, 6)], [untyped(None)]).type == unknown
+    assert index(f32[(5, 6)], [Slice(), untyped(6)]).type == unknown
+    assert index(f32[(5, 6)], [ELLIPSIS, untyped(3)]).type == unknown  # where it starts is not read
+    assert index(f32[(5, 6)], [OPAQUE, untyped(3)]).type == unknown

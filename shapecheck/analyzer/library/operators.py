@@ -160,10 +160,11 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
 
 
 def _array_index(value: ArrayType) -> indexing.IndexItem:
-    """An array in an index: integers pick, booleans mask; any other dtype is not read."""
+    """An array in an index: integers pick, booleans mask; one of unknown dtype is read as
+    integers where it cannot be a mask; any other dtype is not read."""
     kind = KINDS[value.dtype][0] if value.dtype is not None and value.dtype in KINDS else None
     if kind in ("i", "u"):
         return indexing.ArrayIndex(value)
     if kind == "b":
         return indexing.ArrayIndex(value, mask=True)
-    return indexing.OPAQUE
+    return indexing.UntypedArray(value) if value.dtype is None else indexing.OPAQUE
