@@ -21,7 +21,8 @@ from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.partition_specs import resolved
 from shapecheck.analyzer.library.registry import Registry
-from shapecheck.analyzer.library.typed_shardings import forget, placement, typed_tree
+from shapecheck.analyzer.library.sharding_api import reshard_checks
+from shapecheck.analyzer.library.typed_shardings import forget, placement, spec_entries, typed_tree
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Const,
@@ -96,6 +97,9 @@ def auto_axes_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
         if problem is not None:
             interp.reporter.add(call.kwarg_nodes.get("out_sharding", call.node), problem.code, problem.message)
             return None
+    if reshard_checks(interp, out, result, "the result of auto_axes", call.kwarg_nodes.get("out_sharding", call.node),
+                      ctx):
+        return None
     return typed_tree(out, result, ctx)
 
 
@@ -104,12 +108,25 @@ def explicit_axes_call(interp: Interpreter, call: CallArgs, ctx: Context, scope:
     given = resolved(interp, call.arg("in_sharding")) if call.given("in_sharding") else None
     mesh = ctx.mesh  # explicit_axes needs the context mesh (JAX's ValueError without one)
     axes = _axes(call, mesh)
+    node = call.kwarg_nodes.get("in_sharding", call.node)
+    # JAX reshards the arguments to in_sharding: a NamedSharding onto its own mesh, where it
+    # may name only Explicit axes (JAX 0.10.2: NamedSharding(mesh, P('X')) with X Auto there
+    # is reshard's ValueError, though explicit_axes would make X Explicit for a bare P('X')).
+    for sharding in _named(given):
+        types = sharding.mesh.axis_types if sharding.mesh is not None else {}
+        problem = st.misnamed_axes(spec_entries(sharding.spec), types, "explicit_axes's in_sharding")
+        if problem is not None:
+            interp.reporter.add(node, problem.code, problem.message)
+            _run(interp, call, ctx.with_mesh(None), scope, _forget)
+            return None
     if given is None or given == Const(None) or mesh is None or axes is None or _unknown_types(mesh) \
             or any(mesh.axis_types[axis] == st.MANUAL for axis in axes) or any(True for _ in _named(given)):
         _run(interp, call, ctx.with_mesh(None), scope, _forget)
         return None
     inner = _retyped(mesh, axes, st.EXPLICIT)
     inside = ctx.with_mesh(inner)
+    if reshard_checks(interp, given, Seq(tuple(call.rest())), "explicit_axes's argument", node, inside):
+        return None
     for spec in _specs(given):
         read = placement(spec, inside)
         if read is not None and read[1] is not None:

@@ -189,13 +189,20 @@ def _constrain(interp: Interpreter, shardings: Value, x: ArrayType, call: CallAr
     return x.with_sharding(committed(entries, x.rank, types, mesh.axes))
 
 
+def reshard_checks(interp: Interpreter, shardings: Value, tree: Value, what: str, node: ast.AST,
+                   ctx: Context) -> bool:
+    """The checks `reshard` makes of its specs against the values it places (also auto_axes'
+    out_sharding and explicit_axes' in_sharding, which JAX passes to it): SC205 for a dim its
+    mesh axes cannot split evenly, SC106 for a spec longer than the value by a mesh axis (JAX
+    ignores trailing Nones, and raises an AssertionError otherwise). True when reported."""
+    return _place(interp, shardings, tree, what, node, ctx, _Rules(rank="named"))
+
+
 @REGISTRY.handles(RESHARD, signature="xs, out_shardings")
 def reshard(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     xs = call.arg("xs")
     out = resolved(interp, call.arg("out_shardings"))
-    # reshard accepts a spec longer than the value by trailing Nones, not by a mesh axis (JAX's
-    # AssertionError).
-    if _place(interp, out, xs, _label(call, "xs"), call.node, ctx, _Rules(rank="named")):
+    if reshard_checks(interp, out, xs, _label(call, "xs"), call.node, ctx):
         return forget(xs)
     if isinstance(xs, ArrayType) and xs.rank is not None:
         # reshard may name only Explicit axes (SC209), and types the value with them.
