@@ -1,5 +1,6 @@
 """Shared mypy caches: analysing jax from scratch takes mypy seconds, so the plugin's tests
-share one cache with the plugin and one without (each keyed by its own plugin data)."""
+share one cache with the plugin and one without (each keyed by its own plugin data), each split
+by the flags of the run (`support.cache_for`)."""
 
 from __future__ import annotations
 

@@ -66,10 +66,22 @@ def write_config(folder: Path, *, plugin: bool = True, shapecheck: str = "") -> 
     return path
 
 
+def cache_for(cache_dir: Path, extra: Iterable[str] = ()) -> Path:
+    """The folder in `cache_dir` for runs with the flags `extra`.
+
+    mypy keeps with every cached module the flags it was checked under (--strict's,
+    --warn-unused-ignores...) and analyses the module again, jax's thousands of lines included,
+    when a run's flags differ; runs that alternated flags over one folder would each start cold.
+    Runs with the same flags still share one folder, as the tests of the cache need.
+    """
+    return cache_dir / ("_".join(sorted(flag.lstrip("-") for flag in extra)) or "default")
+
+
 def run_mypy(paths: Sequence[str | Path], config: Path, cache_dir: Path,
              extra: Iterable[str] = ()) -> Result:
-    args = ["--config-file", str(config), "--cache-dir", str(cache_dir), "--show-column-numbers",
-            "--show-error-codes", "--no-error-summary", "--no-pretty", "--hide-error-context",
+    extra = list(extra)
+    args = ["--config-file", str(config), "--cache-dir", str(cache_for(cache_dir, extra)),
+            "--show-column-numbers", "--show-error-codes", "--no-error-summary", "--no-pretty", "--hide-error-context",
             "--no-color-output", *extra, *map(str, paths)]
     stdout, stderr, status = api.run(args)
     return parse_output(stdout, stderr, status)

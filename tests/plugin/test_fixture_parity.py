@@ -8,6 +8,7 @@ the parser's error stands for SC004.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from pathlib import Path
 
@@ -22,6 +23,7 @@ FIXTURES = sorted((ROOT / "fixtures").glob("*.py"))
 INDEX = ProjectIndex.of(FIXTURES)
 
 
+@functools.cache  # computed at collection for PARSING, and again by each test otherwise
 def engine_pairs(path: Path) -> Counter[tuple[int, str]]:
     result = analyze_source(str(path), path.read_text(encoding="utf-8"), modules=INDEX)
     assert result.error is None, result.error

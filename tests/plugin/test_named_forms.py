@@ -14,7 +14,7 @@ import textwrap
 import tomllib
 from pathlib import Path
 
-from .support import ROOT, run_mypy, write_config
+from .support import ROOT, cache_for, run_mypy, write_config
 
 NAMED = '''\
 import jax
@@ -151,7 +151,8 @@ def test_the_installed_stub_package_is_partial(tmp_path: Path, plugin_cache: Pat
     path = write(tmp_path, "installed_stubs.py", INSTALLED_STUBS)
     # A subprocess: mypy reads the folders of the path once per process.
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", str(ini), "--cache-dir", str(plugin_cache),
-         "--show-error-codes", "--no-error-summary", str(path)],
+        [sys.executable, "-m", "mypy", "--config-file", str(ini),
+         "--cache-dir", str(cache_for(plugin_cache)), "--show-error-codes", "--no-error-summary",
+         str(path)],
         env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True, text=True, timeout=600)
     assert (done.returncode, done.stdout) == (0, ""), done.stdout + done.stderr
