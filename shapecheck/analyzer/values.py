@@ -373,7 +373,7 @@ class ShardMap:
 class Layer(PythonObject):
     """A layer object of a neural-network library (`flax.linen.Dense(128)`, `eqx.nn.Linear(...)`),
     built and waiting to be called: the API that built it and the settings it was given, read
-    by the library module that handles that API (`library.layers_api`)."""
+    by the library module that handles that API (`library.layers_api`, `library.layer_calls`)."""
 
     name: str  # the canonical qualified name of the layer's class
     settings: tuple[tuple[str, Value], ...]  # by parameter name, only those given

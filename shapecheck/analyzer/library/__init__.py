@@ -23,7 +23,7 @@ from shapecheck.analyzer.library import (
     flax_api,
     indexing_api,
     lax_api,
-    layers_api,
+    layer_calls,
     layout_api,
     math_api,
     mesh_api,
@@ -45,7 +45,7 @@ from shapecheck.analyzer.qualnames import spellings
 REGISTRIES: tuple[Registry, ...] = tuple(module.REGISTRY for module in (
     builtins_api, math_api, lax_api, transforms, xmap_api, vmap_api, mesh_api, nn_api, numpy_constructors, random_api,
     conv_api, elementwise, reductions, contractions, layout_api, indexing_api, array_attributes, operators, sharding_api,
-    shard_map_api, trees_api, control_api, axis_types_api, einops_api, layers_api, flax_api, equinox_api,
+    shard_map_api, trees_api, control_api, axis_types_api, einops_api, layer_calls, flax_api, equinox_api,
 ))
 
 

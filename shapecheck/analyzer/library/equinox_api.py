@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
-LAYERS = LayerRules()  # how each layer class is called; collected by `layers_api`
+LAYERS = LayerRules()  # how each layer class is called; collected by `layer_calls`
 
 EQX_NN: Final = "equinox.nn"
 _CONV_OPTIONS: Final = "stride=1, padding=0, dilation=1, groups=1, use_bias=True, padding_mode='ZEROS', dtype=None, *, key"

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
-LAYERS = LayerRules()  # how each layer class is called; collected by `layers_api`
+LAYERS = LayerRules()  # how each layer class is called; collected by `layer_calls`
 
 LINEN: Final = "flax.linen"
 MODULE: Final = f"{LINEN}.Module"

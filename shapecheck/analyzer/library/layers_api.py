@@ -10,21 +10,18 @@ read, gives an unknown value.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from shapecheck.algebra.promotion import Typed, default, result_type
 from shapecheck.analyzer.calls import CallArgs, Signature
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import dtype_arg
-from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Layer, Value
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
-
-REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 LayerRule: TypeAlias = "Callable[[Interpreter, Layer, CallArgs, Context], Value]"
 
@@ -66,30 +63,3 @@ def layer_dtype(layer: Layer, x: ArrayType) -> str | None:
     if layer.given("dtype"):
         return dtype_arg(layer.setting("dtype"))
     return result_type(Typed(x.dtype, x.weak), default("f")).dtype
-
-
-def _rules() -> dict[str, tuple[Signature, LayerRule]]:
-    from shapecheck.analyzer.library import equinox_api, flax_api  # they import this module
-
-    return {**flax_api.LAYERS.rules, **equinox_api.LAYERS.rules}
-
-
-_RULES: dict[str, tuple[Signature, LayerRule]] = {}
-
-
-@REGISTRY.calls(Layer)
-def call_layer(interp: Interpreter, layer: Any, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    if not _RULES:
-        _RULES.update(_rules())
-    found = _RULES.get(layer.name)
-    if found is None or call.opaque:
-        return None
-    signature, rule = found
-    bound = CallArgs(call.node, call.args, call.arg_nodes, call.kwargs, call.kwarg_nodes, call.raw_args,
-                     call.raw_kwargs, call.opaque)
-    bound.name = layer.name
-    bound.signature = signature
-    if any(not signature.accepts(name) and signature.var_keyword is None for name in call.kwargs) or (
-            signature.variadic is None and len(call.args) > len(signature.positional)):
-        return None  # Python raises a TypeError: not a shape rule
-    return rule(interp, layer, bound, ctx)
