@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from shapecheck.codes import Code
 from shapecheck.diagnostic import INCOMPLETE
 from shapecheck.dtypes import DTYPE_NAMES
 
@@ -62,9 +63,10 @@ class Config:
 
 def _codes(values: Iterable[str]) -> list[str]:
     # A code or prefix that matches no rule would select nothing (or ignore nothing) without a
-    # word: a typo like SC999 must stop the run, not turn every check off.
-    from shapecheck.rules import RULES
-
+    # word: a typo like SC999 must stop the run, not turn every check off. The codes, not the
+    # rules' modules: the settings are read by parts (the runtime, mypy reading our sources)
+    # that do not have rules/ where they look (it installs as shapecheck.rules).
+    known = [code.value for code in Code if code is not Code.NOT_CHECKED]  # each has a rule
     codes: list[str] = []
     for value in values:
         for part in value.split(","):
@@ -72,8 +74,8 @@ def _codes(values: Iterable[str]) -> list[str]:
             if part:
                 if not part.startswith("SC"):
                     raise ConfigError(f"{part!r} is not a shapecheck code (codes look like SC101, or SC1 for a group)")
-                if not any(code.startswith(part) for code in RULES):
-                    raise ConfigError(f"{part!r} matches no shapecheck code (known: {', '.join(RULES)}; "
+                if not any(code.startswith(part) for code in known):
+                    raise ConfigError(f"{part!r} matches no shapecheck code (known: {', '.join(known)}; "
                                       "`shapecheck rules` lists them)")
                 codes.append(part)
     return codes
