@@ -36,6 +36,15 @@ class Signature:
     positional_only: int = 0
     variadic: str | None = None  # `*arrays`: every position after `positional`
     var_keyword: str | None = None  # `**keywords`: every keyword no other parameter takes
+    places: dict[str, tuple[int | None, bool]] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    """Each parameter's position (None: none) and whether it may be passed by keyword, read
+    once: handlers ask it for every argument of every call."""
+
+    def __post_init__(self) -> None:
+        places: dict[str, tuple[int | None, bool]] = {name: (None, True) for name in self.keyword_only}
+        places.update({name: (None, False) for name in (self.variadic, self.var_keyword) if name is not None})
+        places.update({name: (index, index >= self.positional_only) for index, name in enumerate(self.positional)})
+        object.__setattr__(self, "places", places)
 
     @classmethod
     def parse(cls, text: str) -> Signature:
@@ -90,7 +99,7 @@ def _parameters(text: str) -> list[str]:
     return [part.strip() for part in parts]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class CallArgs:
     """A call's evaluated arguments with the nodes they came from.
 
@@ -113,10 +122,27 @@ class CallArgs:
     signature: Signature | None = None  # the called API's, set by its registration
     indexed: ArrayType | None = None  # `x.at[idx].set(v)`: the type of `x[idx]`, where known
 
-    def __post_init__(self) -> None:
-        missing = len(self.args) - len(self.arg_nodes)
-        if missing > 0:
-            self.arg_nodes = [*self.arg_nodes, *[self.node] * missing]
+    def __init__(self, node: ast.AST, args: list[Value] | None = None, arg_nodes: list[ast.AST] | None = None,
+                 kwargs: dict[str, Value] | None = None, kwarg_nodes: dict[str, ast.AST] | None = None,
+                 raw_args: list[ast.expr] | None = None, raw_kwargs: dict[str, ast.expr] | None = None,
+                 opaque: bool = False, name: str = "", written: str = "", signature: Signature | None = None,
+                 indexed: ArrayType | None = None) -> None:
+        # Written out rather than generated with a __post_init__: one is built for every call
+        # the interpreter evaluates.
+        self.node = node
+        self.args = [] if args is None else args
+        arg_nodes = [] if arg_nodes is None else arg_nodes
+        missing = len(self.args) - len(arg_nodes)
+        self.arg_nodes = [*arg_nodes, *[node] * missing] if missing > 0 else arg_nodes
+        self.kwargs = {} if kwargs is None else kwargs
+        self.kwarg_nodes = {} if kwarg_nodes is None else kwarg_nodes
+        self.raw_args = [] if raw_args is None else raw_args
+        self.raw_kwargs = {} if raw_kwargs is None else raw_kwargs
+        self.opaque = opaque
+        self.name = name
+        self.written = written
+        self.signature = signature
+        self.indexed = indexed
 
     # -- arguments by parameter name, through the API's declared signature
 
@@ -124,11 +150,12 @@ class CallArgs:
         """Where the argument for parameter `name` was passed: a position, a keyword, or nowhere."""
         signature = self.signature
         assert signature is not None, f"{self.name} is registered without a signature"
-        assert signature.accepts(name), f"{self.name} has no parameter {name!r}"
-        index = signature.position(name)
+        place = signature.places.get(name)
+        assert place is not None, f"{self.name} has no parameter {name!r}"
+        index, keyword = place
         if index is not None and index < len(self.args):
             return index
-        if signature.by_keyword(name) and name in self.kwargs:
+        if keyword and name in self.kwargs:
             return name
         return None
 
