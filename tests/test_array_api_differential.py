@@ -412,3 +412,29 @@ def test_the_harness_sees_a_wrong_rule() -> None:
     with pytest.raises(AssertionError, match="reports nothing"):
         agree(case)
 
+
+
+@CASES
+@given(st.data())
+def test_an_index_of_unknown_dtype_is_read_as_integers_only_where_jax_refuses_it_as_a_mask(
+        data: st.DataObject) -> None:
+    # NumPy's integer constructors leave the dtype unknown to the checker. Where the indexing
+    # algebra reads such an array as integers, whatever runs must have the checker's shape:
+    # integers give it, and a boolean array of that shape is refused by JAX, or (an empty one,
+    # which JAX and NumPy take as an empty integer index) gives it too.
+    from shapecheck.algebra.indexing import Slice, UntypedArray, index
+
+    base = data.draw(shapes(st.sampled_from([1, 2, 3, 5]), ranks=(1, 2, 3)))
+    leading = data.draw(st.integers(0, len(base) - 1))
+    idx = data.draw(shapes(st.sampled_from([0, 1, 2, 3, 5]), ranks=(1, 2)))
+    x = jnp.zeros(base)
+    items = (slice(None),) * leading
+    read = index(ArrayType("f32", base), [Slice()] * leading + [UntypedArray(ArrayType(None, idx))]).type
+    if not read.dims and read.rank is None:
+        return  # left unknown: a mask of this shape may be what runs
+    try:
+        masked: tuple[int, ...] | None = tuple(x[(*items, np.ones(idx, dtype=bool))].shape)
+    except (IndexError, TypeError, ValueError):
+        masked = None
+    assert masked is None or masked == read.dims
+    assert tuple(x[(*items, np.zeros(idx, dtype=np.int32))].shape) == read.dims

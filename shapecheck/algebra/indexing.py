@@ -80,7 +80,10 @@ def _resolved(value: ArrayType, items: Sequence[IndexItem]) -> list[IndexItem]:
     for item in items:
         if isinstance(item, UntypedArray):
             covered = len(item.index.dims)
+            # An empty array runs as a mask of any shape (JAX and NumPy take it as no index at
+            # all), covering as many dims as it has: read as integers only with one dim.
             fits = (position is None or item.index.ellipsis is not None or not item.index.dims
+                    or (covered > 1 and 0 in item.index.dims)
                     or (position + covered <= len(value.dims)
                         and not any(certainly_differ(size, value.dims[position + k])
                                     for k, size in enumerate(item.index.dims))))

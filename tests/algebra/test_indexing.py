@@ -77,3 +77,7 @@ def test_an_array_of_unknown_dtype_is_read_as_integers_where_it_cannot_be_a_mask
     assert index(f32[(5, 6)], [Slice(), untyped(6)]).type == unknown
     assert index(f32[(5, 6)], [ELLIPSIS, untyped(3)]).type == unknown  # where it starts is not read
     assert index(f32[(5, 6)], [OPAQUE, untyped(3)]).type == unknown
+    # An empty array runs as a mask of any shape: with one dim it gives the integers' shape,
+    # with more it covers more dims than integers would.
+    assert index(f32[(5, 6)], [untyped(0)]).type == f32[(0, 6)]
+    assert index(f32[(1, 1)], [untyped(0, 2)]).type == f32[(1, 1)].with_dims((), 0)
