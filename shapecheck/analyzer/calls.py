@@ -73,14 +73,13 @@ class Signature:
         return cls(tuple(positional), tuple(keyword_only), positional_only, variadic, var_keyword)
 
     def position(self, name: str) -> int | None:
-        return self.positional.index(name) if name in self.positional else None
+        return self.places.get(name, (None, False))[0]
 
     def by_keyword(self, name: str) -> bool:
-        index = self.position(name)
-        return name in self.keyword_only or (index is not None and index >= self.positional_only)
+        return self.places.get(name, (None, False))[1]
 
     def accepts(self, name: str) -> bool:
-        return name in self.positional or name in self.keyword_only or name in (self.variadic, self.var_keyword)
+        return name in self.places
 
 
 def _parameters(text: str) -> list[str]:
