@@ -23,6 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
+# The bytecode step and the default target are lint.py's (this folder is on the path of a script).
+from lint import _compile_bytecode, _installed_jax
+
 # Parses each of the files named on stdin, split over `jobs` processes as the checker splits
 # them, and prints nothing: the floor a checker built on `ast` cannot go below.
 _PARSE_ONLY = """
@@ -55,10 +58,11 @@ def main() -> int:
     parser.add_argument("--baseline", type=Path, metavar="PATH",
                         help="PYTHONPATH of another shapecheck to time cold beside this one")
     args = parser.parse_args()
-    target = args.target or _installed_jax()
+    target = args.target or _installed_jax(quick=False)
     if target is None:
         print("jax is not installed; pass a folder", file=sys.stderr)
         return 2
+    target = target.resolve()  # the runs start in a scratch folder
     _compile_bytecode()
     files = sorted(str(path) for path in target.rglob("*.py"))
     lines = sum(Path(path).read_bytes().count(b"\n") for path in files)
@@ -95,19 +99,6 @@ def main() -> int:
     return 0
 
 
-def _compile_bytecode() -> None:
-    """Compile this shapecheck's modules to bytecode, as installing a wheel does (a baseline
-    installed with pip has its own). Without it, a checkout on a machine that sets
-    PYTHONDONTWRITEBYTECODE compiles every module again in each of the check's processes."""
-    import compileall
-    import importlib.util
-
-    for name in ("shapecheck", "shapecheck.rules", "shapecheck.plugin"):
-        spec = importlib.util.find_spec(name)
-        for folder in (spec.submodule_search_locations or []) if spec is not None else []:
-            compileall.compile_dir(folder, quiet=1)
-
-
 def _check(target: Path, jobs: int) -> list[str]:
     return [sys.executable, "-m", "shapecheck", "check", "--no-cache", "--jobs", str(jobs), "--format", "json",
             str(target)]
@@ -123,15 +114,6 @@ def _time(command: list[str], cwd: str, stdin: str = "", python_path: Path | Non
     if done.returncode not in (0, 1):
         raise SystemExit(f"{command[:4]} failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return elapsed
-
-
-def _installed_jax() -> Path | None:
-    import importlib.util
-
-    spec = importlib.util.find_spec("jax")
-    if spec is None or spec.origin is None:
-        return None
-    return Path(spec.origin).parent
 
 
 if __name__ == "__main__":
