@@ -56,6 +56,11 @@ class Sharding:
     """Where the value also lies over Auto axes, which its type does not show: per dim, every
     mesh axis splitting it, as `device_put` or jit's out_shardings committed it; None where
     only the type is known (jit compares a committed argument's placement with in_shardings)."""
+    volatile: frozenset[str] = frozenset()
+    """Size-1 Explicit axes of a mesh that also has Auto axes. The type of a value placed with
+    one keeps it (`float32[2,4@X]`), but an eager op's result there is typed from its compiled
+    placement, where such an axis splits nothing: whether the result keeps it depends on where
+    XLA put the value over the Auto axes (JAX 0.10.2), so it is unknown in every op's result."""
 
     @property
     def known(self) -> bool:

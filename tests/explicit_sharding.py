@@ -399,7 +399,7 @@ def check(built: Program) -> Checked:
     return Checked(codes, types)
 
 
-_TYPE = re.compile(r"^[a-z0-9]+\[(.*)\]$")
+_TYPE = re.compile(r"^(?:[a-z0-9]+|\?)\[(.*)\]$")  # "?": a dtype the checker does not know
 
 
 def same_sharding(checker: str, jax_type: str) -> bool:

@@ -14,7 +14,7 @@ def test_every_field_that_changes_a_summary_is_in_its_key() -> None:
     base = Context()
     changed = {"bound": frozenset({"i"}), "outer_unknown": True, "any_name": True, "sizes": (("i", 2),),
                "resources": (("i", ("x",)),), "hidden": frozenset({"i"}), "manual": frozenset({"x"}), "mesh": Mesh((("x", 2),)),
-               "unmapped": True, "checked": ("x",)}
+               "unmapped": True, "checked": ("x",), "traced": True}
     assert {f.name for f in fields(Context) if f.compare} - {"depth"} == set(changed)
     for name, value in changed.items():
         assert Context(**{name: value}).key() != base.key(), name
@@ -36,3 +36,10 @@ def test_entering_a_map_binds_its_names_and_keeps_the_rest() -> None:
     assert inner.manual == frozenset({"x"}) and inner.depth == 2 and not inner.outer_unknown
     assert inner.binders == (("binds 'j'", node),)
     assert Context().enter_map({"k": 4}).outer_unknown
+    assert inner.traced and not outer.traced  # its arrays are tracers
+
+
+def test_a_jitted_body_is_traced() -> None:
+    node = ast.Pass()
+    assert Context(bound=frozenset()).enter_jit(("jit", node)).traced
+    assert Context(unmapped=True).enter_jit(("jit", node)).traced

@@ -27,6 +27,9 @@ AUTO_AXES = "jax.sharding.auto_axes"
 EXPLICIT_AXES = "jax.sharding.explicit_axes"
 ONE = "mesh = jax.make_mesh((2, 1, 4), ('X', 'Y', 'Z'))"  # Y has size 1
 S1 = "s = jax.device_put(jnp.ones((8, 16)), P('Y', 'Z'))"
+MIXED_ONE = "mesh = jax.make_mesh((1, 4), ('X', 'Y'), axis_types=(AxisType.Explicit, AxisType.Auto))"  # X: size 1
+R1 = "q = jax.device_put(jnp.ones((2, 4)), P(None, ('Y', 'X')))"
+V3 = "v = jax.device_put(jnp.ones((16, 8, 4)), P(None, ('Y', 'X'), None))"
 
 CASES: dict[str, tuple[str, list[str], str]] = {
     "jit in_shardings as the argument's": (EXPLICIT, [A, "c = jax.jit(lambda x: x * 2, in_shardings=P('X', 'Y'))(a)"], "ok"),
@@ -122,6 +125,14 @@ CASES: dict[str, tuple[str, list[str], str]] = {
         "mesh = jax.make_mesh((2, 1, 4), ('X', 'Y', 'Z'), axis_types=(AxisType.Auto, AxisType.Explicit, "
         "AxisType.Auto))", ["v = jax.device_put(jnp.ones((2, 8)), P('X', 'Y'))",
                             "c = jax.device_put(jnp.ones((2, 2, 8)), P()) * v"], "unknown"),
+    # Placed with a size-1 Explicit axis on a mesh with Auto axes, a value's type keeps it and
+    # JAX checks the next op with it; that op's result is typed from its compiled placement.
+    "size-1 Explicit axis on a mesh with Auto axes: kept by device_put": (
+        MIXED_ONE, [R1, "r = jax.device_put(jnp.ones((2, 4)), P('X', 'Y'))", "c = jnp.maximum(q, r)"], "SC208"),
+    "size-1 Explicit axis on a mesh with Auto axes: indexing its dim": (
+        MIXED_ONE, ["r = jax.device_put(jnp.ones((8, 2, 16)), P(None, 'X'))", "c = r[:, 0]"], "SC208"),
+    "size-1 Explicit axis on a mesh with Auto axes: an eager result's type not followed": (
+        MIXED_ONE, [R1, "r = jax.device_put(jnp.ones((2, 4)), P('X', 'Y'))", "d = q * 2", "c = d + r"], "unknown"),
     "a dim split over Explicit and Auto axes keeps the Explicit ones": (
         "mesh = jax.make_mesh((2, 2, 2), ('X', 'Y', 'Z'), axis_types=(AxisType.Explicit, AxisType.Auto, "
         "AxisType.Explicit))",
@@ -145,6 +156,25 @@ CASES: dict[str, tuple[str, list[str], str]] = {
         AUTO, [A, "c = jax.jit(lambda x: x * 2, in_shardings=P('X'))(a)"], "SC208"),
     "jit in_shardings unlike device_put's placement, mixed mesh": (
         MIXED, [B, "c = jax.jit(lambda x: x * 2, in_shardings=P('X', 'Y'))(b)"], "SC208"),
+    "jit in_shardings unlike the Explicit split of an argument placed by XLA, mixed mesh": (
+        MIXED, [B, "d = jnp.cumsum(b, axis=1)", "c = jax.jit(lambda x: x * 2, in_shardings=P(None, 'Y'))(d)"],
+        "SC208"),
+    "jit in_shardings as an elementwise result's placement, Auto mesh": (
+        AUTO, [A, "o = jnp.where(a > 0, a, 0.0) * 2", "c = jax.jit(lambda x: x * 2, in_shardings=P('X', 'Y'))(o)"],
+        "ok"),
+    "jit in_shardings unlike an elementwise result's placement, Auto mesh": (
+        AUTO, [A, "o = jnp.where(a > 0, a, 0.0) * 2", "c = jax.jit(lambda x: x * 2, in_shardings=P('X'))(o)"],
+        "SC208"),
+    "jit in_shardings as a stack's placement, Auto mesh": (
+        AUTO, [V3, "s = jnp.stack([v, v], axis=1)",
+               "c = jax.jit(lambda x: x * 2, in_shardings=P(None, None, ('Y', 'X'), None))(s)"], "ok"),
+    "jit in_shardings unlike a stack's placement, Auto mesh": (
+        AUTO, [V3, "s = jnp.stack([v, v], axis=1)", "c = jax.jit(lambda x: x * 2, in_shardings=P(None, 'X', 'Y'))(s)"],
+        "SC208"),
+    "jit in_shardings unlike a transpose's placement, Auto mesh": (
+        AUTO, [A, "t = a.T", "c = jax.jit(lambda x: x * 2, in_shardings=P('X', 'Y'))(t)"], "SC208"),
+    "jit in_shardings as a reduction's placement, Auto mesh": (
+        AUTO, [V3, "s = v.sum(axis=2)", "c = jax.jit(lambda x: x * 2, in_shardings=P(None, ('Y', 'X')))(s)"], "ok"),
     "jit in_shardings unlike out_shardings' placement, Auto mesh": (
         AUTO, [A, "o = jax.jit(lambda x: x * 2, out_shardings=P('Y'))(a)",
                "c = jax.jit(lambda x: x * 2, in_shardings=P(None))(o)"], "SC208"),
@@ -154,6 +184,12 @@ CASES: dict[str, tuple[str, list[str], str]] = {
     "jit in_shardings unlike shard_map out_specs' placement, Auto mesh": (
         AUTO, [A, "o = jax.shard_map(lambda x: x * 2, in_specs=P('X'), out_specs=P('X'))(a)",
                "c = jax.jit(lambda x: x * 2, in_shardings=P())(o)"], "SC208"),
+    # Under a trace the argument is a tracer, committed nowhere: never refused. What the body
+    # sees of it then (JAX 0.10.2 keeps its type) is not followed.
+    "jit in_shardings under a trace constrain, Explicit mesh": (
+        EXPLICIT, [B, "c = jax.jit(lambda x: jax.jit(lambda y: y * 2, in_shardings=P(None, 'X'))(x))(b)"], "unknown"),
+    "jit in_shardings under a trace constrain, mixed mesh": (
+        MIXED, [B, "c = jax.jit(lambda x: jax.jit(lambda y: y * 2, in_shardings=P(None, 'X'))(x))(b)"], "unknown"),
     "jit in_shardings under a trace constrain, Auto mesh": (
         AUTO, [A, "c = jax.jit(lambda x: jax.jit(lambda y: y * 2, in_shardings=P('X'))(x))(a)"], "ok"),
     # JAX splits the update as the operand: a slice its axes cannot split is its ValueError.

@@ -100,20 +100,34 @@ def from_spec(spec: Sequence[Axes | None], rank: int, axis_types: Mapping[str, s
     if len(entries) > rank:
         return None
     dims: list[Entry] = []
-    # On a mesh with Auto axes an eager result's type is read back from the compiled placement,
-    # where a size-1 axis splits nothing: JAX 0.10.2 keeps `8@Y` in some values and drops it
-    # in others there. Not modelled.
-    mixed = any(kind != EXPLICIT for kind in axis_types.values())
-    sizes = dict(mesh) if mesh is not None else {}
     for entry in [*entries, *((),) * (rank - len(entries))]:
-        if entry is None or any(axis_types.get(axis) is None for axis in entry) or \
-                (mixed and any(axis_types[axis] == EXPLICIT and sizes.get(axis, 1) == 1 for axis in entry)):
+        if entry is None or any(axis_types.get(axis) is None for axis in entry):
             dims.append(None)
         else:
             # A dim split over Auto and Explicit axes at once keeps its Explicit ones, in order
             # (JAX 0.10.2: P(('X', 'Y', 'Z')) with Y Auto types the dim `16@(X,Z)`).
             dims.append(tuple(axis for axis in entry if axis_types[axis] == EXPLICIT))
-    return Sharding(tuple(dims), mesh)
+    return Sharding(tuple(dims), mesh, volatile=volatile_axes(axis_types, mesh))
+
+
+def volatile_axes(axis_types: Mapping[str, str | None], mesh: MeshShape | None) -> frozenset[str]:
+    """The size-1 Explicit axes of a mesh that also has Auto axes (`Sharding.volatile`)."""
+    if all(kind == EXPLICIT for kind in axis_types.values()):
+        return frozenset()
+    sizes = dict(mesh) if mesh is not None else {}
+    # An axis of unknown size may be of size 1.
+    return frozenset(axis for axis, kind in axis_types.items()
+                     if kind == EXPLICIT and sizes.get(axis, 1) in (1, None))
+
+
+def settled(result: Sharding, volatile: frozenset[str]) -> Sharding:
+    """An eager op's `result` with each dim split over a `volatile` axis unknown: the type JAX
+    reads back from the compiled placement may keep that axis or not (`Sharding.volatile`)."""
+    if not volatile:
+        return result
+    dims = tuple(None if entry is not None and not volatile.isdisjoint(entry) else entry
+                 for entry in result.dims)
+    return Sharding(dims, result.mesh, result.placed, result.volatile | volatile)
 
 
 def committed(spec: Sequence[Axes | None], rank: int, axis_types: Mapping[str, str | None] | None,
@@ -128,7 +142,7 @@ def committed(spec: Sequence[Axes | None], rank: int, axis_types: Mapping[str, s
            for entry in entries):
         return typed
     whole = tuple(entry or () for entry in entries) + ((),) * (rank - len(entries))
-    return Sharding(typed.dims, typed.mesh, whole)
+    return Sharding(typed.dims, typed.mesh, whole, typed.volatile)
 
 
 def misnamed_axes(spec: Iterable[Axes | None], axis_types: Mapping[str, str | None], what: str,
@@ -246,7 +260,45 @@ def broadcast(operands: Sequence[ArrayType], out: ArrayType, op: str, labels: Se
     entries, problem = _broadcast_entries(rows, [o for _, o in shaped], op, [_label(labels, n) for n, _ in shaped])
     if problem is not None:
         return Typed(None, (problem,))
-    return finish(Sharding(tuple(entries), _mesh_of(operands)), op, operands, out)
+    return finish(Sharding(tuple(entries), _mesh_of(operands), _common_placement(operands, len(out.dims))),
+                  op, operands, out)
+
+
+def _common_placement(operands: Sequence[ArrayType], rank: int) -> tuple[Axes, ...] | None:
+    """Where an elementwise result lies over every mesh axis, Auto ones included: as its
+    operands of its own rank all lie, where they lie alike and the others are scalars. XLA
+    places an elementwise result as operands placed alike, except (JAX 0.10.2) in a dim where
+    an Auto axis splits it more majorly than an Explicit one: `P(('A', 'E'))` comes out as
+    `P('E')`. Otherwise it chooses, and the placement is unknown."""
+    found: tuple[Axes, ...] | None = None
+    for operand in operands:
+        if not operand.dims and operand.ellipsis is None:
+            continue
+        sharding = operand.sharding
+        placed = sharding.placed if sharding is not None else None
+        if sharding is None or placed is None or len(operand.dims) != rank or operand.ellipsis is not None or \
+                (found is not None and placed != found):
+            return None
+        if not keeps_placement(sharding):
+            return None
+        found = placed
+    return found
+
+
+def keeps_placement(sharding: Sharding) -> bool:
+    """Whether an elementwise op keeps where its operand lies over Auto axes (`placed`): where
+    the Explicit axes of each dim (its type's) lead the axes it lies over."""
+    placed = sharding.placed
+    return placed is not None and all(typed is not None and whole[:len(typed)] == typed
+                                      for typed, whole in zip(sharding.dims, placed, strict=False))
+
+
+def elementwise_result(sharding: Sharding) -> Sharding:
+    """An op's result typed as its operand (elementwise ops, `cumsum`, `concatenate`): its
+    placement over the Auto axes kept where XLA keeps it."""
+    if sharding.placed is None or keeps_placement(sharding):
+        return sharding
+    return Sharding(sharding.dims, sharding.mesh, None, sharding.volatile)
 
 
 def select(condition: ArrayType | None, cases: Sequence[ArrayType], out: ArrayType, op: str,
@@ -689,6 +741,22 @@ def same_placement(a: Sharding, b: Sharding) -> bool | None:
     if None in left or None in right:
         return None
     return left == right
+
+
+def explicit_axes_differ(a: Sharding, b: Sharding) -> bool:
+    """Whether two shardings on one mesh certainly place a value apart on its Explicit axes:
+    some dim known in both is split over other axes of size above 1. A value's placement over
+    the Auto axes, which its type does not show, cannot bring them together: however XLA lays
+    it over those, each Explicit axis still splits the dims its type says."""
+    sizes = dict(a.mesh if a.mesh is not None else b.mesh or ())
+    for left, right in zip(a.dims, b.dims, strict=False):
+        if left is None or right is None:
+            continue
+        if any(sizes.get(axis) is None for axis in (*left, *right)):
+            continue
+        if {axis for axis in left if sizes[axis] != 1} != {axis for axis in right if sizes[axis] != 1}:
+            return True
+    return False
 
 
 def described(entries: Iterable[Entry]) -> str:

@@ -43,6 +43,9 @@ class Context:
     checked: tuple[str, ...] = ()
     """The manual mesh axes whose varying JAX checks here (shard_map's `check_vma=True`), in the
     mesh's order: a loop carry or a branch must keep them (SC210)."""
+    traced: bool = False
+    """Code JAX traces (a jit, map or shard_map body): its arrays are tracers, which no jit's
+    in_shardings refuse as committed elsewhere. False where unknown."""
 
     @property
     def resource_map(self) -> dict[str, tuple[str, ...]]:
@@ -70,15 +73,15 @@ class Context:
             binders=self.binders + ((binder,) if binder is not None else ()),
             sizes=tuple(sorted(sizes.items())), resources=tuple(sorted(merged.items())),
             resource_notes=self.resource_notes + notes, hidden=self.hidden | hidden, depth=self.depth + 1,
-            manual=self.manual | manual,
+            manual=self.manual | manual, traced=True,
         )
 
     def enter_jit(self, binder: tuple[str, ast.AST]) -> Context:
         """A jitted function's body: jit binds no name, so where nothing maps the code around
         it, none is bound inside."""
         if self.bound is None and self.runs_unmapped():
-            return replace(self, bound=frozenset(), binders=(*self.binders, binder))
-        return self
+            return replace(self, bound=frozenset(), binders=(*self.binders, binder), traced=True)
+        return self if self.traced else replace(self, traced=True)
 
     def runs_unmapped(self) -> bool:
         """`unmapped`, raising Undecided while it is not worked out."""

@@ -23,6 +23,7 @@ from shapecheck.algebra.sharding_types import (
     from_spec,
     misnamed_axes,
     same_placement,
+    settled,
     typeof,
 )
 from shapecheck.algebra.spec_trees import shardings_arity
@@ -205,8 +206,10 @@ def reshard(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     if reshard_checks(interp, out, xs, _label(call, "xs"), call.node, ctx):
         return forget(xs)
     if isinstance(xs, ArrayType) and xs.rank is not None:
-        # reshard may name only Explicit axes (SC209), and types the value with them.
-        return xs.with_sharding(placed(interp, out, ctx, xs.rank, "jax.sharding.reshard", call.node))
+        # reshard may name only Explicit axes (SC209), and types the value with them; on a
+        # mixed mesh its result is typed from its placement, as an eager op's is.
+        typed_ = placed(interp, out, ctx, xs.rank, "jax.sharding.reshard", call.node)
+        return xs.with_sharding(None if typed_ is None else settled(typed_, typed_.volatile))
     return forget(xs)
 
 
@@ -330,10 +333,8 @@ def jit(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
         return None
     in_shardings = resolved(interp, call.arg("in_shardings"))
     out_shardings = resolved(interp, call.arg("out_shardings"))
-    if in_shardings is None and out_shardings is None and not (ctx.bound is None and ctx.runs_unmapped()):
-        # jit changes how a function runs, never the shapes it computes; built where nothing
-        # maps the code, it is kept, for its body binds no axis name (`Context.enter_jit`).
-        return fun
+    # Kept even without shardings: its body binds no axis name (`Context.enter_jit`), and its
+    # arrays are tracers (`Context.traced`).
     return Jitted(fun, in_shardings, out_shardings, _static(fun, call), call.node)
 
 
@@ -435,22 +436,28 @@ def _committed(interp: Interpreter, sharding: Value, tree: Value, what: str, nod
     """SC208: an argument committed to a mesh of Explicit axes whose split differs from its
     in_shardings entry (JAX's ValueError: Sharding passed to jit does not match the sharding on
     the respective arg); True when reported."""
-    # Only code that certainly runs eagerly has committed arguments (under a trace, jit's
-    # in_shardings constrain); there the placement over Auto axes is known too.
+    if ctx.traced:  # a tracer is committed nowhere: jit's in_shardings constrain it
+        return False
+    # Only module-level code certainly runs eagerly: there the placement over Auto axes is
+    # known too (a function's body may also run under a trace its analysis does not see).
     eager = all(frame.function is None for frame in interp.frames)
     for entry, leaf, path in _pairs(sharding, tree, ""):
         wanted = explicit_mismatch(leaf, entry, ctx, eager=eager)
         if wanted is None or leaf.sharding is None:
             continue
         shown = code_of(node)
-        if wanted.placed is not None and leaf.sharding.placed is not None:
+        if wanted.placed is not None:
             # On a mesh with Auto axes: the placements, which the types do not show.
             theirs = TypeSharding(wanted.placed).spec_text()
-            mine = TypeSharding(leaf.sharding.placed).spec_text()
+            if leaf.sharding.placed is not None:
+                mine = TypeSharding(leaf.sharding.placed).spec_text()
+                placed_as, instead = f"is placed as {mine}", f", or give in_shardings={mine}"
+            else:  # only its Explicit axes are known, and they differ
+                placed_as, instead = f"is {typeof(leaf)} (split so over the Explicit mesh axes)", ""
             interp.reporter.add(node, Code.SHARDING_TYPE_MISMATCH, (
-                f"{what}{path} is placed as {mine}, but in_shardings says {theirs}: jit does not move an "
-                f"argument already committed to the mesh; place it first: jax.device_put({shown}, {theirs}), "
-                f"or give in_shardings={mine}"))
+                f"{what}{path} {placed_as}, but in_shardings says {theirs}: jit does not move an "
+                f"argument already committed to the mesh; place it first: jax.device_put({shown}, {theirs})"
+                f"{instead}"))
             return True
         interp.reporter.add(node, Code.SHARDING_TYPE_MISMATCH, (
             f"{what}{path} is {typeof(leaf)}, but in_shardings says {wanted.spec_text()}: jit does not reshard "

@@ -54,9 +54,86 @@ def typed(key: str, interp: Interpreter, call: CallArgs, ctx: Context, result: V
         return forget(result)
     if outcome.problems:
         interp.reporter.problems(outcome.problems, call.node, call.arg_nodes)
-    if outcome.sharding is result.sharding:
+    sharding = outcome.sharding
+    if sharding is not None:
+        # Rules that keep an operand's placement over the Auto axes: XLA keeps it, except in a
+        # dim where an Auto axis leads an Explicit one.
+        sharding = st.elementwise_result(sharding)
+        if sharding.placed is None and sharding.known:
+            placed_ = _placement_by_rule(rule, interp, call, ctx, result)
+            if placed_ is not None:
+                sharding = TypeSharding(sharding.dims, sharding.mesh, placed_, sharding.volatile)
+        sharding = st.settled(sharding, operands_volatile(call))
+    if sharding is result.sharding:
         return result
-    return result.with_sharding(outcome.sharding)
+    return result.with_sharding(sharding)
+
+
+def _placement_by_rule(rule: Rule, interp: Interpreter, call: CallArgs, ctx: Context,
+                       result: ArrayType) -> tuple[tuple[str, ...], ...] | None:
+    """Where an op's result lies over every mesh axis, Auto ones included, where each array
+    operand's placement is known: the op's own rule applied to the placements, as if every
+    axis were Explicit. XLA lays the result out so (JAX 0.10.2: a stack, transpose, concatenate,
+    cumsum or sum of values placed `P(None, ('Y', 'X'))` on an Auto mesh); where the rule would
+    refuse it, XLA chooses, and it is unknown."""
+    swapped = _with_placements(call)
+    if swapped is None:
+        return None
+    interp.reporter.muted += 1
+    try:
+        outcome = rule(interp, swapped, ctx, result)
+    except (AssertionError, IndexError, KeyError, ValueError):
+        return None
+    finally:
+        interp.reporter.muted -= 1
+    if outcome.problems or outcome.sharding is None or not outcome.sharding.known:
+        return None
+    return tuple(entry or () for entry in outcome.sharding.dims)
+
+
+def _with_placements(call: CallArgs) -> CallArgs | None:
+    """`call` with each array operand typed as it is placed (None: some placement unknown, or
+    no array operand)."""
+    found = False
+
+    def placed_as(value: Value) -> Value:
+        nonlocal found
+        if isinstance(value, ArrayType) and (value.dims or value.ellipsis is not None):
+            sharding = value.sharding
+            if sharding is None or sharding.placed is None or not st.keeps_placement(sharding):
+                raise LookupError
+            found = True
+            return value.with_sharding(TypeSharding(sharding.placed, sharding.mesh))
+        if isinstance(value, Seq):
+            return Seq(tuple(placed_as(item) for item in value.items), value.is_list, value.node, value.lookup)
+        return value
+
+    try:
+        args = [placed_as(value) for value in call.args]
+        kwargs = {key: placed_as(value) for key, value in call.kwargs.items()}
+        indexed = placed_as(call.indexed) if call.indexed is not None else None
+    except LookupError:
+        return None
+    if not found:
+        return None
+    return CallArgs(call.node, args, call.arg_nodes, kwargs, call.kwarg_nodes, call.raw_args, call.raw_kwargs,
+                    call.opaque, call.name, call.written, call.signature,
+                    indexed if isinstance(indexed, ArrayType) else None)
+
+
+def operands_volatile(call: CallArgs) -> frozenset[str]:
+    """The `volatile` axes of the arrays a call is given (in lists and tuples too): its result,
+    computed from them, is typed from its compiled placement."""
+    found: frozenset[str] = frozenset()
+    pending: list[Value] = [*call.args, *call.kwargs.values()]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, ArrayType):
+            if value.sharding is not None and value.sharding.volatile:
+                found |= value.sharding.volatile
+        elif isinstance(value, Seq):
+            pending.extend(value.items)
+    return found
 
 
 def forget(value: Value) -> Value:
@@ -175,10 +252,11 @@ def _placed_leaf(sharding: Spec | Sharding, leaf: ArrayType, ctx: Context, commi
 def explicit_mismatch(value: ArrayType, sharding: Spec | Sharding, ctx: Context, *,
                       eager: bool = False) -> TypeSharding | None:
     """The split `sharding` gives `value` where it certainly differs from the value's own, on a
-    mesh of Explicit axes only that the value is committed to (made or placed under it): jit's
-    in_shardings and shard_map's in_specs do not reshard such an argument, JAX refuses it. None
-    where they agree or anything is unknown (Auto axes are not in the type: compared only
-    `eager`, where the value's placement over them is known, as `device_put` committed it)."""
+    mesh that the value is committed to (made or placed under it): jit's in_shardings and
+    shard_map's in_specs do not reshard such an argument, JAX refuses it. None where they agree
+    or anything is unknown. Auto axes are not in the type: on a mesh with some, the placements
+    are compared only `eager`, where the value's placement over them is known, as `device_put`
+    committed it; else only their Explicit axes, which the type shows."""
     read = placement(sharding, ctx)
     mesh = read[1] if read is not None else None
     if read is None or mesh is None or value.rank is None or value.sharding is None:
@@ -188,9 +266,12 @@ def explicit_mismatch(value: ArrayType, sharding: Spec | Sharding, ctx: Context,
     if not types or value.sharding.mesh != mesh.axes:
         return None
     if any(kind != st.EXPLICIT for kind in types.values()):
-        wanted = st.committed(entries, value.rank, types, mesh.axes) if eager else None
-        if wanted is None or wanted.placed is None or value.sharding.placed is None:
+        wanted = st.committed(entries, value.rank, types, mesh.axes)
+        if wanted is None:
             return None
+        if eager and wanted.placed is not None and value.sharding.placed is not None:
+            return wanted if st.same_placement(wanted, value.sharding) is False else None
+        return wanted if st.explicit_axes_differ(wanted, value.sharding) else None
     else:
         wanted = st.from_spec(entries, value.rank, types, mesh.axes)
     if wanted is None or st.same_placement(wanted, value.sharding) is not False:
