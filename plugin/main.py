@@ -28,7 +28,7 @@ from shapecheck.plugin import hooks
 from shapecheck.plugin.annotations import may_be_annotation, refers_to_variable
 from shapecheck.plugin.dependencies import additional_deps
 from shapecheck.plugin.named_axes import AxisNames, widen_function, widen_method
-from shapecheck.plugin.options import config_data, load_config
+from shapecheck.plugin.options import INSTALLED_DATA, InstalledPackages, config_data, load_config
 from shapecheck.plugin.reporting import FileReporter
 from shapecheck.plugin.restored import restore_names
 from shapecheck.plugin.scope import Watch
@@ -38,6 +38,7 @@ class ShapecheckPlugin(Plugin):
     def __init__(self, options: Options) -> None:
         super().__init__(options)
         self.config = load_config(options)
+        self.installed = InstalledPackages(options)
         self.reporter = FileReporter(self.config)
         self.watch = Watch()
         self.axis_names = AxisNames()
@@ -54,7 +55,7 @@ class ShapecheckPlugin(Plugin):
         self.reporter.use_modules(modules)
 
     def report_config_data(self, ctx: ReportConfigContext) -> dict[str, object]:
-        return config_data(self.config)
+        return INSTALLED_DATA if ctx.path in self.installed else config_data(self.config)
 
     def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
         self.reporter.note_source(file)

@@ -7,6 +7,7 @@ They are read from the file mypy itself was configured from, and parsed by the s
 from __future__ import annotations
 
 import configparser
+import os
 import sys
 import tomllib
 from pathlib import Path
@@ -65,7 +66,8 @@ def _ini_table(path: Path) -> dict[str, object]:
 
 
 def config_data(config: Config) -> dict[str, object]:
-    """What mypy stores with each cached module: a change here invalidates the cache."""
+    """What mypy stores with each cached module of the project: a change here invalidates the
+    cache."""
     return {
         "version": PLUGIN_VERSION,
         "select": sorted(config.select) if config.select is not None else None,
@@ -73,3 +75,31 @@ def config_data(config: Config) -> dict[str, object]:
         "annotation_names": sorted(config.annotation_names),
         "x64": config.x64,
     }
+
+
+INSTALLED_DATA: Final[dict[str, object]] = {"version": PLUGIN_VERSION}
+"""What mypy stores with each cached module of an installed package (jax's own): mypy reports
+no error in one, so the settings cannot change what it shows, and a change of them does not
+make mypy analyse the package again."""
+
+
+class InstalledPackages:
+    """Whether a module mypy reads lies in the site-packages of the Python it checks for."""
+
+    def __init__(self, options: Options) -> None:
+        self._options = options
+        self._roots: tuple[str, ...] | None = None
+
+    def __contains__(self, path: str) -> bool:
+        if self._roots is None:
+            self._roots = self._find()
+        return bool(path) and os.path.abspath(path).startswith(self._roots)
+
+    def _find(self) -> tuple[str, ...]:
+        from mypy.modulefinder import get_search_dirs
+
+        try:
+            _, site_packages = get_search_dirs(self._options.python_executable)
+        except Exception:  # an executable mypy cannot ask: every module counts as the project's
+            return ()
+        return tuple(os.path.join(os.path.abspath(root), "") for root in site_packages)

@@ -6,11 +6,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from mypy import api
 
 from shapecheck.engine import Engine, FileResult
 from shapecheck.plugin import prefetch
 
-from .support import run_mypy, write_config
+from .support import cache_for, run_mypy, write_config
 
 ANNOTATIONS = '''\
 {future}from collections.abc import Callable
@@ -199,22 +200,37 @@ def test_no_regression_on_ordinary_code(tmp_path: Path, plugin_cache: Path,
         [(m.line, m.column, m.message, m.code) for m in without.errors("wrong_module.py")]
 
 
-def test_options_from_mypy_ini(tmp_path: Path) -> None:
+def test_options_from_mypy_ini(tmp_path: Path, plugin_cache: Path) -> None:
     path = write(tmp_path, "options_ini.py", textwrap.dedent(BROADCAST) + "\nFloat32 = 0\n"
                  "f: Float32[(3,)] = jnp.ones((4,))\n")
     config = write_config(tmp_path, shapecheck="ignore = SC101\nextend_annotation_names = Float32")
-    run = run_mypy([path], config, tmp_path / "cache")
+    run = run_mypy([path], config, plugin_cache)
     assert run.shape_pairs("options_ini.py") == {(13, "SC103"): 1}
 
 
-def test_options_from_pyproject(tmp_path: Path) -> None:
+def test_changed_settings_check_the_project_again_but_not_jax(tmp_path: Path, plugin_cache: Path) -> None:
+    # mypy reports nothing in an installed package, so the settings cannot change what it shows
+    # there: its cached analysis of jax stays valid, that of the project's module does not.
+    path = write(tmp_path, "settings_changed.py", BROADCAST)
+    first = run_mypy([path], write_config(tmp_path), plugin_cache)
+    assert set(first.shape_pairs("settings_changed.py")) == {(8, "SC101"), (10, "SC101")}
+    changed = write_config(tmp_path, shapecheck="ignore = SC101")
+    # As run_mypy runs it, over the same cache, and verbose: mypy logs which modules it reuses.
+    stdout, log, status = api.run(["--config-file", str(changed), "--cache-dir", str(cache_for(plugin_cache)),
+                                   "--show-error-codes", "--no-error-summary", "-v", str(path)])
+    assert status == 0 and "SC101" not in stdout and "broadcast" not in stdout, stdout
+    assert "Metadata fresh for jax.numpy:" in log
+    assert "Metadata fresh for settings_changed:" not in log
+
+
+def test_options_from_pyproject(tmp_path: Path, plugin_cache: Path) -> None:
     path = write(tmp_path, "options_toml.py", BROADCAST)
     ini = write_config(tmp_path).read_text().splitlines()
     config = tmp_path / "pyproject.toml"
     config.write_text(f'[tool.mypy]\nmypy_path = "{ini[1].split(" = ")[1]}"\n'
                       'plugins = ["shapecheck.plugin"]\n'
                       '[tool.shapecheck]\nselect = ["SC2"]\n')
-    run = run_mypy([path], config, tmp_path / "cache")
+    run = run_mypy([path], config, plugin_cache)
     assert run.status == 0, run.stdout + run.stderr
     assert run.shape_pairs("options_toml.py") == {}
 
