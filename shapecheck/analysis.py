@@ -178,16 +178,18 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
                                "reported, the rest of the file is unchecked")
     if not reporter.findings and not types:
         return ([stopped] if stopped else []), ()
-    # Which nodes are this file's (rather than another module's, interpreted for a call) costs
-    # a walk of the tree: done only for files with something to show.
-    here_ids = _node_ids(module)
+    # Which nodes are this file's (rather than another module's: a function analysed for a call,
+    # a spec imported from there) costs a walk of the tree: done only where the analysis read
+    # another project module or ran another module's function.
+    foreign = interpreter.ran_foreign or any(digest is not None for digest in loader.reads.values())
+    here_ids = _node_ids(module) if foreign else None
     positions = Positions(text)
 
     def span(node: ast.AST) -> Span:
         return positions.span(node) or Span(1, 0, 1, 0)
 
     def here(node: ast.AST | None) -> bool:
-        return node is not None and id(node) in here_ids
+        return node is not None and (here_ids is None or id(node) in here_ids)
 
     # A finding or note at a node of another module (a spec imported from there) goes to the
     # finding's place in this file, or is left out: this file's path with that module's

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from shapecheck.dims import Dim, Sym, format_dim
 
@@ -157,22 +157,26 @@ class ArrayType:
     def is_anything(self) -> bool:
         return self.ellipsis is not None and not self.dims and self.named_open and not self.named
 
+    # The copies below call the constructor with every field rather than `dataclasses.replace`,
+    # which looks each field up by name: they run for nearly every value the analyser computes.
+
     def with_dims(self, dims: Iterable[Dim], ellipsis: int | None = None) -> ArrayType:
-        return replace(self, dims=tuple(dims), ellipsis=ellipsis, sharding=None)
+        return ArrayType(self.dtype, tuple(dims), self.named, ellipsis, self.named_open, self.weak, None)
 
     def with_named(self, named: Mapping[str, Dim] | Iterable[tuple[str, Dim]]) -> ArrayType:
-        return replace(self, named=named_shape(named))
+        return ArrayType(self.dtype, self.dims, named_shape(named), self.ellipsis, self.named_open, self.weak,
+                         self.sharding)
 
     def with_sharding(self, sharding: Sharding | None) -> ArrayType:
-        return replace(self, sharding=sharding)
+        return ArrayType(self.dtype, self.dims, self.named, self.ellipsis, self.named_open, self.weak, sharding)
 
-    def with_dtype(self, dtype: str | None) -> ArrayType:
-        return replace(self, dtype=dtype, weak=False)
+    def with_dtype(self, dtype: str | None, weak: bool = False) -> ArrayType:
+        return ArrayType(dtype, self.dims, self.named, self.ellipsis, self.named_open, weak, self.sharding)
 
     def map_dims(self, size: Callable[[Dim], Dim]) -> ArrayType:
         """The same type with `size` applied to every positional and named size."""
-        return replace(self, dims=tuple(size(d) for d in self.dims),
-                       named=tuple((n, size(s)) for n, s in self.named))
+        return ArrayType(self.dtype, tuple(size(d) for d in self.dims), tuple((n, size(s)) for n, s in self.named),
+                         self.ellipsis, self.named_open, self.weak, self.sharding)
 
     def symbols(self) -> set[str]:
         """Names of the symbolic sizes this type mentions."""

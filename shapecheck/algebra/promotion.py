@@ -15,7 +15,6 @@ inference serves both modes, and `admits` decides per mode.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from typing import Final, NamedTuple
 
 from shapecheck.dtypes import KINDS, NUMPY_NAMES, admitted, narrowed
@@ -328,7 +327,10 @@ def as_shown(value: ArrayType, x64: bool | None = None) -> ArrayType:
     """`value` as a person reads it in mode `x64`: narrowed unless x64 is on (JAX's default is off)."""
     if x64 or value.dtype is None or value.dtype not in KINDS:
         return value
-    return replace(value, dtype=narrowed(value.dtype))
+    narrow = narrowed(value.dtype)
+    if narrow == value.dtype:  # most values: nothing to narrow, and no copy (hover keeps thousands)
+        return value
+    return ArrayType(narrow, value.dims, value.named, value.ellipsis, value.named_open, value.weak, value.sharding)
 
 
 def mismatch_message(what: str, declared: str, inferred: Typed, source: str | None = None,

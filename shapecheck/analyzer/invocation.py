@@ -102,6 +102,8 @@ class Invocation(InterpreterState):
         self.last_receiver = None
         if ctx.depth > MAX_DEPTH:
             return None
+        if function.module != self.module_name:
+            self.ran_foreign = True  # before its defaults are read: they are its module's nodes too
         params = function.node.args
         listed = parameters(params)
         scope = function.scope.child()

@@ -37,7 +37,7 @@ def to_lit(node: ast.expr, lookup: NameLookup | None = None) -> Lit:
             for el in node.elts
         )
         kind = Kind.TUPLE if isinstance(node, ast.Tuple) else Kind.LIST
-        return Lit(kind, items=items, text=code(node), origin=node)
+        return Lit(kind, items=items, text=_spelled(node, kind, items), origin=node)
     elif isinstance(node, ast.Dict):
         flat: list[Lit] = []
         for key, value in zip(node.keys, node.values, strict=True):
@@ -75,3 +75,21 @@ def _constant(node: ast.Constant) -> Lit:
         return Lit(Kind.ELLIPSIS, text="...", origin=node)
     return Lit(Kind.OTHER, text=code(node), origin=node)  # bytes, complex
 
+
+
+# Literals whose text is CPython's own spelling of their node, wherever it stands.
+_SPELLED_AS_WRITTEN = frozenset({Kind.INT, Kind.STR, Kind.BOOL, Kind.NONE, Kind.NAME, Kind.ELLIPSIS, Kind.TUPLE,
+                                 Kind.LIST})
+
+
+def _spelled(node: ast.Tuple | ast.List, kind: Kind, items: tuple[Lit, ...]) -> str:
+    """`code(node)`, joined from its items' texts where each is its own element's spelling (a
+    spec of names and numbers): unparsing each level of a nested spec again would cost more than
+    reading it, and a function's specs are read once per call analysed."""
+    if not all(item.kind in _SPELLED_AS_WRITTEN and item.origin is element and item.text
+               for item, element in zip(items, node.elts, strict=True)):
+        return code(node)
+    inner = ", ".join(item.text for item in items)
+    if kind is Kind.LIST:
+        return f"[{inner}]"
+    return f"({inner},)" if len(items) == 1 else f"({inner})"

@@ -87,6 +87,9 @@ class InterpreterState:
         self.analyses: dict[int, int] = {}  # function node id -> analyses for distinct arguments
         self.frames: list[Frame] = []
         self.types = types  # node id -> (node, type, placement) of array-valued expressions, for hover
+        # Whether a function of another module was analysed here: only then can a finding or a
+        # kept type be at a node of another module's tree.
+        self.ran_foreign = False
         self.scope = Scope(None, module_name)
         self._module_sources: dict[str, ast.expr] = {}
         self._map_axis_names: frozenset[str] | None = None

@@ -55,12 +55,19 @@ def code(node: ast.AST, limit: int | None = None) -> str:
     cut to `limit` characters with an ellipsis.
 
     Rebuilt from the tree rather than cut from the file, since the nodes interpreted may be
-    another module's (a function imported and called here)."""
-    try:
-        text = " ".join(ast.unparse(node).split())
-    except (RecursionError, ValueError):
-        return "..."
+    another module's (a function imported and called here). Kept per node: a function's body is
+    analysed once per call, and its literal specs are read (and spelled) each time."""
+    text = _CODE.get(node)
+    if text is None:
+        try:
+            text = " ".join(ast.unparse(node).split())
+        except (RecursionError, ValueError):
+            return "..."
+        _CODE[node] = text
     return text if limit is None or len(text) <= limit else text[:limit - 3] + "..."
+
+
+_CODE: weakref.WeakKeyDictionary[ast.AST, str] = weakref.WeakKeyDictionary()
 
 
 def target_names(node: ast.AST) -> list[str]:

@@ -37,3 +37,27 @@ def test_sequences_become_tuples() -> None:
     assert built.named == (("a", 2), ("b", 1)) and isinstance(built.named, tuple)
     assert built == ArrayType("f32", (2, 3), (("a", 2), ("b", 1)))
     assert hash(built) == hash(ArrayType("f32", (2, 3), (("a", 2), ("b", 1))))
+
+
+def test_each_copy_changes_only_its_own_field() -> None:
+    # The copies build the type field by field (faster than dataclasses.replace): a field added
+    # to ArrayType and forgotten there would be lost by every copy.
+    from dataclasses import fields
+
+    from shapecheck.types import Sharding
+
+    whole = ArrayType("float32", (Sym("n"), 4), (("batch", 2),), None, True, True,
+                      Sharding((("X",), ()), (("X", 2),), (("X",), ("Y",)), frozenset({"Z"})))
+    # Every field but `ellipsis` (a type with one has no sharding), which with_dims sets.
+    assert all(getattr(whole, f.name) != f.default for f in fields(ArrayType) if f.name != "ellipsis")
+    sharding = Sharding(((), ()), (("X", 2),))
+    assert whole.with_sharding(sharding) == replace(whole, sharding=sharding)
+    assert whole.with_sharding(sharding).sharding == sharding
+    assert whole.with_named({"k": 3}) == replace(whole, named=(("k", 3),))
+    assert whole.with_named({"k": 3}).sharding == whole.sharding
+    assert whole.with_dims((5, 6), 1) == replace(whole, dims=(5, 6), ellipsis=1, sharding=None)
+    assert whole.with_dtype("int32") == replace(whole, dtype="int32", weak=False)
+    assert whole.with_dtype("int32").sharding == whole.sharding
+    assert whole.map_dims(lambda size: size) == whole and whole.map_dims(lambda size: size).sharding == whole.sharding
+    for copy in (whole.with_sharding(sharding), whole.with_named({}), whole.with_dtype("int32")):
+        assert (copy.named_open, copy.weak or copy.dtype == "int32") == (True, True)

@@ -3,7 +3,6 @@ dot_product_attention."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import reduction
@@ -37,7 +36,7 @@ def activation(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     if not isinstance(value, ArrayType):
         return elementwise(interp, call, [value, *call.rest()])
     dtype = function(call.short_name, [Typed(value.dtype, value.weak)])  # sigmoid of ints is a float
-    return replace(value, dtype=dtype.dtype, weak=dtype.weak)
+    return value.with_dtype(dtype.dtype, dtype.weak)
 
 
 @REGISTRY.handles(f"{NN}.logsumexp", signature="a, axis=None, b=None, keepdims=False, return_sign=False, where=None")
@@ -61,7 +60,7 @@ def softmax(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
         # The reduction is only run for its checks: softmax keeps its argument's shape.
         finish(interp, reduction.reduce(value, axis, keepdims=True, what=f"jax.nn.{call.short_name}"), call)
     dtype = function(call.short_name, [Typed(value.dtype, value.weak)])  # a float, whatever goes in
-    return replace(value, dtype=dtype.dtype, weak=dtype.weak)
+    return value.with_dtype(dtype.dtype, dtype.weak)
 
 
 @REGISTRY.handles(f"{NN}.one_hot", signature="x, num_classes, *, dtype=None, axis=-1")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import broadcast as algebra_broadcast
@@ -54,7 +53,7 @@ def arithmetic(interp: Interpreter, call: CallArgs, operator: type[ast.operator 
             return unknown_partner(known)
         result = finish(interp, algebra_broadcast.broadcast([a, b], labels(call)), call)
         dtype = function(_FUNCTIONS.get(operator, "add"), [Typed(a.dtype, a.weak), Typed(b.dtype, b.weak)])
-        return replace(result, dtype=dtype.dtype, weak=dtype.weak)
+        return result.with_dtype(dtype.dtype, dtype.weak)
     if issubclass(operator, ast.operator):
         folded = number_operation(operator, left, right)  # Python's numbers: `D // H`, `1 / math.sqrt(d)`
         if folded is not None:

@@ -55,7 +55,7 @@ def typed(key: str, interp: Interpreter, call: CallArgs, ctx: Context, result: V
     if outcome.problems:
         interp.reporter.problems(outcome.problems, call.node, call.arg_nodes)
     sharding = outcome.sharding
-    if sharding is not None:
+    if sharding is not None and sharding.mesh is not None:  # no mesh: placed nowhere
         # Rules that keep an operand's placement over the Auto axes: XLA keeps it, except in a
         # dim where an Auto axis leads an Explicit one.
         sharding = st.elementwise_result(sharding)
