@@ -90,3 +90,20 @@ def test_syntax_error_severity_comes_from_its_rule(monkeypatch: pytest.MonkeyPat
 
 def test_not_checked_has_no_rule_and_is_an_error() -> None:
     assert severity_of(Code.NOT_CHECKED) is Severity.ERROR
+
+
+def test_a_severity_is_read_from_its_rule_alone_until_every_rule_is_loaded() -> None:
+    # A fresh interpreter: a check that reports one code reads that rule's module only, and
+    # each severity is its rule's whether the table is loaded or not.
+    import subprocess
+    import sys
+
+    child = (
+        "import sys; from shapecheck.codes import Code; from shapecheck.rules import severity_of\n"
+        "first = severity_of(Code.BROADCAST_MISMATCH), severity_of(Code.UNUSED_SUPPRESSION)\n"
+        "loaded = sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('shapecheck.rules.sc'))\n"
+        "from shapecheck.rules import RULES\n"
+        "print(loaded, [s.value for s in first] == [RULES[Code.BROADCAST_MISMATCH].severity.value,"
+        " RULES[Code.UNUSED_SUPPRESSION].severity.value], severity_of(Code.NOT_CHECKED).value)\n")
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["['sc006_unused_suppression',", "'sc101_broadcast_mismatch']", "True", "error"]

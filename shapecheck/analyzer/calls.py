@@ -84,6 +84,8 @@ class Signature:
 
 def _parameters(text: str) -> list[str]:
     """`text` split at its top-level commas: a default may be a tuple (`pos_contract=((), ())`)."""
+    if "(" not in text and "[" not in text and "{" not in text:  # most: read at every start-up
+        return [part.strip() for part in text.split(",")]
     parts: list[str] = []
     depth, start = 0, 0
     for index, char in enumerate(text):
