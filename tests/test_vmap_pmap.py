@@ -290,3 +290,15 @@ def test_unmapped_is_worked_out_when_an_analysis_first_asks(main_first: bool) ->
     psum_line = PRELUDE.count("\n") + source.splitlines().index("    return lax.psum(helper(v), 'i')") + 1
     assert [(d.span.line, d.code) for d in result.diagnostics] == [(psum_line, "SC202")]
     assert any("`main` is called under no map" in note.message for d in result.diagnostics for note in d.notes)
+
+
+def test_a_jitted_function_is_mapped_differentiated_and_scanned_as_the_function() -> None:
+    # jit changes how a function runs, never its shapes: wrapped in a transform it is followed.
+    found, types = run("""\
+        mapped = jax.vmap(jax.jit(g))(x, w)
+        kept = jax.vmap(jax.jit(f))(x)
+        slope = jax.grad(jax.jit(lambda a: jnp.sum(a * jnp.ones(3))))(jnp.ones(4))
+        carry, ys = lax.scan(jax.jit(lambda c, e: (c + e, e)), jnp.zeros(4), jnp.ones((5, 3)))
+        """)
+    assert [(line, code) for line, code, _ in found] == [(1, "SC102"), (3, "SC101"), (4, "SC101")], found
+    assert shape(types["kept"]) == (8, 4)

@@ -18,6 +18,7 @@ from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Const,
     Function,
+    Jitted,
     Partial,
     Qual,
     Seq,
@@ -86,7 +87,7 @@ def wraps(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
 
 
 def _function(fun: Value) -> Value:
-    return fun if isinstance(fun, Function | Partial | Xmap | Vmap | ShardMap) else None
+    return fun if isinstance(fun, Function | Partial | Xmap | Vmap | ShardMap | Jitted) else None
 
 
 # ---------------------------------------------------------------- grad

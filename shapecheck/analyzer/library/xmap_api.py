@@ -27,7 +27,7 @@ from shapecheck.analyzer.library.trees import to_value, value_tree
 from shapecheck.analyzer.literals import to_lit
 from shapecheck.analyzer.qualnames import XMAP
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Dict, Function, Seq, Value, Xmap, as_int
+from shapecheck.analyzer.values import Const, Dict, Function, Jitted, Seq, Value, Xmap, as_int
 from shapecheck.codes import Code
 from shapecheck.dims import Conflict, Dim
 from shapecheck.literal import Kind, Lit, from_value
@@ -182,7 +182,10 @@ def call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scope
     named_args = [_with_sizes(arg, axis_sizes) for arg in named_args]
     body_call = CallArgs(call.node, [to_value(v) for v in named_args], list(call.arg_nodes))
     result = interp.call(xm.fun, body_call, inner, scope)
-    if not isinstance(xm.fun, Function):
+    body = xm.fun
+    while isinstance(body, Jitted):  # jit changes how the body runs, not what it computes
+        body = body.fun
+    if not isinstance(body, Function):
         # A library function as the body (`xmap(jnp.vdot, ...)`): its result is built by this call.
         interp.check_cooccurrence(result, body_call.args, call.node, inner)
     if out_tree is None:
