@@ -99,7 +99,11 @@ BROADCAST = """\
 
 def test_errors_at_line_and_column_with_codes_and_ignores(tmp_path: Path, plugin_cache: Path) -> None:
     path = write(tmp_path, "ignores.py", BROADCAST)
-    run = run_mypy([path], write_config(tmp_path), plugin_cache, ["--warn-unused-ignores"])
+    # Set for this module, as a project sets it: mypy's cached analysis of jax, made with the
+    # default flags, stays valid (a global --warn-unused-ignores would analyse jax again).
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + "[mypy-ignores]\nwarn_unused_ignores = True\n")
+    run = run_mypy([path], config, plugin_cache)
     found = {(m.line, m.column, m.code) for m in run.errors("ignores.py")
              if m.code != "unused-ignore"}
     # line 9 is silenced (its ignore is used, so not reported as unused); line 10's ignore names
