@@ -31,9 +31,13 @@ _all: dict[Code, Rule] | None = None
 def __getattr__(name: str) -> dict[Code, Rule]:
     """`RULES`: every rule, keyed and sorted by code. Loaded on first use: a check that finds
     nothing never reads a rule (their docs and examples are most of this package)."""
-    global _all
     if name != "RULES":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _table()
+
+
+def _table() -> dict[Code, Rule]:
+    global _all
     if _all is None:
         _all = _load()
     return _all
@@ -41,7 +45,7 @@ def __getattr__(name: str) -> dict[Code, Rule]:
 
 def get_rule(code: str) -> Rule | None:
     """The rule for `code` (`SC201`) or for its name (`resource-cooccurrence`)."""
-    rules = __getattr__("RULES")
+    rules = _table()
     code = code.strip()
     if code.upper() in rules:
         return rules[Code(code.upper())]

@@ -181,7 +181,7 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
     # Which nodes are this file's (rather than another module's: a function analysed for a call,
     # a spec imported from there) costs a walk of the tree: done only where the analysis read
     # another project module or ran another module's function.
-    foreign = interpreter.ran_foreign or any(digest is not None for digest in loader.reads.values())
+    foreign = interpreter.ran_foreign or bool(loader.dependencies())
     here_ids = _node_ids(module) if foreign else None
     positions = Positions(text)
 

@@ -79,12 +79,21 @@ def malformed(what: str, pattern: str, fault: str) -> Problem:
     return Problem(Code.INVALID_EINSUM_SPEC, f"{what}: pattern {pattern!r} {fault}")
 
 
-def parse(pattern: str, what: str) -> Pattern | Problem:
-    """`'left -> right'`, each side parsed (`what` names the API in messages)."""
+def _sides(pattern: str, what: str, hint: str) -> tuple[str, str] | Problem:
+    """The text either side of the one `->` of `pattern`; `hint` says how to write it."""
     if pattern.count("->") != 1:
         fault = "has no `->`" if "->" not in pattern else "has more than one `->`"
-        return malformed(what, pattern, f"{fault}; write it as 'input axes -> output axes'")
+        return malformed(what, pattern, f"{fault}; {hint}")
     left, _, right = pattern.partition("->")
+    return left, right
+
+
+def parse(pattern: str, what: str) -> Pattern | Problem:
+    """`'left -> right'`, each side parsed (`what` names the API in messages)."""
+    sides = _sides(pattern, what, "write it as 'input axes -> output axes'")
+    if isinstance(sides, Problem):
+        return sides
+    left, right = sides
     counter = iter(range(len(pattern)))
     try:
         return Pattern(pattern, side(left, counter), side(right, counter))
@@ -334,10 +343,10 @@ def einsum_spec(pattern: str) -> str | Problem | None:
     """`einops.einsum`'s pattern (`'batch d, d k -> batch k'`) as a `jnp.einsum` spec (`'ab,bc->ac'`),
     which is what einops hands to JAX; None where it names more axes than there are letters."""
     what = "einops.einsum"
-    if pattern.count("->") != 1:
-        fault = "has no `->`" if "->" not in pattern else "has more than one `->`"
-        return malformed(what, pattern, f"{fault}; einops.einsum needs the output axes after `->`")
-    left, _, right = pattern.partition("->")
+    sides = _sides(pattern, what, "einops.einsum needs the output axes after `->`")
+    if isinstance(sides, Problem):
+        return sides
+    left, right = sides
     counter = iter(range(len(pattern)))
     try:
         # An input may repeat an axis (a diagonal, `'a a -> a'`); the output may not.

@@ -330,7 +330,7 @@ def as_shown(value: ArrayType, x64: bool | None = None) -> ArrayType:
     narrow = narrowed(value.dtype)
     if narrow == value.dtype:  # most values: nothing to narrow, and no copy (hover keeps thousands)
         return value
-    return ArrayType(narrow, value.dims, value.named, value.ellipsis, value.named_open, value.weak, value.sharding)
+    return value.with_dtype(narrow, value.weak)
 
 
 def mismatch_message(what: str, declared: str, inferred: Typed, source: str | None = None,

@@ -730,17 +730,19 @@ def same_placement(a: Sharding, b: Sharding) -> bool | None:
     if not a.known or not b.known or len(a.dims) != len(b.dims):
         return None
     sizes = dict(mesh) if mesh is not None else {}
-
-    def placed(entry: Axes) -> Axes | None:
-        if any(sizes.get(axis) is None for axis in entry):
-            return None
-        return tuple(axis for axis in entry if sizes[axis] != 1)
-
-    left = [placed(entry or ()) for entry in a.dims]
-    right = [placed(entry or ()) for entry in b.dims]
+    left = [_splitting(entry or (), sizes) for entry in a.dims]
+    right = [_splitting(entry or (), sizes) for entry in b.dims]
     if None in left or None in right:
         return None
     return left == right
+
+
+def _splitting(entry: Axes, sizes: Mapping[str, int | None]) -> Axes | None:
+    """The axes of `entry` that split a dim on the devices: a size-1 axis splits nothing. None
+    where an axis's size is unknown."""
+    if any(sizes.get(axis) is None for axis in entry):
+        return None
+    return tuple(axis for axis in entry if sizes[axis] != 1)
 
 
 def explicit_axes_differ(a: Sharding, b: Sharding) -> bool:
@@ -750,11 +752,9 @@ def explicit_axes_differ(a: Sharding, b: Sharding) -> bool:
     it over those, each Explicit axis still splits the dims its type says."""
     sizes = dict(a.mesh if a.mesh is not None else b.mesh or ())
     for left, right in zip(a.dims, b.dims, strict=False):
-        if left is None or right is None:
-            continue
-        if any(sizes.get(axis) is None for axis in (*left, *right)):
-            continue
-        if {axis for axis in left if sizes[axis] != 1} != {axis for axis in right if sizes[axis] != 1}:
+        mine = _splitting(left, sizes) if left is not None else None
+        theirs = _splitting(right, sizes) if right is not None else None
+        if mine is not None and theirs is not None and set(mine) != set(theirs):
             return True
     return False
 

@@ -411,6 +411,13 @@ def as_dim(value: Value) -> Dim:
     return as_int(value)
 
 
+def dim_value(dim: Dim) -> Value:
+    """A size as the program holds it (what `x.shape` gives): the inverse of `as_dim`."""
+    if isinstance(dim, int):
+        return Const(dim)
+    return SymSize(dim) if isinstance(dim, Sym) else None
+
+
 def as_str(value: Value) -> str | None:
     if isinstance(value, Const) and isinstance(value.value, str):
         return value.value

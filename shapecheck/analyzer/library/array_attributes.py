@@ -20,10 +20,10 @@ from shapecheck.analyzer.values import (
     Const,
     DType,
     Seq,
-    SymSize,
     Value,
+    dim_value,
 )
-from shapecheck.dims import Dim, Sym, product
+from shapecheck.dims import Dim, product
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -58,8 +58,7 @@ def shape_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
 def shape_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.arg("a")
     if isinstance(value, ArrayType) and value.ellipsis is None:
-        return Seq(tuple(Const(d) if isinstance(d, int) else SymSize(d) if isinstance(d, Sym) else None
-                         for d in value.dims))
+        return Seq(tuple(dim_value(d) for d in value.dims))
     return None
 
 

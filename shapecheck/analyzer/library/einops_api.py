@@ -19,8 +19,7 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import code_of, finish, labels, shape
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Seq, SymSize, Value, as_dim, as_str
-from shapecheck.dims import Dim, Sym
+from shapecheck.analyzer.values import Const, Seq, Value, as_dim, as_str, dim_value
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -116,15 +115,8 @@ def pack(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     names = [f"`{code_of(item)}`" for item in items] if items else None
     packed = einops_packing.pack(pattern, arrays, names)
     interp.reporter.problems(packed.problems, call.node, items or [node] * len(arrays))
-    shapes = tuple(Seq(tuple(_size(d) for d in dims)) if dims is not None else None for dims in packed.shapes)
+    shapes = tuple(Seq(tuple(dim_value(d) for d in dims)) if dims is not None else None for dims in packed.shapes)
     return Seq((packed.type, Seq(shapes, is_list=True)))
-
-
-def _size(dim: Dim) -> Value:
-    """A size as the program holds it (what `x.shape` gives)."""
-    if isinstance(dim, int):
-        return Const(dim)
-    return SymSize(dim) if isinstance(dim, Sym) else None
 
 
 @REGISTRY.handles(f"{EINOPS}.unpack", signature="tensor, packed_shapes, pattern")
