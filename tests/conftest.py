@@ -11,8 +11,36 @@ from typing import Any
 
 import pytest
 
-os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+from tests.xla_settings import xla_flags
+
+os.environ.setdefault("XLA_FLAGS", xla_flags(8))
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+
+def _share_compilations() -> None:
+    """One JAX compilation cache for the whole run: the pytest workers and every program the
+    tests start (they inherit the environment) compile a computation once between them.
+
+    Most of the runtime tests' time is XLA compiling the same fixtures again: the shape, dtype
+    and current-JAX differentials run the same programs, a legacy script runs as written and
+    migrated. A fresh folder per run (made by the first process, which removes it at exit), so
+    nothing is carried from one run to the next; tracing, and so every error JAX raises, is
+    unchanged: only compiled executables are reused.
+    """
+    if "JAX_COMPILATION_CACHE_DIR" in os.environ:
+        return
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="shapecheck-tests-xla-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = folder
+    os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"  # every computation, small ones too
+    os.environ["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] = "-1"  # whatever their size
+
+
+_share_compilations()
 
 HERE = Path(__file__).resolve().parent
 # The tests of these folders share one expensive fixture (a language server, mypy's cache of jax).

@@ -35,7 +35,8 @@ import pytest
 
 jax = pytest.importorskip("jax")
 
-# About 45 s of XLA compilation on one core: the clean code of 22 programs is compiled and run.
+# About 45 s on one core, mostly XLA compiling the clean code of 22 programs (with the quick
+# compilation of tests/xla_settings.py; 70 s without it).
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from shapecheck.codemods.migrate import migrate_text
+from tests.xla_settings import xla_flags
 
 from .snapshots import EXAMPLES, programs
 
@@ -27,7 +28,7 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d*)?(?:e[-+]?\d+)?")
 
 def _start(mode: str, files: list[Path]) -> subprocess.Popen[str]:
     root = Path(__file__).parents[2]
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu",
+    env = {**os.environ, "XLA_FLAGS": xla_flags(8), "JAX_PLATFORMS": "cpu",
            "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
     return subprocess.Popen([sys.executable, str(RUNNER), mode, *map(str, files)], env=env, cwd=root,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

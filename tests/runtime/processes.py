@@ -18,6 +18,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.xla_settings import xla_flags
+
 ROOT = Path(__file__).parents[2]
 PROGRAMS = Path(__file__).parent / "programs"
 _NUMBER = re.compile(r"-?\d+(?:\.\d*)?(?:e[-+]?\d+)?")
@@ -48,7 +50,7 @@ class Group:
 
     def start(self, name: str, command: Sequence[str], devices: int, env: Mapping[str, str] = {}) -> Run:
         """`command` with `devices` simulated CPU devices, in a process group of its own."""
-        environment = {**os.environ, "XLA_FLAGS": f"--xla_force_host_platform_device_count={devices}",
+        environment = {**os.environ, "XLA_FLAGS": xla_flags(devices),
                        "JAX_PLATFORMS": "cpu", **env,
                        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
         stdout, stderr = self.folder / f"{name}.out", self.folder / f"{name}.err"

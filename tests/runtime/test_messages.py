@@ -19,6 +19,7 @@ from jax.sharding import AxisType, Mesh
 import shapecheck.runtime.numpy as snp
 from shapecheck.runtime import NamedAxisError, nn, xmap
 from shapecheck.runtime.errors import Location
+from tests.xla_settings import xla_flags
 
 HERE = os.path.abspath(__file__)
 
@@ -118,7 +119,7 @@ def test_a_program_s_refusal_as_the_user_sees_it(tmp_path: Path) -> None:
     """Run as a user would, warnings as errors: no warning, one refusal, only the user's frames."""
     program = tmp_path / "prog.py"
     program.write_text(PROGRAM)
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"}
+    env = {**os.environ, "XLA_FLAGS": xla_flags(8), "JAX_PLATFORMS": "cpu"}
     run = subprocess.run([sys.executable, "-W", "error", str(program)], cwd=tmp_path, env=env,
                          capture_output=True, text=True, check=False, timeout=120)
     assert run.returncode == 1 and run.stdout == "ran\n", run.stderr
