@@ -84,7 +84,10 @@ make mypy analyse the package again."""
 
 
 class InstalledPackages:
-    """Whether a module mypy reads lies in the site-packages of the Python it checks for."""
+    """Whether a module mypy reads lies in the site-packages of the Python it checks for, or is
+    shapecheck's own (a checkout on mypy_path, as the README sets one up, is no more the
+    project than the installed package is: the settings do not change what it shows either,
+    and jax's modules that import it, `jax.lax` with its restored names, stay cached)."""
 
     def __init__(self, options: Options) -> None:
         self._options = options
@@ -92,7 +95,7 @@ class InstalledPackages:
 
     def __contains__(self, path: str) -> bool:
         if self._roots is None:
-            self._roots = self._find()
+            self._roots = self._find() + _own_folders()
         return bool(path) and os.path.abspath(path).startswith(self._roots)
 
     def _find(self) -> tuple[str, ...]:
@@ -103,3 +106,14 @@ class InstalledPackages:
         except Exception:  # an executable mypy cannot ask: every module counts as the project's
             return ()
         return tuple(os.path.join(os.path.abspath(root), "") for root in site_packages)
+
+
+def _own_folders() -> tuple[str, ...]:
+    """The folders shapecheck runs from: its package, and the plugin's and rules' folders,
+    which a checkout keeps beside it."""
+    import shapecheck
+    import shapecheck.plugin
+    import shapecheck.rules
+
+    folders = [*shapecheck.__path__, *shapecheck.plugin.__path__, *shapecheck.rules.__path__]
+    return tuple(dict.fromkeys(os.path.join(os.path.abspath(folder), "") for folder in folders))

@@ -214,7 +214,8 @@ def test_options_from_mypy_ini(tmp_path: Path, plugin_cache: Path) -> None:
 
 def test_changed_settings_check_the_project_again_but_not_jax(tmp_path: Path, plugin_cache: Path) -> None:
     # mypy reports nothing in an installed package, so the settings cannot change what it shows
-    # there: its cached analysis of jax stays valid, that of the project's module does not.
+    # there: its cached analysis of jax (and shapecheck) stays valid, that of the project's
+    # module does not.
     path = write(tmp_path, "settings_changed.py", BROADCAST)
     first = run_mypy([path], write_config(tmp_path), plugin_cache)
     assert set(first.shape_pairs("settings_changed.py")) == {(8, "SC101"), (10, "SC101")}
@@ -224,6 +225,10 @@ def test_changed_settings_check_the_project_again_but_not_jax(tmp_path: Path, pl
                                    "--show-error-codes", "--no-error-summary", "-v", str(path)])
     assert status == 0 and "SC101" not in stdout and "broadcast" not in stdout, stdout
     assert "Metadata fresh for jax.numpy:" in log
+    # shapecheck's own modules are no more the project than jax is, in a checkout on mypy_path
+    # too; jax.lax, which imports the runtime for its restored names, stays cached with them.
+    assert "Metadata fresh for shapecheck.runtime.lax:" in log
+    assert "Metadata fresh for jax.lax:" in log
     assert "Metadata fresh for settings_changed:" not in log
 
 
