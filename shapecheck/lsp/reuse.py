@@ -11,6 +11,12 @@ types are moved to their places in the new text and filtered again by the settin
 suppression comments, as `analyze_text` filters them. Anything else is analysed in full, and so
 is a text where a place cannot be moved (one that is not a token's edge in both texts).
 
+An edit of the code itself is analysed in full, but parsed in part: where it lies within one
+top-level statement's lines (a keystroke in a function body), that statement alone is parsed
+and the rest of the tree is the last one's (`spliced`). Besides the parse, what the analysis
+keeps per node (each signature read, each function's stored attributes) stays with the nodes
+that the edit left alone.
+
 Run in the checker's process (checker.py), one analysis at a time.
 """
 
@@ -93,6 +99,42 @@ def tokens(text: str) -> Tokens | None:
     return Tokens(tuple(said), tuple(starts), tuple(ends))
 
 
+def spliced(tree: ast.Module, old: Layout, before: str, text: str,
+            feature_version: tuple[int, int] | None = None) -> ast.Module | None:
+    """CPython's tree of `text`, where it differs from `before` (whose tree is `tree`, laid out
+    as `old`) only within the lines of one top-level statement: that statement parsed alone,
+    the others taken from `tree`; None where it cannot be told so (parse the whole text).
+
+    A statement starts on a fresh line at the top level and ends where its tokens close every
+    bracket, so where its lines parse alone as one statement spanning all of them, the text
+    around them tokenizes and parses as it did. The edited statement is a new node: the others
+    are the same objects, which nothing changes (only `parse_module` would, for nesting past
+    its bound, and a text that reached a bound keeps no tree). `from __future__` is left to the
+    whole parse: only there can it be refused for its place.
+    """
+    lines = _changed_lines(before, text)
+    if lines is None or lines[0] > lines[1]:
+        return None
+    first, end = lines
+    index = bisect_right(old.starts, end) - 1
+    if index < 0 or not old.starts[index] <= first or old.ends[index] < end or len(old.starts) != len(tree.body):
+        return None
+    start, stop = old.starts[index], old.ends[index]
+    try:
+        alone = ast.parse("\n".join(split_lines(text)[start - 1:stop]) + "\n", feature_version=feature_version)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if len(alone.body) != 1:
+        return None
+    statement = alone.body[0]
+    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
+    if (min([statement.lineno, *(d.lineno for d in decorators)]) != 1 or statement.end_lineno != stop - start + 1
+            or (isinstance(statement, ast.ImportFrom) and statement.module == "__future__")):
+        return None
+    ast.increment_lineno(statement, start - 1)
+    return ast.Module(body=[*tree.body[:index], statement, *tree.body[index + 1:]], type_ignores=[])
+
+
 class Moves:
     """Where the places of an old text are in a new one whose statements read the same."""
 
@@ -159,6 +201,9 @@ class _Last:
     names_axes: bool
     unfiltered: tuple[Diagnostic, ...]
     result: FileResult
+    tree: ast.Module | None = None
+    """CPython's tree of `text`, place for place (None: not kept, its places moved): the
+    statements an edit leaves alone are taken from it rather than parsed again (`spliced`)."""
 
 
 class Reuse:
@@ -179,10 +224,13 @@ class Reuse:
             kept = self._unparsed(last, engine, source, path, text)
             if kept is not None:
                 return Outcome(kept, None, True)
+        version = engine.config.target_version
         try:
             # On the analysis's large stack, as the engine parses: the parser recurses per level.
             syntax: ast.Module | Diagnostic | None = run_bounded(
-                lambda: cpython_syntax(path, text, engine.config.target_version), engine.time_limit)
+                lambda: (spliced(last.tree, last.layout, last.text, text, version)
+                         if last is not None and last.tree is not None else None)
+                or cpython_syntax(path, text, version), engine.time_limit)
         except (AnalysisTimeout, Exception):
             syntax = None  # the engine meets it again and says what it is
         if not isinstance(syntax, ast.Module):
@@ -198,7 +246,7 @@ class Reuse:
         # A bound reached (SC005) may have cut the tree (nesting elided in place) or the analysis short.
         complete = result.error is None and not any(d.code == Code.ANALYSIS_LIMIT for d in unfiltered)
         if new is not None and complete:
-            self._last[path] = _Last(engine, text, new, names_axes(text), tuple(unfiltered), result)
+            self._last[path] = _Last(engine, text, new, names_axes(text), tuple(unfiltered), result, syntax)
             self._tokens = {t: self._tokens[t] for t in new.texts if t in self._tokens}
         else:
             self._last.pop(path, None)
@@ -239,7 +287,7 @@ class Reuse:
             return None
         result = replace(last.result, diagnostics=filtered(last.unfiltered, text, engine.config, path),
                          text_hash=content_hash(text))
-        self._last[path] = _Last(engine, text, new, last.names_axes, last.unfiltered, result)
+        self._last[path] = _Last(engine, text, new, last.names_axes, last.unfiltered, result, last.tree)
         self._tokens = {t: self._tokens[t] for t in new.texts if t in self._tokens}
         return result
 
@@ -279,7 +327,9 @@ class Reuse:
             return None
         result = replace(last.result, diagnostics=filtered(unfiltered, text, engine.config, path), types=types,
                          lines=text.count("\n") + 1, text_hash=content_hash(text))
-        self._last[path] = _Last(engine, text, new, last.names_axes, unfiltered, result)
+        # The tree of `text` is `last.tree` only where every token kept its place.
+        self._last[path] = _Last(engine, text, new, last.names_axes, unfiltered, result,
+                                 last.tree if same_places else None)
         self._tokens = {t: self._tokens[t] for t in new.texts if t in self._tokens}
         return result, same_places
 

@@ -1,0 +1,96 @@
+"""The language server parses only the statement an edit is in (`reuse.spliced`): the tree it
+builds is CPython's tree of the whole new text, node for node and place for place."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from shapecheck.lsp.reuse import layout, spliced
+from shapecheck.positions import split_lines
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+# Typed text that parses with a warning (an invalid escape in a string) is still a text to compare.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
+TEXTS = [(FIXTURES / name).read_text() for name in
+         ("wide_program_ok.py", "toy_network_ok.py", "control_scan_ok.py", "explicit_tensor_parallel_ok.py")]
+TEXTS.append('''\
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+
+@decorated(
+    3)
+def f(x):
+    """A docstring
+    over lines."""
+    return (x +
+            1)
+
+
+class C:
+    a: int = 1
+
+    def m(self):
+        return self.a
+y = f(jnp.ones((3, 4))) \\
+    + 2
+''')
+
+# What a keystroke types: code, brackets and quotes that may open what the next lines do not
+# close, a colon, a backslash, a line break (which moves every statement below: not spliced).
+TYPED = st.text(alphabet="()[]{}:,.+*=#'\"\\\n 0a_", min_size=0, max_size=3)
+
+
+def dump(tree: ast.AST) -> str:
+    return ast.dump(tree, include_attributes=True)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(which=st.integers(0, len(TEXTS) - 1), at=st.integers(0, 100_000), typed=TYPED,
+       deleted=st.integers(0, 3))
+@example(which=len(TEXTS) - 1, at=0, typed="", deleted=0)
+def test_a_spliced_tree_is_the_tree_of_the_whole_text(which: int, at: int, typed: str, deleted: int) -> None:
+    before = TEXTS[which]
+    tree = ast.parse(before)
+    old = layout(tree, split_lines(before))
+    assert old is not None
+    at %= len(before) + 1
+    text = before[:at] + typed + before[at + deleted:]
+    found = spliced(tree, old, before, text)
+    if found is None:
+        return
+    assert dump(found) == dump(ast.parse(text))
+    # The statements the edit left alone are the last tree's own nodes.
+    kept = sum(any(node is other for other in tree.body) for node in found.body)
+    assert kept == len(found.body) - 1
+
+
+def test_a_keystroke_inside_a_function_is_spliced() -> None:
+    before = TEXTS[0]
+    tree = ast.parse(before)
+    old = layout(tree, split_lines(before))
+    assert old is not None
+    at = before.index("\n", before.index("def ")) - 1  # the end of the first def's first line
+    text = before[:at] + " " + before[at:]
+    found = spliced(tree, old, before, text)
+    assert found is not None
+    assert dump(found) == dump(ast.parse(text))
+
+
+def test_what_only_the_whole_text_can_refuse_is_parsed_whole() -> None:
+    before = "x = 1\nfrom __future__ import annotations\n"
+    tree = ast.parse(before)
+    old = layout(tree, split_lines(before))
+    assert old is not None
+    # Refused by the compiler for its place, not by the parser; left to a whole parse all the same.
+    assert spliced(tree, old, before, before.replace("annotations", "division")) is None
+    # A line break typed: every statement below moves.
+    assert spliced(tree, old, before, "x = \n1\nfrom __future__ import annotations\n") is None
+    # An edit that opens a bracket the statement's lines do not close.
+    assert spliced(tree, old, before, "x = (1\nfrom __future__ import annotations\n") is None
