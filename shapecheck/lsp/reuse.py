@@ -225,11 +225,14 @@ class Reuse:
             if kept is not None:
                 return Outcome(kept, None, True)
         version = engine.config.target_version
+        # The last tree was parsed for the last engine's target version: another engine (the
+        # settings were read again) parses the whole text.
+        last_tree = last.tree if last is not None and last.engine is engine else None
         try:
             # On the analysis's large stack, as the engine parses: the parser recurses per level.
             syntax: ast.Module | Diagnostic | None = run_bounded(
-                lambda: (spliced(last.tree, last.layout, last.text, text, version)
-                         if last is not None and last.tree is not None else None)
+                lambda: (spliced(last_tree, last.layout, last.text, text, version)
+                         if last_tree is not None and last is not None else None)
                 or cpython_syntax(path, text, version), engine.time_limit)
         except (AnalysisTimeout, Exception):
             syntax = None  # the engine meets it again and says what it is

@@ -10,7 +10,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from shapecheck.lsp.reuse import layout, spliced
+from shapecheck.codes import Code
+from shapecheck.config import Config
+from shapecheck.engine import Engine
+from shapecheck.lsp.reuse import Reuse, layout, spliced
 from shapecheck.positions import split_lines
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -94,3 +97,22 @@ def test_what_only_the_whole_text_can_refuse_is_parsed_whole() -> None:
     assert spliced(tree, old, before, "x = \n1\nfrom __future__ import annotations\n") is None
     # An edit that opens a bracket the statement's lines do not close.
     assert spliced(tree, old, before, "x = (1\nfrom __future__ import annotations\n") is None
+
+
+class _NoModules:
+    def find(self, module: str) -> tuple[str, str] | None:
+        return None
+
+
+def test_new_settings_parse_the_whole_text(tmp_path: Path) -> None:
+    # The last tree was parsed for the last settings' target version: under an older one, the
+    # `match` the edit leaves alone is a syntax error, which only a parse of the whole text sees.
+    path = str(tmp_path / "model.py")
+    text = "match x:\n    case 1:\n        pass\ny = 1\n"
+    edited = text.replace("y = 1", "y = 12")
+    reuse = Reuse()
+    reuse.analyze(Engine(Config(root=tmp_path)), _NoModules(), path, text)
+    older = Engine(Config(root=tmp_path, target_version=(3, 9)))
+    found = reuse.analyze(older, _NoModules(), path, edited).result.diagnostics
+    assert [d.code for d in found] == [Code.SYNTAX_ERROR]
+    assert found == older.analyze(path, edited, keep_types=True).diagnostics
