@@ -110,10 +110,12 @@ class InstalledPackages:
 
 def _own_folders() -> tuple[str, ...]:
     """The folders shapecheck runs from: its package, and the plugin's and rules' folders,
-    which a checkout keeps beside it."""
-    import shapecheck
-    import shapecheck.plugin
-    import shapecheck.rules
+    which a checkout keeps beside it (found without importing anything more)."""
+    import importlib.util
 
-    folders = [*shapecheck.__path__, *shapecheck.plugin.__path__, *shapecheck.rules.__path__]
+    import shapecheck.config
+
+    rules = importlib.util.find_spec("shapecheck.rules")
+    folders = [os.path.dirname(__file__), os.path.dirname(shapecheck.config.__file__),
+               *(rules.submodule_search_locations or [] if rules is not None else [])]
     return tuple(dict.fromkeys(os.path.join(os.path.abspath(folder), "") for folder in folders))
