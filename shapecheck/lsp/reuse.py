@@ -39,6 +39,9 @@ from shapecheck.project import ModuleSource, content_hash
 from shapecheck.results import FileResult, TypedSpan
 
 _NO_PLACE = Span(1, 0, 1, 0)  # where a finding at a node without a recorded place is shown
+# The largest text whose tree is kept between analyses for `spliced`: a tree takes about 70 bytes
+# of memory per character of its text, held while its buffer is open.
+TREE_KEPT_CHARACTERS = 1_000_000
 _LAYOUT = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.ENDMARKER})
 _BARE = frozenset({tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE})  # their text is layout
 
@@ -249,7 +252,8 @@ class Reuse:
         # A bound reached (SC005) may have cut the tree (nesting elided in place) or the analysis short.
         complete = result.error is None and not any(d.code == Code.ANALYSIS_LIMIT for d in unfiltered)
         if new is not None and complete:
-            self._last[path] = _Last(engine, text, new, names_axes(text), tuple(unfiltered), result, syntax)
+            self._last[path] = _Last(engine, text, new, names_axes(text), tuple(unfiltered), result,
+                                     syntax if len(text) <= TREE_KEPT_CHARACTERS else None)
             self._tokens = {t: self._tokens[t] for t in new.texts if t in self._tokens}
         else:
             self._last.pop(path, None)

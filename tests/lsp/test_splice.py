@@ -116,3 +116,19 @@ def test_new_settings_parse_the_whole_text(tmp_path: Path) -> None:
     found = reuse.analyze(older, _NoModules(), path, edited).result.diagnostics
     assert [d.code for d in found] == [Code.SYNTAX_ERROR]
     assert found == older.analyze(path, edited, keep_types=True).diagnostics
+
+
+def test_the_tree_of_a_large_buffer_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A kept tree costs about 70 bytes per character while the buffer is open: past the bound,
+    # each edit parses the whole text again, and finds what a full check finds.
+    path = str(tmp_path / "model.py")
+    text = TEXTS[0]
+    engine = Engine(Config(root=tmp_path))
+    for bound, kept in ((len(text), True), (len(text) - 1, False)):
+        monkeypatch.setattr("shapecheck.lsp.reuse.TREE_KEPT_CHARACTERS", bound)
+        reuse = Reuse()
+        reuse.analyze(engine, _NoModules(), path, text)
+        assert (reuse._last[path].tree is not None) == kept
+        edited = text.replace("def ", "def  ", 1)
+        found = reuse.analyze(engine, _NoModules(), path, edited).result
+        assert found.diagnostics == engine.analyze(path, edited, keep_types=True).diagnostics
