@@ -85,9 +85,10 @@ make mypy analyse the package again."""
 
 class InstalledPackages:
     """Whether a module mypy reads lies in the site-packages of the Python it checks for, or is
-    shapecheck's own (a checkout on mypy_path, as the README sets one up, is no more the
-    project than the installed package is: the settings do not change what it shows either,
-    and jax's modules that import it, `jax.lax` with its restored names, stay cached)."""
+    shapecheck's own: a checkout on mypy_path, as the README sets one up, is the checker, no
+    more the project than the installed package is. Its cached analysis is not made stale by
+    the project's settings, nor, through it, that of jax's modules that import it (`jax.lax`,
+    for its restored names)."""
 
     def __init__(self, options: Options) -> None:
         self._options = options
