@@ -9,8 +9,13 @@ the didChange figure (`--debounce`, default the server's own). The first hover a
 is shown apart: it waits for the types of the version published last, which the server infers
 on the first request that needs them.
 
+With `--baseline PATH` (another shapecheck, `pip install --no-deps -t PATH`), a server of that
+one is measured too, `--runs` times each, alternating run by run so that the drift of a shared
+machine touches both alike; the servers start in the file's scratch folder, where no checkout
+shadows the baseline.
+
     python benchmarks/lsp.py [--edits 15] [--hovers 50] [--debounce SECONDS] [--lines 1000]
-                             [--where comment|code]
+                             [--where comment|code] [--runs 1] [--baseline PATH]
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ def program(lines: int) -> str:
     return text
 
 
-async def measure(args: argparse.Namespace) -> dict[str, list[float]]:
+async def measure(args: argparse.Namespace, python_path: Path | None = None) -> dict[str, list[float]]:
     published: dict[int, float] = {}
     arrived = asyncio.Event()
     client = LanguageClient("benchmark", "1")
@@ -65,7 +70,9 @@ async def measure(args: argparse.Namespace) -> dict[str, list[float]]:
     env = dict(os.environ)
     if args.debounce is not None:
         env["SHAPECHECK_LSP_DEBOUNCE"] = str(args.debounce)
-    await client.start_io(sys.executable, "-m", "shapecheck", "lsp", env=env)
+    if python_path is not None:
+        env["PYTHONPATH"] = str(python_path)
+    await client.start_io(sys.executable, "-m", "shapecheck", "lsp", env=env, cwd=folder)
     await client.initialize_async(types.InitializeParams(
         capabilities=types.ClientCapabilities(), root_uri=folder.as_uri()))
     client.initialized(types.InitializedParams())
@@ -107,13 +114,27 @@ def main() -> int:
     parser.add_argument("--debounce", type=float, default=None)
     parser.add_argument("--lines", type=int, default=1000)
     parser.add_argument("--where", choices=("comment", "code"), default="comment")
+    parser.add_argument("--runs", type=int, default=1, help="servers started per side, alternating")
+    parser.add_argument("--baseline", type=Path, metavar="PATH",
+                        help="PYTHONPATH of another shapecheck to measure beside this one")
     args = parser.parse_args()
-    times = asyncio.run(measure(args))
+    sides: dict[str, Path | None] = {"": None}
+    if args.baseline is not None:
+        sides["baseline "] = args.baseline.resolve()
+    times: dict[str, dict[str, list[float]]] = {side: {} for side in sides}
+    for index in range(args.runs):
+        for side in (sides if index % 2 == 0 else reversed(sides)):
+            for name, values in asyncio.run(measure(args, sides[side])).items():
+                times[side].setdefault(name, []).extend(values)
     debounce = "the server's default" if args.debounce is None else f"{args.debounce:g} s"
-    print(f"{args.lines} lines, debounce {debounce}, typing in {args.where}")
-    for name, values in times.items():
-        print(f"{name:>7}: median {statistics.median(values) * 1000:8.1f} ms, "
-              f"worst {max(values) * 1000:8.1f} ms over {len(values)}")
+    print(f"{args.lines} lines, debounce {debounce}, typing in {args.where}, {args.runs} server(s) each")
+    for side, found in times.items():
+        for name, values in found.items():
+            print(f"{side}{name:>7}: median {statistics.median(values) * 1000:8.1f} ms, "
+                  f"worst {max(values) * 1000:8.1f} ms over {len(values)}")
+    if args.baseline is not None:
+        ratio = statistics.median(times[""]["change"]) / statistics.median(times["baseline "]["change"])
+        print(f"change, this one / baseline: {ratio:.2f} (medians)")
     return 0
 
 
