@@ -138,6 +138,18 @@ def spliced(tree: ast.Module, old: Layout, before: str, text: str,
     return ast.Module(body=[*tree.body[:index], statement, *tree.body[index + 1:]], type_ignores=[])
 
 
+def _parse(last: _Last | None, engine: Engine, path: str, text: str) -> ast.Module | Diagnostic:
+    """CPython's tree of `text`: the last analysis's tree with the edited statement parsed alone
+    where `spliced` can, else the whole text parsed. The last tree was parsed for the last
+    engine's target version: another engine (the settings were read again) parses it whole."""
+    version = engine.config.target_version
+    if last is not None and last.tree is not None and last.engine is engine:
+        found = spliced(last.tree, last.layout, last.text, text, version)
+        if found is not None:
+            return found
+    return cpython_syntax(path, text, version)
+
+
 class Moves:
     """Where the places of an old text are in a new one whose statements read the same."""
 
@@ -227,16 +239,10 @@ class Reuse:
             kept = self._unparsed(last, engine, source, path, text)
             if kept is not None:
                 return Outcome(kept, None, True)
-        version = engine.config.target_version
-        # The last tree was parsed for the last engine's target version: another engine (the
-        # settings were read again) parses the whole text.
-        last_tree = last.tree if last is not None and last.engine is engine else None
         try:
             # On the analysis's large stack, as the engine parses: the parser recurses per level.
-            syntax: ast.Module | Diagnostic | None = run_bounded(
-                lambda: (spliced(last_tree, last.layout, last.text, text, version)
-                         if last_tree is not None and last is not None else None)
-                or cpython_syntax(path, text, version), engine.time_limit)
+            syntax: ast.Module | Diagnostic | None = run_bounded(lambda: _parse(last, engine, path, text),
+                                                                 engine.time_limit)
         except (AnalysisTimeout, Exception):
             syntax = None  # the engine meets it again and says what it is
         if not isinstance(syntax, ast.Module):

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from shapecheck.codes import Code
 from shapecheck.config import Config
 from shapecheck.engine import Engine
+from shapecheck.lsp.buffers import BufferSource
 from shapecheck.lsp.reuse import Reuse, layout, spliced
 from shapecheck.positions import split_lines
 
@@ -99,11 +100,6 @@ def test_what_only_the_whole_text_can_refuse_is_parsed_whole() -> None:
     assert spliced(tree, old, before, "x = (1\nfrom __future__ import annotations\n") is None
 
 
-class _NoModules:
-    def find(self, module: str) -> tuple[str, str] | None:
-        return None
-
-
 def test_new_settings_parse_the_whole_text(tmp_path: Path) -> None:
     # The last tree was parsed for the last settings' target version: under an older one, the
     # `match` the edit leaves alone is a syntax error, which only a parse of the whole text sees.
@@ -111,9 +107,9 @@ def test_new_settings_parse_the_whole_text(tmp_path: Path) -> None:
     text = "match x:\n    case 1:\n        pass\ny = 1\n"
     edited = text.replace("y = 1", "y = 12")
     reuse = Reuse()
-    reuse.analyze(Engine(Config(root=tmp_path)), _NoModules(), path, text)
+    reuse.analyze(Engine(Config(root=tmp_path)), BufferSource([], path, tmp_path), path, text)
     older = Engine(Config(root=tmp_path, target_version=(3, 9)))
-    found = reuse.analyze(older, _NoModules(), path, edited).result.diagnostics
+    found = reuse.analyze(older, BufferSource([], path, tmp_path), path, edited).result.diagnostics
     assert [d.code for d in found] == [Code.SYNTAX_ERROR]
     assert found == older.analyze(path, edited, keep_types=True).diagnostics
 
@@ -127,8 +123,8 @@ def test_the_tree_of_a_large_buffer_is_not_kept(tmp_path: Path, monkeypatch: pyt
     for bound, kept in ((len(text), True), (len(text) - 1, False)):
         monkeypatch.setattr("shapecheck.lsp.reuse.TREE_KEPT_CHARACTERS", bound)
         reuse = Reuse()
-        reuse.analyze(engine, _NoModules(), path, text)
+        reuse.analyze(engine, BufferSource([], path, tmp_path), path, text)
         assert (reuse._last[path].tree is not None) == kept
         edited = text.replace("def ", "def  ", 1)
-        found = reuse.analyze(engine, _NoModules(), path, edited).result
+        found = reuse.analyze(engine, BufferSource([], path, tmp_path), path, edited).result
         assert found.diagnostics == engine.analyze(path, edited, keep_types=True).diagnostics
