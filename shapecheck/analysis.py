@@ -176,6 +176,8 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
     except MemoryError:
         stopped = _limit(path, "analysis stopped: it ran out of memory; what was found before is "
                                "reported, the rest of the file is unchecked")
+    finally:
+        interpreter.release()  # findings and types hold their nodes; nothing else is read
     if not reporter.findings and not types:
         return ([stopped] if stopped else []), ()
     # Which nodes are this file's (rather than another module's: a function analysed for a call,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+import collections
+import gc
 import pickle
 import textwrap
 from pathlib import Path
@@ -9,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from shapecheck.analyzer.modules import ModuleLoader, content_hash
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import Function
 from shapecheck.engine import Dependency, Engine
 
 LAYERS = textwrap.dedent("""\
@@ -119,3 +124,30 @@ def test_a_result_with_dependencies_pickles() -> None:
         "main.py", MAIN, keep_types=True)
     assert result.types and result.dependencies
     assert pickle.loads(pickle.dumps(result)) == result
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def test_an_analysis_leaves_its_tree_to_reference_counting() -> None:
+    """Every fixture's tree and scopes are freed as its analysis ends, none left in a cycle for
+    the collector, which would traverse a large file's tree at every collection until then."""
+    gc.collect()
+    gc.disable()
+    try:
+        # What earlier tests left (an engine pytest still held) may turn to garbage meanwhile.
+        before = {id(found) for found in gc.get_objects()}
+        engine = Engine(modules=Texts({"layers": LAYERS, "sizes": "WIDTH = 512\n"}))
+        assert [d.code for d in engine.analyze("main.py", MAIN).diagnostics]
+        for path in sorted(FIXTURES.glob("*.py")):
+            assert engine.analyze(str(path), path.read_text(encoding="utf-8")).error is None
+        # The engine stays: what its loader keeps of imported modules is meant to last.
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        kept = collections.Counter(type(found).__name__ for found in gc.garbage
+                                   if isinstance(found, ast.AST | Scope | Function) and id(found) not in before)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert not kept, kept.most_common(10)

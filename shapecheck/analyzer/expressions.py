@@ -119,7 +119,7 @@ class Expressions(InterpreterState):
         known = True
         elements: list[Value] = []
         keys: list[Value] = []
-        for bound, certain in self._comprehend(node.generators, scope.child(), ctx):
+        for bound, certain in self._comprehend(node.generators, self.child_scope(scope), ctx):
             if isinstance(node, ast.DictComp):
                 keys.append(self.eval(node.key, bound, ctx))
                 elements.append(self.eval(node.value, bound, ctx))

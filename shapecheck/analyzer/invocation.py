@@ -106,7 +106,7 @@ class Invocation(InterpreterState):
             self.ran_foreign = True  # before its defaults are read: they are its module's nodes too
         params = function.node.args
         listed = parameters(params)
-        scope = function.scope.child()
+        scope = self.child_scope(function.scope)
         bindings: Bindings = {}
         positional = [param for param in listed if param.kind in ("positional_only", "positional")]
         args = list(call.args)

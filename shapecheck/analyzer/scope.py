@@ -16,7 +16,7 @@ _BUILTINS = {name: Qual(f"builtins.{name}") for name in (
 class Scope:
     """One function's or module's bindings, falling back to the enclosing scope."""
 
-    __slots__ = ("bindings", "module", "parent", "stars")
+    __slots__ = ("__weakref__", "bindings", "module", "parent", "stars")
 
     def __init__(self, parent: Scope | None, module: str) -> None:
         self.bindings: dict[str, Value] = {}

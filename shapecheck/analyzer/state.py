@@ -11,6 +11,7 @@ Library handlers take the whole `Interpreter`: a part hands itself over as one
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -91,12 +92,41 @@ class InterpreterState:
         # kept type be at a node of another module's tree.
         self.ran_foreign = False
         self.scope = Scope(None, module_name)
+        # Every scope this analysis made, for `release`; held weakly, so that the interpreters the
+        # loader keeps for imported modules (never released) keep no call's scope alive.
+        self._made: list[weakref.ref[Scope]] = [weakref.ref(self.scope)]
         self._module_sources: dict[str, ast.expr] = {}
         self._map_axis_names: frozenset[str] | None = None
         self._unmapped: frozenset[ast.AST] | None = None
         self._through: dict[int, bool] = {}  # loop node id -> whether its body always runs through
         self._annotations: dict[int, ArrayType | Invalid | None] = {}
         self.imports = Imports(module_name, loader)
+
+    def child_scope(self, parent: Scope) -> Scope:
+        """A scope inside `parent` (a call's, a class body's, a comprehension's), for `release`."""
+        scope = parent.child()
+        self._made.append(weakref.ref(scope))
+        return scope
+
+    def release(self) -> None:
+        """Let go of what the analysis built, once its findings and types are read.
+
+        Its values and scopes refer to each other: a function's scope binds the function, and a
+        summary in `cache` holds values that hold this interpreter. Left so, the module's tree
+        and everything analysed would wait for the cyclic collector, which traverses all of it
+        to free it (about 10^5 objects for a large file): 0.4-0.5 s of a 3-4 s check of a third
+        of jax's files in one process. Emptied here, reference counting frees them at once.
+        """
+        for made in self._made:
+            scope = made()
+            if scope is not None:
+                scope.bindings.clear()
+        self._made.clear()
+        for table in (self.cache, self.receivers, self.found_alone, self._module_sources):
+            table.clear()
+        self.functions.clear()
+        self.frames.clear()
+        self.last_receiver = None
 
     if TYPE_CHECKING:
         # Defined by the parts (`Interpreter` composes them); declared here for the others.

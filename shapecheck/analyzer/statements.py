@@ -222,7 +222,7 @@ class Statements(InterpreterState):
         # `@dataclass(frozen=True)` is known by what it calls, not by the call's result.
         decorators = [self.eval(d.func if isinstance(d, ast.Call) else d, scope, ctx)
                       for d in node.decorator_list]
-        body_scope = scope.child()
+        body_scope = self.child_scope(scope)
         self.exec_block(node.body, body_scope, ctx)
         record = objects.record_kind(decorators, bases)
         fields = objects.field_names(node, bases) if record is not None else ()
