@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from shapecheck.codes import Code
 from shapecheck.config import Config
 from shapecheck.engine import Engine
+from shapecheck.lsp import assignments as assignments_module
+from shapecheck.lsp.assignments import assignments
 from shapecheck.lsp.buffers import BufferSource
 from shapecheck.lsp.reuse import Reuse, layout, spliced
 from shapecheck.positions import split_lines
@@ -64,15 +66,20 @@ def test_a_spliced_tree_is_the_tree_of_the_whole_text(which: int, at: int, typed
     tree = ast.parse(before)
     old = layout(tree, split_lines(before))
     assert old is not None
+    assignments(tree, before)  # what the editor features read of the last tree, kept by statement
     at %= len(before) + 1
     text = before[:at] + typed + before[at + deleted:]
     found = spliced(tree, old, before, text)
     if found is None:
         return
-    assert dump(found) == dump(ast.parse(text))
+    whole = ast.parse(text)
+    assert dump(found) == dump(whole)
     # The statements the edit left alone are the last tree's own nodes.
     kept = sum(any(node is other for other in tree.body) for node in found.body)
     assert kept == len(found.body) - 1
+    read = assignments(found, text)
+    assignments_module._FOUND.clear()  # what a first reading of the whole text finds
+    assert read == assignments(whole, text)
 
 
 def test_a_keystroke_inside_a_function_is_spliced() -> None:
