@@ -56,10 +56,10 @@ class Engine:
         # Built on first use: the analyzer is imported only by a run that analyses something;
         # one whose files are all cached never pays for it.
         if self._loader is None:
-            from shapecheck.analyzer.library import handlers
+            from shapecheck.analyzer.library import tables
             from shapecheck.analyzer.modules import ModuleLoader
 
-            functions, methods = handlers()
+            functions, methods = tables()
             self._loader = ModuleLoader(self._modules, functions, methods, self.config.annotation_names)
         return self._loader
 
@@ -168,11 +168,15 @@ class Engine:
         elif not (jobs := _workers(todo, chosen)):
             fresh = self.check_batch(todo, progress)
         else:
+            from shapecheck.analyzer.library import MODULES
             from shapecheck.pool import run_pool
 
+            # Enough files that the workers will want most of the library: imported once, before
+            # they are forked, rather than in each as their files first call its names.
+            preload = (*_WORKER_MODULES, *(f"shapecheck.analyzer.library.{module}" for module in MODULES))
             batches = list(_batches(todo, jobs * 8))
             fresh = run_pool(batches, _Batch(self.config, self.modules, self.time_limit), jobs,
-                             tune_gc, _worker_died, progress, _WORKER_MODULES)
+                             tune_gc, _worker_died, progress, preload)
             fresh.sort(key=lambda result: result.path)
         if self.cache is not None:
             for result in fresh:

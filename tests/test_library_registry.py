@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
-from shapecheck.analyzer.library import REGISTRIES, binder_callees, handlers
+from shapecheck.analyzer.library import MODULES, REGISTRIES, binder_callees, handlers
 from shapecheck.analyzer.library.registry import Registry
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_no_name_is_handled_by_two_library_modules() -> None:
@@ -27,14 +33,12 @@ def test_the_tables_hold_every_registered_handler() -> None:
 
 
 def test_every_library_module_with_a_registry_is_collected() -> None:
-    # A module whose REGISTRY is left out of REGISTRIES handles nothing, silently.
+    # A module left out of MODULES (so of REGISTRIES and the index) handles nothing, silently.
     package = importlib.import_module("shapecheck.analyzer.library")
     defined = {info.name: getattr(importlib.import_module(f"{package.__name__}.{info.name}"), "REGISTRY", None)
                for info in pkgutil.iter_modules(package.__path__)}
-    missing = [name for name, registry in defined.items()
-               if isinstance(registry, Registry) and not any(registry is r for r in REGISTRIES)]
-    assert missing == []
-    assert sum(isinstance(registry, Registry) for registry in defined.values()) == len(REGISTRIES)
+    assert sorted(name for name, registry in defined.items() if isinstance(registry, Registry)) == sorted(MODULES)
+    assert all(registry is defined[name] for name, registry in zip(MODULES, REGISTRIES, strict=True))
 
 
 def test_the_callees_that_bind_axis_names_come_from_the_registrations() -> None:
@@ -46,3 +50,38 @@ def test_the_callees_that_bind_axis_names_come_from_the_registrations() -> None:
     assert not {"psum", "einsum", "sum"} & callees
     flagged = {name for registry in REGISTRIES for name in registry.binders}
     assert flagged <= set(handlers()[0])
+
+
+def test_the_index_is_what_the_registries_hold() -> None:
+    # The interpreter finds a handler's module in the index before importing it: a handler
+    # missing there would never be called.
+    spec = importlib.util.spec_from_file_location("library_index", ROOT / "tools" / "library_index.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.INDEX.read_text(encoding="utf-8") == tool.index_source().rstrip("\n") + "\n", (
+        "the library's index is stale: run `python tools/library_index.py`")
+
+
+# Run in a fresh interpreter: which modules a check imports.
+_IMPORTED = """
+import sys
+from shapecheck.api import check_source
+found = check_source("m.py", sys.stdin.read())
+print(sorted(name.rpartition(".")[2] for name in sys.modules
+             if name.startswith("shapecheck.analyzer.library.") and name.count(".") == 3), [d.code for d in found])
+"""
+
+
+def _imported(source: str) -> str:
+    done = subprocess.run([sys.executable, "-c", _IMPORTED], input=source, capture_output=True, text=True,
+                          check=True, cwd=ROOT)
+    return done.stdout.strip()
+
+
+def test_a_library_module_is_imported_when_a_name_it_handles_is_called() -> None:
+    # The analyzer is imported, the library's modules are not: this code calls none of them.
+    assert _imported("import jax.numpy as jnp\n\ndef f(x):\n    return x\n") == "['index'] []"
+    # One call: its module (and what it imports), not the rest; and the handler runs.
+    found = _imported("import jax.numpy as jnp\n\nx = jnp.zeros((2, 3)) + jnp.zeros((4,))\n")
+    assert "numpy_constructors" in found and "xmap_api" not in found and "'SC101'" in found, found

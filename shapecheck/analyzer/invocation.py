@@ -23,7 +23,7 @@ from shapecheck.analyzer import containers, objects
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.declared import axis_types, prefer, source_of, visible
-from shapecheck.analyzer.library import callers
+from shapecheck.analyzer.library import caller_of
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.state import MAX_ANALYSES, MAX_DEPTH, Frame, InterpreterState
@@ -93,7 +93,7 @@ class Invocation(InterpreterState):
             return self.call(func.func, merged, ctx, scope)
         # Maps, jitted and shard_mapped functions: the library module that made the value says
         # how it is called.
-        caller = callers().get(type(func))
+        caller = caller_of(type(func))
         return caller(cast("Interpreter", self), func, call, ctx, scope) if caller is not None else None
 
     def call_function(self, function: Function, call: CallArgs, ctx: Context, *, alone: bool = False,
