@@ -10,7 +10,8 @@ import ast
 import re
 import traceback
 import warnings
-from collections.abc import Iterable
+import weakref
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,9 +25,10 @@ from shapecheck.diagnostic import Diagnostic, Note, Span
 from shapecheck.parsing import MAX_DEPTH, cpython_syntax, parse_module
 from shapecheck.positions import Positions
 from shapecheck.project import module_names
-from shapecheck.results import FileResult, TypedSpan
+from shapecheck.results import FileResult, Placement, TypedSpan
 from shapecheck.rules import severity_of
 from shapecheck.suppression import is_suppressed, suppressions, unused
+from shapecheck.types import ArrayType
 
 # Text that must appear in a file for the analyzer to have anything to say about it beyond
 # syntax: files that never mention an array API or an annotation name are only parsed.
@@ -205,9 +207,27 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
     if stopped is not None:
         diagnostics.append(stopped)
     # Types are inferred with 64-bit dtypes kept; shown as the program's x64 mode makes them.
-    typed = tuple(TypedSpan(span(node), as_shown(value, config.x64), placement)
+    typed = tuple(_typed_span(node, value, placement, span, config.x64)
                   for node, value, placement in (types or {}).values() if here(node))
     return diagnostics, typed
+
+
+# The typed span last made for each node. The language server analyses a kept tree again at
+# every keystroke (`lsp.reuse.spliced` keeps the statements an edit leaves alone, node for node
+# and place for place), where most nodes keep their types: the span made then is reused, and the
+# server's comparison with the last analysis meets the same object.
+_SHOWN: weakref.WeakKeyDictionary[ast.AST, tuple[ArrayType, Placement | None, bool | None, TypedSpan]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _typed_span(node: ast.AST, value: ArrayType, placement: Placement | None, span: Callable[[ast.AST], Span],
+                x64: bool | None) -> TypedSpan:
+    kept = _SHOWN.get(node)
+    if kept is not None and kept[0] == value and kept[1] == placement and kept[2] is x64:
+        return kept[3]
+    typed = TypedSpan(span(node), as_shown(value, x64), placement)
+    _SHOWN[node] = (value, placement, x64, typed)
+    return typed
 
 
 def _node_ids(tree: ast.AST) -> set[int]:

@@ -135,3 +135,20 @@ def test_the_tree_of_a_large_buffer_is_not_kept(tmp_path: Path, monkeypatch: pyt
         edited = text.replace("def ", "def  ", 1)
         found = reuse.analyze(engine, BufferSource([], path, tmp_path), path, edited).result
         assert found.diagnostics == engine.analyze(path, edited, keep_types=True).diagnostics
+
+
+def test_a_statement_left_alone_shows_the_types_the_edit_gave_it(tmp_path: Path) -> None:
+    # `y = make() + 1` keeps its nodes, but its type follows the edited `make`: the span kept
+    # for each node is reused only where the node's type is the same.
+    path = str(tmp_path / "model.py")
+    text = "import jax.numpy as jnp\n\ndef make():\n    return jnp.zeros((3, 4))\n\ny = make() + 1\n"
+    edited = text.replace("(3, 4)", "(5, 4)")
+    engine, source = Engine(Config(root=tmp_path)), BufferSource([], path, tmp_path)
+    reuse = Reuse()
+    first = reuse.analyze(engine, source, path, text).tree
+    outcome = reuse.analyze(engine, source, path, edited)
+    assert first is not None and outcome.tree is not None
+    assert outcome.tree.body[-1] is first.body[-1]  # spliced: the last statement's nodes kept
+    shown = {str(t.type) for t in outcome.result.types}
+    assert "f32[(5, 4)]" in shown and "f32[(3, 4)]" not in shown, shown
+    assert outcome.result.types == Engine(Config(root=tmp_path)).analyze(path, edited, keep_types=True).types
