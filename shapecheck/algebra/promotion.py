@@ -15,6 +15,7 @@ inference serves both modes, and `admits` decides per mode.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Final, NamedTuple
 
 from shapecheck.dtypes import KINDS, NUMPY_NAMES, admitted, narrowed
@@ -114,6 +115,11 @@ def result_type(*operands: Typed) -> Typed:
 
     Unknown too where x64 on and off disagree on more than the width, so no mode is assumed.
     """
+    return _result_type(operands)
+
+
+@lru_cache(maxsize=4096)  # every arithmetic op asks: the lattice walk costs ~10 us, and programs meet few dtypes
+def _result_type(operands: tuple[Typed, ...]) -> Typed:
     if not operands or any(t.dtype not in KINDS for t in operands):
         return UNKNOWN
     wide = _promote(list(operands), _UB, x64=True)
