@@ -56,7 +56,7 @@ class Expressions(InterpreterState):
     def eval(self, node: ast.expr, scope: Scope, ctx: Context) -> Value:
         method = _EVAL.get(type(node))
         value = method(self, node, scope, ctx) if method is not None else None
-        if self.types is not None:  # kept for hover only; every expression passes here
+        if self.types is not None and isinstance(value, ArrayType):  # kept for hover only
             self.note_type(node, value, ctx)
         return value
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from shapecheck.analyzer.calls import CallArgs, Handler, Signature
@@ -90,13 +91,17 @@ def _binding(handler: Handler, signature: Signature) -> Handler:
         result = handler(interp, call, ctx, scope)
         if result is None:  # most calls: nothing known, nothing to type
             return None
-        from shapecheck.analyzer.library.typed_shardings import (
-            typed,  # imports the library's helpers
-        )
-
-        return typed(key, interp, call, ctx, result, reported)
+        return _typed()(key, interp, call, ctx, result, reported)
 
     bound.__name__ = handler.__name__
     bound.__qualname__ = handler.__qualname__
     bound.__doc__ = handler.__doc__
     return bound
+
+
+@cache
+def _typed() -> Callable[..., Value]:
+    # Imported on first use: typed_shardings imports the library's helpers, which import this.
+    from shapecheck.analyzer.library.typed_shardings import typed
+
+    return typed
