@@ -152,3 +152,31 @@ def test_a_statement_left_alone_shows_the_types_the_edit_gave_it(tmp_path: Path)
     shown = {str(t.type) for t in outcome.result.types}
     assert "f32[(5, 4)]" in shown and "f32[(3, 4)]" not in shown, shown
     assert outcome.result.types == Engine(Config(root=tmp_path)).analyze(path, edited, keep_types=True).types
+
+
+def test_a_statement_left_alone_shows_the_sharding_the_edit_gave_it(tmp_path: Path) -> None:
+    # A type's sharding is not part of its equality, but hover shows it: `y` moves from X to Y.
+    path = str(tmp_path / "model.py")
+    text = '''\
+import jax
+import jax.numpy as jnp
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+
+mesh = jax.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit, AxisType.Explicit))
+
+
+def make():
+    return jax.device_put(jnp.zeros((8, 16)), NamedSharding(mesh, P("X", None)))
+
+
+y = make() + 1
+'''
+    edited = text.replace('P("X", None)', 'P("Y", None)')
+    engine, source = Engine(Config(root=tmp_path)), BufferSource([], path, tmp_path)
+    reuse = Reuse()
+    first = reuse.analyze(engine, source, path, text).tree
+    outcome = reuse.analyze(engine, source, path, edited)
+    assert first is not None and outcome.tree is not None and outcome.tree.body[-1] is first.body[-1]
+    fresh = Engine(Config(root=tmp_path)).analyze(path, edited, keep_types=True).types
+    assert [(t.span, t.type.sharding) for t in outcome.result.types] == [(t.span, t.type.sharding) for t in fresh]
+    assert {t.type.sharding.dims for t in outcome.result.types if t.span.line == 12} == {(("Y",), ())}
