@@ -26,13 +26,25 @@ class Placement:
     """In a shard_map body, the mesh axes the value varies over (differs between devices)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class TypedSpan:
     """The inferred type of one array-valued expression (for hover and inlay hints)."""
 
     span: Span
     type: ArrayType
     placement: Placement | None = None  # inside a map: how it lies on the mesh, where known
+
+    # Equal where hover shows the same: the type's sharding too, which ArrayType's own equality
+    # leaves out (the shape rules compare types without it). The language server keeps the last
+    # analysis's span where the new one is equal.
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TypedSpan):
+            return NotImplemented
+        return (self.span == other.span and self.type == other.type and self.placement == other.placement
+                and self.type.sharding == other.type.sharding)
+
+    def __hash__(self) -> int:
+        return hash((self.span, self.type, self.placement))
 
 
 @dataclass(frozen=True, slots=True, order=True)

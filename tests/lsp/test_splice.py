@@ -14,8 +14,10 @@ from shapecheck.codes import Code
 from shapecheck.config import Config
 from shapecheck.engine import Engine
 from shapecheck.lsp import assignments as assignments_module
+from shapecheck.lsp.analysis import Analysis
 from shapecheck.lsp.assignments import assignments
-from shapecheck.lsp.buffers import BufferSource
+from shapecheck.lsp.buffers import Buffer, BufferSource
+from shapecheck.lsp.checker import _Sent
 from shapecheck.lsp.reuse import Reuse, layout, spliced
 from shapecheck.positions import split_lines
 
@@ -174,9 +176,18 @@ y = make() + 1
     edited = text.replace('P("X", None)', 'P("Y", None)')
     engine, source = Engine(Config(root=tmp_path)), BufferSource([], path, tmp_path)
     reuse = Reuse()
-    first = reuse.analyze(engine, source, path, text).tree
+    reuse_first = reuse.analyze(engine, source, path, text)
+    first = reuse_first.tree
     outcome = reuse.analyze(engine, source, path, edited)
     assert first is not None and outcome.tree is not None and outcome.tree.body[-1] is first.body[-1]
     fresh = Engine(Config(root=tmp_path)).analyze(path, edited, keep_types=True).types
     assert [(t.span, t.type.sharding) for t in outcome.result.types] == [(t.span, t.type.sharding) for t in fresh]
     assert {t.type.sharding.dims for t in outcome.result.types if t.span.line == 12} == {(("Y",), ())}
+    # The server rebuilds each analysis from the change since the last: a span equal to the last
+    # one's is kept, and one that moved to another mesh axis is not equal.
+    buffers = [Buffer(Path(path).as_uri(), path, source_text, version)
+               for version, source_text in enumerate((text, edited), start=1)]
+    analyses = [Analysis(buffer, result, Config(root=tmp_path))
+                for buffer, result in zip(buffers, (reuse_first.result, outcome.result), strict=True)]
+    received = _Sent.of(analyses[1], analyses[0]).analysis(analyses[0])
+    assert {t.type.sharding.dims for t in received.result.types if t.span.line == 12} == {(("Y",), ())}
