@@ -2,9 +2,12 @@
 
 A plugin cannot add a module attribute through a type hook, but it sees each module's tree when
 mypy asks for its extra dependencies, before semantic analysis. There the plugin appends
-`from shapecheck.runtime.lax import pdot as pdot` to `jax.lax`'s imports (the technique NumPy's
-own mypy plugin used), so `lax.pdot` and `from jax.lax import pdot` get the runtime's real
-signature and are cached with `jax.lax` like any import. The removed module
+`from shapecheck.restored_jax_lax import pdot as pdot` to `jax.lax`'s imports (the technique
+NumPy's own mypy plugin used), so `lax.pdot` and `from jax.lax import pdot` get the runtime's
+signature and are cached with `jax.lax` like any import. `restored_jax_lax` is a stub that
+declares only those signatures (`shapecheck.runtime.lax` runs them): importing the runtime had
+mypy analyse some 70 of shapecheck's modules (12,000 lines) in every project that imports
+`jax.lax`. The removed module
 `jax.experimental.maps` cannot be made this way (mypy looks modules up on disk before any
 hook); it is a stub in the partial `jax-stubs` package shipped beside the plugin.
 """
@@ -19,7 +22,7 @@ from shapecheck.plugin.dependencies import PRIORITY
 
 # module -> (the module that defines the names now, the names)
 RESTORED: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
-    "jax.lax": ("shapecheck.runtime.lax", ("pdot",)),
+    "jax.lax": ("shapecheck.restored_jax_lax", ("pdot",)),
 }
 
 

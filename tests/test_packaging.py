@@ -27,3 +27,13 @@ def test_every_package_folder_is_listed() -> None:
                 relative = stub.parent.relative_to(ROOT / folder).parts
                 found.add(".".join((name, *relative)))
     assert found == listed, f"missing from pyproject: {sorted(found - listed)}"
+
+
+def test_every_stub_beside_the_code_is_installed() -> None:
+    # A stub-only module (shapecheck/restored_jax_lax.pyi, which the mypy plugin's restored
+    # names import) is package data: left off, an installed plugin's names would not resolve.
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    for folder, name in INSTALLED_AS.items():
+        for stub in (ROOT / folder).rglob("*.pyi"):
+            package = ".".join((name, *stub.parent.relative_to(ROOT / folder).parts))
+            assert any(stub.match(pattern) for pattern in data.get(package, [])), f"{stub} is not package data"

@@ -7,12 +7,17 @@ mypy error of its own (`arg-type` for a named `axis`, `import-not-found` for the
 
 from __future__ import annotations
 
+import ast
+import importlib
+import inspect
 import os
 import subprocess
 import sys
 import textwrap
 import tomllib
 from pathlib import Path
+
+from shapecheck.plugin.restored import RESTORED
 
 from .support import ROOT, cache_for, run_mypy, write_config
 
@@ -158,3 +163,41 @@ def test_the_installed_stub_package_is_partial(tmp_path: Path, plugin_cache: Pat
          str(path)],
         env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True, text=True, timeout=600)
     assert (done.returncode, done.stdout) == (0, ""), done.stdout + done.stderr
+
+
+
+def test_each_restored_name_has_its_runtime_signature() -> None:
+    # mypy reads the restored names from a stub (importing the runtime would have it analyse
+    # much of shapecheck in every project that imports jax.lax): the stub must say what the
+    # runtime takes.
+    runtimes = {"jax.lax": "shapecheck.runtime.lax"}  # where the restored names run
+    assert runtimes.keys() == RESTORED.keys()
+    for module, (source, names) in RESTORED.items():
+        stub = ast.parse((ROOT / Path(*source.split("."))).with_suffix(".pyi").read_text())
+        declared = {node.name: node for node in stub.body if isinstance(node, ast.FunctionDef)}
+        assert sorted(declared) == sorted(names)
+        runtime = importlib.import_module(runtimes[module])
+        for name in names:
+            assert _stubbed(declared[name]) == _parameters(inspect.signature(getattr(runtime, name))), name
+
+
+def _stubbed(node: ast.FunctionDef) -> list[tuple[str, str, str, bool]]:
+    """Each parameter's name, kind, annotation and whether it has a default; then the return."""
+    arguments = node.args
+    kinds = ([inspect.Parameter.POSITIONAL_ONLY] * len(arguments.posonlyargs)
+             + [inspect.Parameter.POSITIONAL_OR_KEYWORD] * len(arguments.args)
+             + [inspect.Parameter.KEYWORD_ONLY] * len(arguments.kwonlyargs))
+    listed = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    defaults = [False] * (len(arguments.posonlyargs) + len(arguments.args) - len(arguments.defaults))
+    defaults += [True] * len(arguments.defaults) + [d is not None for d in arguments.kw_defaults]
+    found = [(a.arg, str(kind), ast.unparse(a.annotation) if a.annotation else "", default)
+             for a, kind, default in zip(listed, kinds, defaults, strict=True)]
+    return [*found, ("return", "", ast.unparse(node.returns) if node.returns else "", False)]
+
+
+def _parameters(signature: inspect.Signature) -> list[tuple[str, str, str, bool]]:
+    # The runtime module postpones its annotations: each is the text the stub writes.
+    found = [(p.name, str(p.kind), p.annotation if p.annotation is not p.empty else "", p.default is not p.empty)
+             for p in signature.parameters.values()]
+    returned = signature.return_annotation
+    return [*found, ("return", "", returned if returned is not signature.empty else "", False)]
