@@ -69,8 +69,8 @@ def handlers() -> tuple[dict[str, Handler], dict[str, Handler]]:
 
 def caller_of(kind: type) -> Caller | None:
     """How a kind of value the library defines is called (`vmap(f)(x)`), importing the module
-    that says so: it may not be the one that made the value (`jax.jit` makes what
-    `sharding_api` calls)."""
+    that says so: it may not be the one that made the value (a flax or equinox layer is made
+    by `flax_api` or `equinox_api` and called by `layer_calls`)."""
     found = _callers.get(kind)
     if found is None:
         module = index.CALLERS.get(f"{kind.__module__}.{kind.__qualname__}")
