@@ -223,10 +223,7 @@ _SHOWN: weakref.WeakKeyDictionary[ast.AST, tuple[ArrayType, Placement | None, bo
 def _typed_span(node: ast.AST, value: ArrayType, placement: Placement | None, span: Callable[[ast.AST], Span],
                 x64: bool | None) -> TypedSpan:
     kept = _SHOWN.get(node)
-    # A type's sharding is not part of its equality (shape rules compare without it), but hover
-    # shows it: compared on its own.
-    if (kept is not None and kept[0] == value and kept[0].sharding == value.sharding and kept[1] == placement
-            and kept[2] is x64):
+    if kept is not None and kept[0].identical(value) and kept[1] == placement and kept[2] is x64:
         return kept[3]
     typed = TypedSpan(span(node), as_shown(value, x64), placement)
     _SHOWN[node] = (value, placement, x64, typed)

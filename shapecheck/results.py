@@ -34,14 +34,12 @@ class TypedSpan:
     type: ArrayType
     placement: Placement | None = None  # inside a map: how it lies on the mesh, where known
 
-    # Equal where hover shows the same: the type's sharding too, which ArrayType's own equality
-    # leaves out (the shape rules compare types without it). The language server keeps the last
-    # analysis's span where the new one is equal.
+    # Equal where hover shows the same: the type's sharding too (`ArrayType.identical`). The
+    # language server keeps the last analysis's span where the new one is equal.
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TypedSpan):
             return NotImplemented
-        return (self.span == other.span and self.type == other.type and self.placement == other.placement
-                and self.type.sharding == other.type.sharding)
+        return self.span == other.span and self.type.identical(other.type) and self.placement == other.placement
 
     def __hash__(self) -> int:
         return hash((self.span, self.type, self.placement))

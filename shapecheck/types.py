@@ -157,6 +157,11 @@ class ArrayType:
     def is_anything(self) -> bool:
         return self.ellipsis is not None and not self.dims and self.named_open and not self.named
 
+    def identical(self, other: ArrayType) -> bool:
+        """Equal, the sharding too: what hover shows of them is the same (equality leaves the
+        sharding out, as the shape rules compare types without it)."""
+        return self == other and self.sharding == other.sharding
+
     # The copies below call the constructor with every field rather than `dataclasses.replace`,
     # which looks each field up by name: they run for nearly every value the analyser computes.
 

@@ -10,7 +10,6 @@ registries.
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 
@@ -29,21 +28,20 @@ from typing import Final
 
 def index_source() -> str:
     """The text of the index, from the registries of every library module (all imported)."""
+    from shapecheck.analyzer import library
     from shapecheck.analyzer.qualnames import spellings
 
-    library = importlib.import_module("shapecheck.analyzer.library")
     functions: dict[str, str] = {}
     methods: dict[str, str] = {}
     takes_functions: set[str] = set()
     binders: set[str] = set()
     callers: dict[str, str] = {}
-    for module in library.MODULES:
-        registry = importlib.import_module(f"{library.__name__}.{module}").REGISTRY
+    for module, registry in zip(library.MODULES, library.REGISTRIES, strict=True):
         functions.update(dict.fromkeys(registry.functions, module))
         methods.update(dict.fromkeys(registry.methods, module))
         takes_functions.update(registry.takes_functions)
         binders.update(spelled.rpartition(".")[2] for name in registry.binders for spelled in spellings(name))
-        callers.update({f"{kind.__module__}.{kind.__qualname__}": module for kind in registry.callers})
+        callers.update({library.kind_name(kind): module for kind in registry.callers})
     return (_HEADER
             + _table("FUNCTIONS", "canonical name -> the library module that handles it", functions)
             + _table("METHODS", "method or attribute key -> the library module that handles it", methods)

@@ -73,11 +73,16 @@ def caller_of(kind: type) -> Caller | None:
     by `flax_api` or `equinox_api` and called by `layer_calls`)."""
     found = _callers.get(kind)
     if found is None:
-        module = index.CALLERS.get(f"{kind.__module__}.{kind.__qualname__}")
+        module = index.CALLERS.get(kind_name(kind))
         if module is not None:
             _load(module)
             found = _callers.get(kind)
     return found
+
+
+def kind_name(kind: type) -> str:
+    """A kind of value as `index.CALLERS` names it: `module.Class`."""
+    return f"{kind.__module__}.{kind.__qualname__}"
 
 
 def takes_functions() -> frozenset[str]:
