@@ -18,6 +18,7 @@ The generator draws through a `Chooser`, so hypothesis (`st.data()`) and a seede
 
 from __future__ import annotations
 
+import inspect
 import random
 import re
 import traceback
@@ -366,6 +367,8 @@ def run(built: Program) -> Ran:
                 traceback.clear_frames(error.__traceback__)
                 return Ran(types, index, classify(error), f"{type(error).__name__}: {str(error).splitlines()[0]}")
             value = namespace[line.split(" = ", 1)[0]]
+            if inspect.isfunction(value):
+                continue  # a function the program defines (`f = lambda x: ...`): no value to type
             types[index] = str(jax.typeof(value)).lstrip("~")
     return Ran(types, None, "ok")
 

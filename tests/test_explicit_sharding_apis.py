@@ -32,6 +32,8 @@ R1 = "q = jax.device_put(jnp.ones((2, 4)), P(None, ('Y', 'X')))"
 V3 = "v = jax.device_put(jnp.ones((16, 8, 4)), P(None, ('Y', 'X'), None))"
 
 CASES: dict[str, tuple[str, list[str], str]] = {
+    # One function, two placements of its argument: each call's result is placed as its own.
+    "a function called with two placements": (EXPLICIT, [A, B, "f = lambda x: x * 2", "c = f(b)", "d = f(a)"], "ok"),
     "jit in_shardings as the argument's": (EXPLICIT, [A, "c = jax.jit(lambda x: x * 2, in_shardings=P('X', 'Y'))(a)"], "ok"),
     "jit in_shardings unlike a committed argument": (
         EXPLICIT, [A, "c = jax.jit(lambda x: x * 2, in_shardings=P(None, 'X'))(a)"], "SC208"),

@@ -8,6 +8,7 @@ arguments, within a depth and a per-file budget; what it returns is joined over 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, cast
 
 from shapecheck.algebra.conformance import (
@@ -33,6 +34,7 @@ from shapecheck.analyzer.values import (
     Class,
     Const,
     ContainerMethod,
+    Dict,
     Function,
     Instance,
     Partial,
@@ -43,7 +45,7 @@ from shapecheck.analyzer.values import (
 )
 from shapecheck.analyzer.walk import parameters
 from shapecheck.dims import Conflict
-from shapecheck.types import ArrayType
+from shapecheck.types import ArrayType, Sharding
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
@@ -147,7 +149,7 @@ class Invocation(InterpreterState):
             read = self.read(function.node.returns, function.scope)
             declared_return = read if isinstance(read, ArrayType) else None
         arg_key = tuple(scope.bindings.items())
-        key = (id(function.node), _hashable(arg_key), ctx.key())
+        key = (id(function.node), _hashable((arg_key, tuple(_shardings(scope.bindings.values())))), ctx.key())
         first = positional[0].node.arg if positional else None
         if key in self.cache:
             self.last_receiver = self.receivers.get(key)
@@ -297,6 +299,21 @@ class Invocation(InterpreterState):
             # On its own, the body is checked for every size its symbols may take.
             return rigid(declared, bindings)
         return declared
+
+
+def _shardings(values: Iterable[Value]) -> Iterator[Sharding | None]:
+    """The sharding of each array among `values`, in containers and objects too: a summary holds
+    for one placement of its arguments, which ArrayType's equality leaves out (`f(x_on_X)` and
+    `f(x_on_Y)` have results placed apart)."""
+    for value in values:
+        if isinstance(value, ArrayType):
+            yield value.sharding
+        elif isinstance(value, Seq):
+            yield from _shardings(value.items)
+        elif isinstance(value, Dict):
+            yield from _shardings(item for _, item in value.items)
+        elif isinstance(value, Instance):
+            yield from _shardings(item for _, item in value.fields)
 
 
 def _hashable(items: object) -> object:
