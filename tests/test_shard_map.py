@@ -85,6 +85,24 @@ def test_mesh_sizes_give_blocks_and_global_shapes(mesh: str) -> None:
     assert shape_of(snippet, "r") == (8,)
 
 
+@pytest.mark.parametrize("mesh", [
+    "jax.make_mesh((0, 4), ('x', 'y'))",
+    "jax.sharding.AbstractMesh((2, 0), ('x', 'y'))",
+    "Mesh(np.array(jax.devices()[:0]).reshape(0, 4), ('x', 'y'))",
+])
+def test_a_mesh_with_an_empty_axis_is_of_unknown_size(mesh: str) -> None:
+    # JAX refuses such a mesh; the checker must not divide by its size (it raised
+    # ZeroDivisionError, an internal error for the whole file).
+    snippet = f"""\
+        m = {mesh}
+        inside = jax.shard_map(lambda a: a * 2, mesh=m, in_specs=P('x', 'y'), out_specs=P('x', 'y'))
+        r = inside(jnp.ones((8, 16)))
+        """
+    source = HEADER + textwrap.dedent(snippet)
+    assert analyze_source("t.py", source, keep_types=True).error is None
+    assert found(snippet) == set()
+
+
 @pytest.mark.parametrize("form", [
     "y = jax.shard_map(f, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(a)",
     "y = jax.experimental.shard_map.shard_map(f, mesh, P('x'), P('x'))(a)",

@@ -100,7 +100,8 @@ def _mesh(sizes: tuple[Dim, ...] | None, names: tuple[str, ...] | None, types: t
         return None
     if sizes is None or len(sizes) != len(names):
         return Mesh(tuple((name, None) for name in names), types)
-    return Mesh(tuple((name, size if isinstance(size, int) else None)
+    # A zero-size axis is refused by JAX (no such mesh): its size is not known.
+    return Mesh(tuple((name, size if isinstance(size, int) and size > 0 else None)
                       for name, size in zip(names, sizes, strict=True)), types)
 
 
