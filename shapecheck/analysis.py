@@ -18,6 +18,7 @@ from pathlib import Path
 from shapecheck.algebra.promotion import as_shown
 from shapecheck.analyzer.modules import ModuleLoader
 from shapecheck.analyzer.state import Typed
+from shapecheck.analyzer.summaries import Summaries
 from shapecheck.bounds import RECURSION_LIMIT, TIME_LIMIT_S, AnalysisTimeout, run_bounded
 from shapecheck.codes import Code
 from shapecheck.config import Config
@@ -42,7 +43,7 @@ _NAMES_AXES = re.compile(r"psum|pmean|pmax|pmin|all_gather|all_to_all|ppermute|p
 
 def analyze_text(path: str, text: str, config: Config, loader: ModuleLoader, *, keep_types: bool = False,
                  time_limit: float = TIME_LIMIT_S, syntax: ast.Module | Diagnostic | None = None,
-                 unfiltered: list[Diagnostic] | None = None) -> FileResult:
+                 unfiltered: list[Diagnostic] | None = None, summaries: Summaries | None = None) -> FileResult:
     """Analyse one file's text. Never raises: an internal error is returned in `FileResult.error`.
 
     `loader` finds and loads the project's other modules (calls and specs across files).
@@ -50,7 +51,8 @@ def analyze_text(path: str, text: str, config: Config, loader: ModuleLoader, *, 
     gets SC005 beside what was found. The language server, which reuses findings while only
     a buffer's comments and layout change (`shapecheck.lsp.reuse`), passes the `cpython_syntax`
     of `text` it already read, and takes in `unfiltered` what the file's interpretation found
-    before the settings and the suppression comments filter it.
+    before the settings and the suppression comments filter it, and the function summaries of
+    its last analysis of the buffer, which this one replays where they hold and replaces.
     """
     size = source_size(text)
     if size > config.max_file_size:
@@ -58,7 +60,7 @@ def analyze_text(path: str, text: str, config: Config, loader: ModuleLoader, *, 
     lines = text.count("\n") + 1
     try:
         return run_bounded(lambda: _analyze(path, text, config, keep_types, loader, lines,
-                                            time_limit, syntax, unfiltered), time_limit)
+                                            time_limit, syntax, unfiltered, summaries), time_limit)
     except AnalysisTimeout:
         limit = _limit(path, f"analysis stopped after {time_limit:g} s, the time limit per file, "
                              "and did not finish; the file is unchecked")
@@ -97,18 +99,19 @@ def too_large(path: str, size: int, config: Config) -> FileResult:
 
 def _analyze(path: str, text: str, config: Config, keep_types: bool, loader: ModuleLoader,
              lines: int, time_limit: float, syntax: ast.Module | Diagnostic | None = None,
-             unfiltered: list[Diagnostic] | None = None) -> FileResult:
+             unfiltered: list[Diagnostic] | None = None, summaries: Summaries | None = None) -> FileResult:
     with warnings.catch_warnings():
         # CPython's parser warns about the checked code ('\d' in a plain string): that is
         # Python's message to the code's author, not output of the checker.
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        return _analyze_quietly(path, text, config, keep_types, loader, lines, time_limit, syntax, unfiltered)
+        return _analyze_quietly(path, text, config, keep_types, loader, lines, time_limit, syntax, unfiltered,
+                                summaries)
 
 
 def _analyze_quietly(path: str, text: str, config: Config, keep_types: bool, loader: ModuleLoader,
                      lines: int, time_limit: float, syntax: ast.Module | Diagnostic | None = None,
-                     unfiltered: list[Diagnostic] | None = None) -> FileResult:
+                     unfiltered: list[Diagnostic] | None = None, summaries: Summaries | None = None) -> FileResult:
     tree = syntax if syntax is not None else cpython_syntax(path, text, config.target_version)
     if isinstance(tree, Diagnostic):
         return FileResult(path, _filter([tree], text, config), (), None, lines)
@@ -119,7 +122,7 @@ def _analyze_quietly(path: str, text: str, config: Config, keep_types: bool, loa
     except (RecursionError, AnalysisTimeout):
         limit = _limit(path, "the file nests too deeply to be analysed; the file is unchecked")
         return FileResult(path, _filter([limit], text, config), (), None, lines)
-    diagnostics, types = _interpret(path, text, parsed.module, config, keep_types, loader, time_limit)
+    diagnostics, types = _interpret(path, text, parsed.module, config, keep_types, loader, time_limit, summaries)
     diagnostics.extend(
         _limit(path, f"expression nests more than {MAX_DEPTH:,} levels deep; from here on it is "
                      "not analysed (its value is unknown)", span)
@@ -155,7 +158,7 @@ def _relevant(text: str, config: Config) -> bool:
 
 
 def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_types: bool, loader: ModuleLoader,
-               time_limit: float) -> tuple[list[Diagnostic], tuple[TypedSpan, ...]]:
+               time_limit: float, summaries: Summaries | None = None) -> tuple[list[Diagnostic], tuple[TypedSpan, ...]]:
     from shapecheck.analyzer.interpreter import Interpreter
     from shapecheck.analyzer.report import Reporter
 
@@ -164,8 +167,10 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
     names = module_names(Path(path))
     interpreter = Interpreter(module, names[0] if names else Path(path).stem, reporter, loader.handlers,
                               loader.methods, config.annotation_names, types, loader, config.x64,
-                              names_axes=names_axes(text))
+                              names_axes=names_axes(text), summaries=summaries)
     stopped: Diagnostic | None = None
+    if summaries is not None:
+        summaries.begin()
     try:
         interpreter.run()
     except RecursionError:
@@ -179,6 +184,8 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
         stopped = _limit(path, "analysis stopped: it ran out of memory; what was found before is "
                                "reported, the rest of the file is unchecked")
     finally:
+        if summaries is not None:
+            summaries.finish(complete=stopped is None)
         interpreter.release()  # findings and types hold their nodes; nothing else is read
     if not reporter.findings and not types:
         return ([stopped] if stopped else []), ()

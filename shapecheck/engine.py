@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import ast
 
     from shapecheck.analyzer.modules import ModuleLoader
+    from shapecheck.analyzer.summaries import Summaries
     from shapecheck.cache import ResultCache
     from shapecheck.diagnostic import Diagnostic
 
@@ -78,25 +79,25 @@ class Engine:
             self._loader.refresh()
 
     def analyze(self, path: str, text: str, *, keep_types: bool = False, syntax: ast.Module | Diagnostic | None = None,
-                unfiltered: list[Diagnostic] | None = None) -> FileResult:
+                unfiltered: list[Diagnostic] | None = None, summaries: Summaries | None = None) -> FileResult:
         """Analyse one file's text, reading the project's other modules as they are now.
 
         Never raises: an internal error is in `FileResult.error`. `keep_types` keeps the
         inferred type of each array-valued expression (hover, inlay hints); `syntax` and
-        `unfiltered` are those of `analyze_text`.
+        `unfiltered` and `summaries` are those of `analyze_text`.
         """
         self.loader.refresh()
-        return self._analyze(path, text, keep_types, syntax, unfiltered)
+        return self._analyze(path, text, keep_types, syntax, unfiltered, summaries)
 
     def _analyze(self, path: str, text: str, keep_types: bool = False, syntax: ast.Module | Diagnostic | None = None,
-                 unfiltered: list[Diagnostic] | None = None) -> FileResult:
+                 unfiltered: list[Diagnostic] | None = None, summaries: Summaries | None = None) -> FileResult:
         # Within the current snapshot of module texts: a batch of files shares one.
         from shapecheck.analysis import analyze_text
 
         loader = self.loader
         loader.reset_reads()
         result = analyze_text(path, text, self.config, loader, keep_types=keep_types,
-                              time_limit=self.time_limit, syntax=syntax, unfiltered=unfiltered)
+                              time_limit=self.time_limit, syntax=syntax, unfiltered=unfiltered, summaries=summaries)
         own = os.path.abspath(path)
         dependencies = tuple(d for d in loader.dependencies() if os.path.abspath(d.path) != own)
         return replace(result, dependencies=dependencies, missing=loader.missing(),

@@ -67,13 +67,19 @@ class Expressions(InterpreterState):
             # what holds in every analysis that gave it an array type, not the last one's type.
             # Hover shows what an annotation there would say: without vmap's and pmap's axes.
             shown = visible(value, ctx)
-            placement = _placement(value, ctx) if ctx.resources or ctx.manual else None
-            before = self.types.get(id(node))
-            typed = join(before[1], shown) if before is not None else shown
-            if before is not None and before[2] != placement:
-                placement = None  # placed differently in different analyses: no one answer
-            if isinstance(typed, ArrayType):
-                self.types[id(node)] = (node, typed, placement)
+            self.keep_type(node, shown, _placement(value, ctx) if ctx.resources or ctx.manual else None)
+
+    def keep_type(self, node: ast.AST, shown: ArrayType, placement: Placement | None) -> None:
+        """Join `shown` into what hover shows of `node`."""
+        assert self.types is not None
+        if self.recorder is not None and self.recorder.active:
+            self.recorder.noted(node, shown, placement)
+        before = self.types.get(id(node))
+        typed = join(before[1], shown) if before is not None else shown
+        if before is not None and before[2] != placement:
+            placement = None  # placed differently in different analyses: no one answer
+        if isinstance(typed, ArrayType):
+            self.types[id(node)] = (node, typed, placement)
 
     def eval_name(self, node: ast.Name, scope: Scope, ctx: Context) -> Value:
         return scope.lookup(node.id)
@@ -296,6 +302,8 @@ class Expressions(InterpreterState):
     def eval_lambda(self, node: ast.Lambda, scope: Scope, ctx: Context) -> Value:
         function = Function(node, scope, self.module_name, "<lambda>")
         self.functions.append(function)
+        if self.recorder is not None and self.recorder.active:
+            self.recorder.spoil()  # its closure is this run's scope: the analysis is not kept
         return function
 
     def eval_namedexpr(self, node: ast.NamedExpr, scope: Scope, ctx: Context) -> Value:

@@ -66,6 +66,8 @@ class Interpreter(Statements, Expressions, Invocation):
         """Every axis name a map of this module could bind (read once, when first needed)."""
         if self._map_axis_names is None:
             self._map_axis_names = map_axis_names(self.module, binder_callees())
+        if self.recorder is not None and self.recorder.active:
+            self.recorder.derived("map_axis_names", self._map_axis_names)
         return self._map_axis_names
 
     def unmapped_functions(self) -> frozenset[ast.AST]:
@@ -73,7 +75,13 @@ class Interpreter(Statements, Expressions, Invocation):
         if self._unmapped is None:
             # A walk of the whole module: skipped where no collective can be reported anyway.
             self._unmapped = unmapped_functions(self.module) if self.names_axes else frozenset()
+        if self.recorder is not None and self.recorder.active:
+            self.recorder.derived("unmapped_functions", self._unmapped)
         return self._unmapped
+
+    def derived(self, name: str) -> object:
+        """A module-wide answer by name (`summaries` compares those a summary asked for)."""
+        return self.map_axis_names() if name == "map_axis_names" else self.unmapped_functions()
 
     def _has_symbols(self, function: Function) -> bool:
         params = function.node.args
@@ -118,7 +126,9 @@ class Interpreter(Statements, Expressions, Invocation):
         key = id(node)
         if key not in self._annotations:
             names = Provenance(scope, self, self.loader)
-            self._annotations[key] = read_annotation(node, names, self.annotation_names)
+            self.annotation_entered(key, node, read_annotation(node, names, self.annotation_names))
+        elif self.recorder is not None and self.recorder.active:
+            self.recorder.annotation(node, self._annotations[key], made=False)
         return self._annotations[key]
 
     def module_source(self, name: str) -> ast.expr | None:

@@ -104,8 +104,11 @@ class Invocation(InterpreterState):
         self.last_receiver = None
         if ctx.depth > MAX_DEPTH:
             return None
+        recorder = self.recorder
         if function.module != self.module_name:
             self.ran_foreign = True  # before its defaults are read: they are its module's nodes too
+            if recorder is not None and recorder.active:
+                recorder.spoil()  # another module's body: reported apart (`_report_inside`), not kept
         params = function.node.args
         listed = parameters(params)
         scope = self.child_scope(function.scope)
@@ -153,14 +156,24 @@ class Invocation(InterpreterState):
         first = positional[0].node.arg if positional else None
         if key in self.cache:
             self.last_receiver = self.receivers.get(key)
+            if recorder is not None and recorder.active:
+                recorder.hit(key, self.cache[key])
             return self._returned(self.cache[key], declared_return, bindings)
+        if recorder is not None:
+            replayed, value = recorder.replay(function, key, ctx)
+            if replayed:  # the last run's analysis of this call, all it read as it was
+                self.last_receiver = None
+                return self._returned(value, declared_return, bindings)
         analyses = self.analyses.get(id(function.node), 0)
         if id(function.node) in self.active or self.budget <= 0 or (analyses >= MAX_ANALYSES and not alone):
             # Recursion (whatever the arguments), runaway call trees and a function called with
             # ever new arguments (a registration helper in a loop) are cut off: unknown.
+            if recorder is not None and recorder.active:
+                recorder.spoil()
             return self._returned(None, declared_return, bindings)
         self.budget -= 1
         self.analyses[id(function.node)] = analyses + 1
+        recording = recorder.begin(function) if recorder is not None else None
         foreign = function.module != self.module_name
         if foreign:
             # Another module's body: what fails there only for these arguments is reported at
@@ -171,24 +184,29 @@ class Invocation(InterpreterState):
         frame = Frame(function, declared_return=declared_return, bindings=dict(bindings))
         self.frames.append(frame)
         try:
-            inner = ctx.deeper()
-            for param in listed:
-                self.note_type(param.node, scope.bindings.get(param.node.arg), inner)
-            if isinstance(function.node, ast.Lambda):
-                frame.returns.append(self.eval(function.node.body, scope, inner))
-            else:
-                falls_off = self.exec_block(function.node.body, scope, inner)
-                if falls_off and frame.returns:
-                    frame.returns.append(Const(None))  # reaching the end returns None too
-        finally:
-            self.frames.pop()
-            self.active.discard(id(function.node))
-            if foreign:
-                inside = self.reporter.release()
-                if alone:
-                    self.reporter.pass_up(inside)  # to `_report_inside`, which asked for them
-                elif inside:
-                    self._report_inside(function, call, inside)
+            try:
+                inner = ctx.deeper()
+                for param in listed:
+                    self.note_type(param.node, scope.bindings.get(param.node.arg), inner)
+                if isinstance(function.node, ast.Lambda):
+                    frame.returns.append(self.eval(function.node.body, scope, inner))
+                else:
+                    falls_off = self.exec_block(function.node.body, scope, inner)
+                    if falls_off and frame.returns:
+                        frame.returns.append(Const(None))  # reaching the end returns None too
+            finally:
+                self.frames.pop()
+                self.active.discard(id(function.node))
+                if foreign:
+                    inside = self.reporter.release()
+                    if alone:
+                        self.reporter.pass_up(inside)  # to `_report_inside`, which asked for them
+                    elif inside:
+                        self._report_inside(function, call, inside)
+        except BaseException:
+            if recording is not None and recorder is not None:
+                recorder.abandon(recording)
+            raise
         result: Value = None
         if frame.returns:
             result = frame.returns[0]
@@ -201,6 +219,8 @@ class Invocation(InterpreterState):
         if isinstance(receiver, Instance):
             self.receivers[key] = receiver
         self.last_receiver = receiver if isinstance(receiver, Instance) else None
+        if recording is not None and recorder is not None:
+            recorder.end(recording, function, key, ctx, result, receiver)
         return self._returned(result, declared_return, bindings)
 
     def construct(self, cls: Class, call: CallArgs, ctx: Context) -> Value:

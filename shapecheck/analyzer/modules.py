@@ -91,6 +91,20 @@ class ModuleLoader:
         self._note(module, entry[2] if entry else None)
         return entry
 
+    def watch_reads(self, reads: dict[str, str | None]) -> None:
+        """Note in `reads` too every module read from now until `unwatch_reads` (what one
+        function analysis read, for its summary kept across runs: `summaries`)."""
+        self._loading.append(reads)
+
+    def unwatch_reads(self, reads: dict[str, str | None]) -> None:
+        popped = self._loading.pop()
+        assert popped is reads
+
+    def note_reads(self, reads: dict[str, str | None]) -> None:
+        """Read again what a replayed analysis read (the result's dependencies include them)."""
+        for module, digest in reads.items():
+            self._note(module, digest)
+
     def _note(self, module: str, digest: str | None) -> None:
         self.reads[module] = digest
         for reads in self._loading:

@@ -5,9 +5,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from shapecheck.algebra.outcome import Problem
 from shapecheck.codes import Code
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.summaries import Recorder
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,13 +31,25 @@ class Reporter:
     """One file's findings. A node gets at most one finding per code: a function analysed for
     several argument types reports its first, most specific finding once."""
 
-    __slots__ = ("_captured", "_seen", "findings", "muted")
+    __slots__ = ("_captured", "_seen", "findings", "muted", "recorder")
 
     def __init__(self) -> None:
         self.findings: list[Finding] = []
         self._seen: set[tuple[int, Code]] = set()
         self.muted = 0  # >0 while analysing code whose findings belong to another file or pass
         self._captured: list[list[Finding]] = []
+        # The run's summaries recorder (the language server's; `summaries`): every report tried
+        # is part of what an analysis did, reported or found already reported there.
+        self.recorder: Recorder | None = None
+
+    @property
+    def capturing(self) -> bool:
+        return bool(self._captured)
+
+    @property
+    def seen(self) -> set[tuple[int, Code]]:
+        """The (node id, code) places reported so far."""
+        return self._seen
 
     def capture(self) -> None:
         """Collect (rather than report) findings until `release`: another module's body, whose
@@ -57,6 +73,8 @@ class Reporter:
             self._captured[-1].append(finding)
             return
         key = (id(node), code)
+        if self.recorder is not None and self.recorder.active:
+            self.recorder.tried(finding, key, key in self._seen)
         if key in self._seen:
             return
         self._seen.add(key)

@@ -23,6 +23,7 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.imports import Imports
 from shapecheck.analyzer.report import Reporter
 from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.summaries import Recorder, Summaries, Watched, WatchedScope
 from shapecheck.analyzer.values import Function, Value
 from shapecheck.codes import Code
 from shapecheck.literal import Lit
@@ -60,6 +61,7 @@ class InterpreterState:
         handlers: dict[str, Handler], methods: dict[str, Handler],
         annotation_names: frozenset[str], types: dict[int, Typed] | None = None,
         loader: ModuleLoader | None = None, x64: bool | None = None, names_axes: bool = True,
+        summaries: Summaries | None = None,
     ) -> None:
         # False only where the source certainly names no collective or axis: then which of its
         # functions some map may call does not matter (`Interpreter.unmapped_functions`).
@@ -91,16 +93,39 @@ class InterpreterState:
         # Whether a function of another module was analysed here: only then can a finding or a
         # kept type be at a node of another module's tree.
         self.ran_foreign = False
-        self.scope = Scope(None, module_name)
+        # The last run's function summaries, replayed where all they read is as it was, and
+        # this run's recorded for the next (the language server's; None: nothing recorded).
+        self.recorder: Recorder | None = None
+        self._module_sources: dict[str, ast.expr] = {}
+        if summaries is not None:
+            self.recorder = Recorder(summaries, self, MAX_ANALYSES)
+            reporter.recorder = self.recorder
+            self.scope: Scope = WatchedScope(module_name, self.recorder)
+            self._module_sources = Watched(self.recorder, "source")  # type: ignore[assignment]
+        else:
+            self.scope = Scope(None, module_name)
         # Every scope this analysis made, for `release`; held weakly, so that the interpreters the
         # loader keeps for imported modules (never released) keep no call's scope alive.
         self._made: list[weakref.ref[Scope]] = [weakref.ref(self.scope)]
-        self._module_sources: dict[str, ast.expr] = {}
         self._map_axis_names: frozenset[str] | None = None
         self._unmapped: frozenset[ast.AST] | None = None
         self._through: dict[int, bool] = {}  # loop node id -> whether its body always runs through
         self._annotations: dict[int, ArrayType | Invalid | None] = {}
         self.imports = Imports(module_name, loader)
+
+    def module_sources(self) -> dict[str, ast.expr]:
+        """The expression each module-level name was last assigned."""
+        return self._module_sources
+
+    def annotations_known(self) -> dict[int, ArrayType | Invalid | None]:
+        """The annotations read so far, by node id."""
+        return self._annotations
+
+    def annotation_entered(self, key: int, node: ast.expr, value: ArrayType | Invalid | None) -> None:
+        """Enter an annotation's reading in the run's table (as `read` does)."""
+        self._annotations[key] = value
+        if self.recorder is not None and self.recorder.active:
+            self.recorder.annotation(node, value, made=True)
 
     def child_scope(self, parent: Scope) -> Scope:
         """A scope inside `parent` (a call's, a class body's, a comprehension's), for `release`."""
@@ -155,6 +180,10 @@ class InterpreterState:
         def annotation(self, node: ast.expr, scope: Scope) -> ArrayType | None: ...
 
         def literal_lookup(self, name: str) -> Lit | None: ...
+
+        def keep_type(self, node: ast.AST, shown: ArrayType, placement: Placement | None) -> None: ...
+
+        def derived(self, name: str) -> object: ...
 
         def check_cooccurrence(self, result: Value, inputs: Iterable[Value], node: ast.AST,
                                ctx: Context) -> None: ...

@@ -232,6 +232,8 @@ class Statements(InterpreterState):
     def define_function(self, node: DefNode, scope: Scope, ctx: Context) -> None:
         function = Function(node, scope, self.module_name, node.name)
         self.functions.append(function)
+        if self.recorder is not None and self.recorder.active:
+            self.recorder.spoil()  # its closure is this run's scope: the analysis is not kept
         self.check_signature_annotations(node, scope)
         value: Value = function
         for decorator in reversed(node.decorator_list):

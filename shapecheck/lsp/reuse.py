@@ -29,6 +29,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, replace
 
 from shapecheck.analysis import filtered, names_axes, source_size
+from shapecheck.analyzer.summaries import Summaries
 from shapecheck.bounds import AnalysisTimeout, run_bounded
 from shapecheck.codes import Code
 from shapecheck.diagnostic import Diagnostic, Note, Span
@@ -227,6 +228,9 @@ class Reuse:
     def __init__(self) -> None:
         self._last: dict[str, _Last] = {}
         self._tokens: dict[str, Tokens | None] = {}  # by statement text, of the last analyses
+        # The function summaries of each buffer's last full analysis, replayed by the next where
+        # they hold (`analyzer.summaries`): only while all else it read is the same.
+        self._summaries: dict[str, Summaries] = {}
 
     def analyze(self, engine: Engine, source: ModuleSource, path: str, text: str) -> Outcome:
         """The result of `engine.analyze(path, text, keep_types=True)`, with the project's
@@ -254,9 +258,15 @@ class Reuse:
             if moved is not None:
                 return Outcome(moved[0], syntax, moved[1])
         unfiltered: list[Diagnostic] = []
-        result = engine.analyze(path, text, keep_types=True, syntax=syntax, unfiltered=unfiltered)
+        summaries = self._summaries.pop(path, None)
+        if summaries is None or last is None or not self._same_inputs(last, engine, source, text):
+            summaries = Summaries()
+        result = engine.analyze(path, text, keep_types=True, syntax=syntax, unfiltered=unfiltered,
+                                summaries=summaries)
         # A bound reached (SC005) may have cut the tree (nesting elided in place) or the analysis short.
         complete = result.error is None and not any(d.code == Code.ANALYSIS_LIMIT for d in unfiltered)
+        if complete and new is not None:
+            self._summaries[path] = summaries
         if new is not None and complete:
             self._last[path] = _Last(engine, text, new, names_axes(text), tuple(unfiltered), result,
                                      syntax if len(text) <= TREE_KEPT_CHARACTERS else None)
@@ -267,10 +277,12 @@ class Reuse:
 
     def forget(self, path: str) -> None:
         self._last.pop(path, None)
+        self._summaries.pop(path, None)
 
     def keep(self, paths: set[str]) -> None:
         """Forget the buffers not at these paths (closed)."""
         self._last = {path: last for path, last in self._last.items() if path in paths}
+        self._summaries = {path: kept for path, kept in self._summaries.items() if path in paths}
 
     def _unparsed(self, last: _Last, engine: Engine, source: ModuleSource, path: str, text: str) -> FileResult | None:
         """The last result, where `text` differs from the last text only on lines that hold
