@@ -47,7 +47,10 @@ class Interpreter(Statements, Expressions, Invocation):
                 self.scope.bind(statement.name, Class(statement.name))
         ctx = Context(bound=frozenset())
         self.frames.append(Frame(None))
-        self.exec_block(self.module.body, self.scope, ctx)
+        if self.recorder is not None:  # the language server's: the last run's statements replayed
+            self.recorder.run_module(self.module.body, ctx)
+        else:
+            self.exec_block(self.module.body, self.scope, ctx)
         self.frames.pop()
         if not analyse_functions:
             return

@@ -55,6 +55,12 @@ class Statements(InterpreterState):
                     ctx = ctx.with_mesh(went)  # `jax.set_mesh(mesh)` as a statement: the mesh from here on
         return True
 
+    def exec_top(self, node: ast.stmt, scope: Scope, ctx: Context) -> object:
+        """Run one statement of a block as `exec_block` does: false when control certainly
+        leaves the block, a mesh where the statement sets one (`jax.set_mesh(mesh)`)."""
+        run = _EXEC.get(type(node))
+        return run(self, node, scope, ctx) if run is not None else True
+
     def exec_statement(self, node: ast.stmt, scope: Scope, ctx: Context) -> bool:
         """Run one statement; False when it certainly leaves the block."""
         run = _EXEC.get(type(node))

@@ -1,14 +1,16 @@
-"""Function summaries kept from one analysis of a module to the next (the language server's).
+"""Function summaries and top-level statements kept from one analysis of a module to the next
+(the language server's).
 
 A keystroke in one function of a 1,000-line buffer changes one statement, yet the whole module
 is interpreted again, and with it every function its statements call: most of them read
-nothing the edit changed. So each analysis of a function for some arguments (a summary) is
-recorded with everything it read and everything it did, and the next analysis of the buffer
-replays it, rather than interpreting the body again, where all it read is as it was.
+nothing the edit changed. So each analysis of a function for some arguments (a summary), and
+each top-level statement, is recorded with everything it read and everything it did, and the
+next analysis of the buffer replays it, rather than interpreting it again, where all it read
+is as it was.
 
-What an analysis reads, and how each is compared with the last run's:
-- its body, and every other function it runs: the same tree nodes (`lsp.reuse.spliced` keeps
-  the statements an edit leaves alone, node for node, and nothing changes a node);
+What an analysis or statement reads, and how each is compared with the last run's:
+- its code, and every function it runs: the same tree nodes (`lsp.reuse.spliced` keeps the
+  statements an edit leaves alone, node for node, and nothing changes a node);
 - its arguments and context: equal, nodes compared by identity (`fingerprint`);
 - the module's names it looks up (`Watched` notes each first read, found or not) and the
   literal each was assigned (specs), compared by fingerprint; the star imports;
@@ -21,21 +23,24 @@ What an analysis reads, and how each is compared with the last run's:
 
 What it did is done again in the same order: findings reported (deduplicated as then), types
 noted for hover, summaries and annotations entered in the run's tables, the budget and counts
-spent, the modules read. An analysis that did anything else is never replayed: one that defined
-a function or lambda (its closure is that run's scope), ran another module's function, wrote a
-module name, returned or met a value that cannot be compared across runs (a class, an object, a
-map), or was cut short. So a run that replays is, finding for finding and type for type, the
-run that interprets everything; the hypothesis test in tests/lsp/test_summaries.py holds it to
-that over random edits.
+spent, the modules read, and a statement's bindings of module names. Nothing is replayed that
+did anything else: defined a function or lambda (its closure is that run's scope), ran another
+module's function, bound a module name from a function, bound or read a value that cannot be
+compared across runs (a class, an object), joined branches of the module's own code, or was cut
+short. So a run that replays is, finding for finding and type for type, the run that
+interprets everything; the hypothesis test in tests/lsp/test_summaries.py holds it to that over
+random edits.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from dataclasses import dataclass, field, fields, replace
+from functools import cache, cached_property
+from typing import TYPE_CHECKING, Any, Final
 
+from shapecheck.algebra.axis_mapping import AxisMapping, SpecContainer
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
@@ -51,9 +56,11 @@ from shapecheck.analyzer.values import (
     Qual,
     Seq,
     Value,
+    Vmap,
+    Xmap,
 )
 from shapecheck.codes import Code
-from shapecheck.literal import Lit
+from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -107,25 +114,75 @@ def fingerprint(value: object, owner: InterpreterState) -> object:
         own = lookup is not None and getattr(lookup, "__self__", None) is owner
         return (kind, prints, value.is_list if isinstance(value, Seq) else None, value.node,
                 "own" if own else lookup)
+    if kind is Xmap or kind is Vmap:
+        assert isinstance(value, Xmap | Vmap)
+        fun = fingerprint(value.fun, owner)
+        rest = _deep(tuple(getattr(value, name) for name in _names(kind) if name != "fun"), owner)
+        return _UNKNOWN if fun is _UNKNOWN or rest is _UNKNOWN else (kind, fun, rest)
     if isinstance(value, ast.AST):  # a module-level name's source expression
         return value
     return _UNKNOWN
 
 
-def carried(value: Value, lookup: Callable[[str], Lit | None], own: Callable[[str], Lit | None] | None) -> Value:
-    """`value` with the literal lookup `own` (a run's) replaced by `lookup`; raises _NotCarried
-    for a value that cannot be kept past its run (it holds that run's scopes)."""
-    if value is None or type(value) is ArrayType or type(value) in _PLAIN:
+@cache
+def _names(kind: Any) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind))
+
+
+def _deep(value: object, owner: InterpreterState) -> object:
+    """A map's parts as a fingerprint: specs and their literals with the nodes they came from
+    (which their equality leaves out), values by `fingerprint`."""
+    if value is None or isinstance(value, bool | int | float | str | Kind | ast.AST):
+        return (type(value), value)
+    if isinstance(value, tuple):
+        parts = tuple(_deep(item, owner) for item in value)
+        return _UNKNOWN if any(part is _UNKNOWN for part in parts) else parts
+    if isinstance(value, dict):
+        return _deep(tuple(value.items()), owner)
+    if isinstance(value, Lit | AxisMapping | SpecContainer):
+        kind: Any = type(value)
+        return (kind, _deep(tuple(getattr(value, name) for name in _names(kind)), owner))
+    return fingerprint(value, owner)
+
+
+@dataclass(frozen=True, slots=True)
+class Swap:
+    """What a kept value refers to of the run that made it (its literal lookup, its module
+    scope), and what stands for them where it is kept or replayed."""
+
+    lookup: object
+    to_lookup: Callable[[str], Lit | None]
+    scope: Scope
+    to_scope: Scope
+
+
+def carried(value: Value, swap: Swap) -> Value:
+    """`value` with what it refers to of one run replaced as `swap` says; raises _NotCarried for
+    a value that cannot be kept past its run (it holds a scope of a call, a class, an object)."""
+    kind = type(value)
+    if value is None or kind is ArrayType or kind in _PLAIN:
         return value
-    if type(value) is Seq:
+    if kind is Seq:
         assert isinstance(value, Seq)
-        return Seq(tuple(carried(item, lookup, own) for item in value.items), value.is_list, value.node,
-                   lookup if value.lookup is not None and value.lookup == own else value.lookup)
-    if type(value) is Dict:
+        return Seq(tuple(carried(item, swap) for item in value.items), value.is_list, value.node,
+                   _lookup(value.lookup, swap))
+    if kind is Dict:
         assert isinstance(value, Dict)
-        return Dict(tuple((carried(k, lookup, own), carried(v, lookup, own)) for k, v in value.items), value.node,
-                    lookup if value.lookup is not None and value.lookup == own else value.lookup)
+        return Dict(tuple((carried(k, swap), carried(v, swap)) for k, v in value.items), value.node,
+                    _lookup(value.lookup, swap))
+    if kind is Function:
+        assert isinstance(value, Function)
+        if value.scope is not swap.scope:
+            raise _NotCarried  # a closure over a call's scope
+        return Function(value.node, swap.to_scope, value.module, value.name)
+    if kind is Xmap or kind is Vmap:
+        assert isinstance(value, Xmap | Vmap)
+        return replace(value, fun=carried(value.fun, swap))
     raise _NotCarried
+
+
+def _lookup(lookup: Callable[[str], Lit | None] | None, swap: Swap) -> Callable[[str], Lit | None] | None:
+    return swap.to_lookup if lookup is not None and lookup == swap.lookup else lookup
 
 
 class _NotCarried(Exception):
@@ -134,10 +191,14 @@ class _NotCarried(Exception):
 
 @dataclass(slots=True)
 class Recording:
-    """What one analysis of a function (and every analysis it ran) read and did."""
+    """What one analysis of a function, or one top-level statement, read and did (with every
+    analysis it ran)."""
 
     stars: tuple[str, ...]
+    statement: bool = False
     reads: dict[tuple[str, str], object] = field(default_factory=dict)  # (table, name) -> fingerprint
+    # A statement's bindings (kept form), with their fingerprints.
+    writes: dict[tuple[str, str], tuple[object, object]] = field(default_factory=dict)
     hits: dict[Key, object] = field(default_factory=dict)  # summaries found in the run's table
     made: dict[Key, Value] = field(default_factory=dict)  # summaries it entered (kept form)
     kept: dict[StoreKey, None] = field(default_factory=dict)  # the store's entries among them (in order)
@@ -163,29 +224,45 @@ class Entry:
     recording: Recording
 
 
+@dataclass(frozen=True, slots=True)
+class Done:
+    """A top-level statement as kept for the next run: its context, what it recorded, and
+    whether control went on after it (or the mesh it set, `jax.set_mesh(mesh)`)."""
+
+    context: Context
+    recording: Recording
+    went: object
+
+
 class Summaries:
     """The summaries of one buffer's last analysis, replayed by the next (`Recorder`)."""
 
     def __init__(self) -> None:
         self.entries: dict[StoreKey, Entry] = {}
+        self.statements: dict[ast.stmt, Done] = {}
         self._next: dict[StoreKey, Entry] = {}
-        self.replayed = 0  # in the current run: analyses replayed rather than run (for tests)
+        self._next_statements: dict[ast.stmt, Done] = {}
+        self.replayed = 0  # in the current run: analyses and statements replayed (for tests)
 
     def begin(self) -> None:
-        self._next = {}
+        self._next, self._next_statements = {}, {}
         self.replayed = 0
 
     def finish(self, complete: bool) -> None:
         """Keep what this run made and replayed (everything else is dropped: an entry of a
         function whose text changed could only ever match a node that no longer exists)."""
         self.entries = self._next if complete else {}
-        self._next = {}
+        self.statements = self._next_statements if complete else {}
+        self._next, self._next_statements = {}, {}
+
+
+_KEPT_SCOPE: Final = Scope(None, "<kept>")  # stands in a kept value for its run's module scope
 
 
 class Watched(dict[str, object]):
     """The module scope's bindings (or the literal each name was assigned) while summaries are
-    recorded: each read is noted in the analyses in progress; a write among them stops them
-    from being kept (only the module's own statements bind its names)."""
+    recorded: each read is noted in the analyses in progress, and each write in the top-level
+    statement in progress (a function's analysis that wrote one is not kept)."""
 
     __slots__ = ("recorder", "table")
 
@@ -218,12 +295,12 @@ class Watched(dict[str, object]):
 
     def __setitem__(self, name: str, value: object) -> None:
         if self.recorder.active:
-            self.recorder.spoil()
+            self.recorder.wrote(self.table, name, value)
         dict.__setitem__(self, name, value)
 
     def _whole(self) -> None:
         if self.recorder.active:
-            self.recorder.spoil()  # a read of every name: not followed name by name
+            self.recorder.spoil()  # every name read or changed at once: not followed name by name
 
     def keys(self):  # type: ignore[no-untyped-def]
         self._whole()
@@ -241,6 +318,22 @@ class Watched(dict[str, object]):
         self._whole()
         return dict.__iter__(self)
 
+    def __delitem__(self, name: str) -> None:
+        self._whole()
+        dict.__delitem__(self, name)
+
+    def pop(self, *args):  # type: ignore[no-untyped-def]
+        self._whole()
+        return dict.pop(self, *args)
+
+    def setdefault(self, *args):  # type: ignore[no-untyped-def]
+        self._whole()
+        return dict.setdefault(self, *args)
+
+    def update(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        self._whole()
+        dict.update(self, *args, **kwargs)
+
 
 class WatchedScope(Scope):
     """A module scope whose bindings are `Watched`, also after a branch restores them."""
@@ -253,39 +346,78 @@ class WatchedScope(Scope):
         self.bindings = Watched(recorder, "name")  # type: ignore[assignment]
 
     def restore(self, bindings: dict[str, Value]) -> None:
+        if self.recorder.active:
+            self.recorder.spoil()  # every name bound again at once (a top-level branch joined)
         self.bindings = Watched(self.recorder, "name", bindings.items())  # type: ignore[assignment]
 
 
 class Recorder:
-    """One run's side of `Summaries`: records each function analysis, and replays the last
-    run's where all it read is as it was. Every hook is called by the interpreter's parts."""
+    """One run's side of `Summaries`: records each function analysis and top-level statement,
+    and replays the last run's where all it read is as it was. The interpreter's parts call
+    the hooks; `run_module` runs the module's statements."""
 
     def __init__(self, store: Summaries, owner: InterpreterState, max_analyses: int) -> None:
         self.store = store
         self.owner = owner
         self.max_analyses = max_analyses
-        self.active: list[Recording] = []  # the analyses in progress, outermost first
+        self.active: list[Recording] = []  # in progress, outermost first (a statement's at the bottom)
+        self._prints: dict[int, tuple[object, object]] = {}
+
+    def print_of(self, value: object) -> object:
+        """`fingerprint(value)`, once per value of the run (values are immutable; a module name
+        is read by many analyses)."""
+        if value is None or value is MISSING:
+            return value
+        known = self._prints.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        found = fingerprint(value, self.owner)
+        self._prints[id(value)] = (value, found)  # the value held: its id names no other meanwhile
+        return found
+
+    # Kept values refer to no run: this run's lookup and module scope are swapped out of what
+    # it keeps, and into what it replays (read once the owner has its module scope).
+
+    @cached_property
+    def _keeping(self) -> Swap:
+        return Swap(self.owner.literal_lookup, _own_lookup, self.owner.scope, _KEPT_SCOPE)
+
+    @cached_property
+    def _replaying(self) -> Swap:
+        return Swap(_own_lookup, self.owner.literal_lookup, _KEPT_SCOPE, self.owner.scope)
 
     # What the analyses in progress read and did.
 
     def read(self, table: str, name: str, value: object) -> None:
         key = (table, name)
         for recording in self.active:
-            if key not in recording.reads:
-                found = fingerprint(value, self.owner)
+            if key not in recording.reads and key not in recording.writes:
+                found = self.print_of(value)
                 recording.reads[key] = found
                 if found is _UNKNOWN:
                     recording.valid = False
 
+    def wrote(self, table: str, name: str, value: object) -> None:
+        for recording in self.active:
+            if not recording.statement:
+                recording.valid = False  # only the module's own statements bind its names
+                continue
+            try:
+                kept = value if table == "source" else carried(value, self._keeping)  # type: ignore[arg-type]
+            except _NotCarried:
+                kept, recording.valid = None, False
+            # With its fingerprint: the next run's statements that read it compare it at once.
+            recording.writes[(table, name)] = (kept, self.print_of(value))
+
     def spoil(self) -> None:
-        """Whatever happens now cannot be replayed: no analysis in progress is kept."""
+        """Whatever happens now cannot be replayed: nothing in progress is kept."""
         for recording in self.active:
             recording.valid = False
 
     def hit(self, key: Key, value: Value) -> None:
         for recording in self.active:
             if key not in recording.made and key not in recording.hits:
-                found = fingerprint(value, self.owner)
+                found = self.print_of(value)
                 recording.hits[key] = found
                 if found is _UNKNOWN:
                     recording.valid = False
@@ -312,20 +444,14 @@ class Recorder:
         for recording in self.active:
             recording.derived.setdefault(name, value)
 
-    # One analysis.
+    # One function analysis.
 
     def begin(self, function: Function) -> Recording:
         """Start recording an analysis of `function` (the budget and counts are spent)."""
-        owner = self.owner
-        recording = Recording(tuple(owner.scope.stars))
-        if owner.reporter.muted or owner.reporter.capturing:
-            recording.valid = False
-        self.active.append(recording)
+        recording = self._start(statement=False)
         for each in self.active:
             each.spent += 1
             each.analysed[function.node] = each.analysed.get(function.node, 0) + 1
-        if owner.loader is not None:
-            owner.loader.watch_reads(recording.modules)
         return recording
 
     def abandon(self, recording: Recording) -> None:
@@ -337,9 +463,8 @@ class Recorder:
             receiver: Value) -> None:
         """The analysis returned `result`, now in the run's table under `key`."""
         self._pop(recording)
-        owner = self.owner
         try:
-            kept = carried(result, _own_lookup, owner.literal_lookup)
+            kept = carried(result, self._keeping)
         except _NotCarried:
             kept, recording.valid = None, False
         if isinstance(receiver, Instance):
@@ -353,10 +478,77 @@ class Recorder:
                 outer.kept[store_key] = None
         if not recording.valid:
             return
-        arguments = _arguments(owner, function, key)
-        if arguments is None:
-            return
-        self.store._next[store_key] = Entry(context, arguments, kept, recording)
+        arguments = _arguments(self.owner, function, key)
+        if arguments is not None:
+            self.store._next[store_key] = Entry(context, arguments, kept, recording)
+
+    def replay(self, function: Function, key: Key, context: Context) -> tuple[bool, Value]:
+        """Whether the last run's analysis of this call holds now, and then its result, with
+        everything it did done again."""
+        store_key = (function.node, *key[1:])
+        entry = self.store.entries.get(store_key)
+        if (entry is None or key in self.owner.cache or _arguments(self.owner, function, key) != entry.arguments
+                or not self._holds(entry.recording, entry.context, context)):
+            return False, None
+        self._apply(entry.recording)
+        result = carried(entry.result, self._replaying)
+        self.owner.cache[key] = result
+        for outer in self.active:
+            outer.made[key] = entry.result
+            outer.kept[store_key] = None
+        self.store._next[store_key] = entry
+        return True, result
+
+    # The module's statements.
+
+    def run_module(self, body: list[ast.stmt], context: Context) -> None:
+        """Run the module's top-level statements, as `exec_block` does, each replayed where the
+        last run's holds."""
+        owner = self.owner
+        for node in body:
+            done = self.store.statements.get(node)
+            if done is not None and self._holds(done.recording, done.context, context):
+                self._apply(done.recording)
+                bindings: dict[str, object] = owner.scope.bindings  # type: ignore[assignment]
+                sources: dict[str, object] = owner.module_sources()  # type: ignore[assignment]
+                for (table, name), (value, found) in done.recording.writes.items():
+                    if table == "source":
+                        dict.__setitem__(sources, name, value)
+                    else:
+                        bound = carried(value, self._replaying)  # type: ignore[arg-type]
+                        if bound is not None:
+                            self._prints[id(bound)] = (bound, found)
+                        dict.__setitem__(bindings, name, bound)
+                self.store._next_statements[node] = done
+                went = done.went
+            else:
+                recording = self._start(statement=True)
+                try:
+                    went = owner.exec_top(node, owner.scope, context)
+                except BaseException:
+                    self.abandon(recording)
+                    raise
+                self._pop(recording)
+                if tuple(owner.scope.stars) != recording.stars:
+                    recording.valid = False  # `from module import *`: names not followed one by one
+                if recording.valid and (went is True or went is False or isinstance(went, Mesh)):
+                    self.store._next_statements[node] = Done(context, recording, went)
+            if not went:
+                return
+            if went is not True and isinstance(went, Mesh):
+                context = context.with_mesh(went)
+
+    # Shared.
+
+    def _start(self, statement: bool) -> Recording:
+        owner = self.owner
+        recording = Recording(tuple(owner.scope.stars), statement)
+        if owner.reporter.muted or owner.reporter.capturing:
+            recording.valid = False
+        self.active.append(recording)
+        if owner.loader is not None:
+            owner.loader.watch_reads(recording.modules)
+        return recording
 
     def _pop(self, recording: Recording) -> None:
         popped = self.active.pop()
@@ -364,18 +556,10 @@ class Recorder:
         if self.owner.loader is not None:
             self.owner.loader.unwatch_reads(recording.modules)
 
-    # Replaying the last run's.
-
-    def replay(self, function: Function, key: Key, context: Context) -> tuple[bool, Value]:
-        """Whether the last run's analysis of this call holds now, and then its result, with
-        everything it did done again."""
-        store_key = (function.node, *key[1:])
-        entry = self.store.entries.get(store_key)
-        if entry is None or not self._holds(entry, function, key, context):
-            return False, None
+    def _apply(self, recording: Recording) -> None:
+        """Do again what a recording did (its statement's bindings aside), in its order where
+        order shows: findings and hover types."""
         owner = self.owner
-        recording = entry.recording
-        lookup = owner.literal_lookup
         owner.budget -= recording.spent
         for node, count in recording.analysed.items():
             owner.analyses[id(node)] = owner.analyses.get(id(node), 0) + count
@@ -387,7 +571,8 @@ class Recorder:
             for node, count in recording.analysed.items():
                 outer.analysed[node] = outer.analysed.get(node, 0) + count
             for table_name, found in recording.reads.items():
-                outer.reads.setdefault(table_name, found)
+                if table_name not in outer.writes:
+                    outer.reads.setdefault(table_name, found)
             for hit, found in recording.hits.items():
                 if hit not in outer.made:
                     outer.hits.setdefault(hit, found)
@@ -397,38 +582,26 @@ class Recorder:
             for name, value in recording.derived.items():
                 outer.derived.setdefault(name, value)
             outer.kept.update(recording.kept)
-            outer.kept[store_key] = None
         if owner.loader is not None:
             owner.loader.note_reads(recording.modules)
         for made_key, value in recording.made.items():
-            result = carried(value, lookup, _own_lookup)
-            owner.cache[made_key] = result
+            owner.cache[made_key] = carried(value, self._replaying)
             for outer in self.active:
                 outer.made[made_key] = value
         for finding in recording.findings:
             owner.reporter.add(finding.node, finding.code, finding.message, finding.notes, finding.fallback)
         for node, shown, placement in recording.notes:
             owner.keep_type(node, shown, placement)
-        result = carried(entry.result, lookup, _own_lookup)
-        owner.cache[key] = result
-        for outer in self.active:
-            outer.made[key] = entry.result
-        self.store._next[store_key] = entry
         for nested in recording.kept:
             kept = self.store.entries.get(nested)
             if kept is not None:
                 self.store._next.setdefault(nested, kept)
         self.store.replayed += 1
-        return True, result
 
-    def _holds(self, entry: Entry, function: Function, key: Key, context: Context) -> bool:
+    def _holds(self, recording: Recording, before: Context, context: Context) -> bool:
+        """Whether all `recording` read is as it was, in this context."""
         owner = self.owner
-        recording = entry.recording
-        if owner.reporter.muted or owner.reporter.capturing:
-            return False
-        if not _same_context(entry.context, context):
-            return False
-        if _arguments(owner, function, key) != entry.arguments:
+        if owner.reporter.muted or owner.reporter.capturing or not _same_context(before, context):
             return False
         if owner.budget < recording.spent or tuple(owner.scope.stars) != recording.stars:
             return False
@@ -438,7 +611,7 @@ class Recorder:
         bindings, sources = owner.scope.bindings, owner.module_sources()
         for (table, name), found in recording.reads.items():
             now = dict.get(bindings if table == "name" else sources, name, MISSING)  # unwatched
-            if fingerprint(now, owner) != found:
+            if self.print_of(now) != found:
                 return False
         for name, value in recording.derived.items():
             if owner.derived(name) != value:
@@ -448,10 +621,8 @@ class Recorder:
             if made in cache:
                 return False
         for hit, found in recording.hits.items():
-            if hit not in cache or fingerprint(cache[hit], owner) != found:
+            if hit not in cache or self.print_of(cache[hit]) != found:
                 return False
-        if key in cache:
-            return False
         known = owner.annotations_known()
         for key_of, value in recording.annotations_read.items():
             if key_of not in known or not _same_annotation(known[key_of], value):

@@ -161,6 +161,9 @@ def test_an_edit_that_changes_what_a_call_reads_is_analysed_again(edit: tuple[st
     # `mapped_later`, analysed on its own under a map of unknown surroundings, asked which
     # names the module's maps bind (for `stray_k`'s 'k'): now 'k' too.
     ("axis_name='j'", "axis_name='k'"),
+    # `a`'s call now reports first at `inner`'s broadcast, where `d`'s `twice` reported: a
+    # handler types its result by whether its report was new, so `twice` runs again.
+    ("jnp.ones((3, 4)))\nb =", "jnp.ones((3, 0)))\nb ="),
     # `g`'s map moves one column: the summary of `stray` under it says where that map binds
     # 'i' (SC202's note), though its key (the names bound, not where) is the same.
     ("g = 1.0 *", "g = 10.0 *"),
