@@ -184,8 +184,8 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
         stopped = _limit(path, "analysis stopped: it ran out of memory; what was found before is "
                                "reported, the rest of the file is unchecked")
     finally:
-        if summaries is not None:
-            summaries.finish(complete=stopped is None)
+        if interpreter.recorder is not None:
+            interpreter.recorder.finish(complete=stopped is None)
         interpreter.release()  # findings and types hold their nodes; nothing else is read
     if not reporter.findings and not types:
         return ([stopped] if stopped else []), ()

@@ -185,6 +185,13 @@ def _lookup(lookup: Callable[[str], Lit | None] | None, swap: Swap) -> Callable[
     return swap.to_lookup if lookup is not None and lookup == swap.lookup else lookup
 
 
+@dataclass(frozen=True, slots=True)
+class _Print:
+    """A kept binding's fingerprint (`_UNKNOWN`: none was made)."""
+
+    value: object
+
+
 class _NotCarried(Exception):
     """A value that cannot be kept past the run that made it."""
 
@@ -406,8 +413,9 @@ class Recorder:
                 kept = value if table == "source" else carried(value, self._keeping)  # type: ignore[arg-type]
             except _NotCarried:
                 kept, recording.valid = None, False
-            # With its fingerprint: the next run's statements that read it compare it at once.
-            recording.writes[(table, name)] = (kept, self.print_of(value))
+            # With the value itself until the run ends (`finish`), which keeps its fingerprint
+            # where a reader of it made one.
+            recording.writes[(table, name)] = (kept, value)
 
     def spoil(self) -> None:
         """Whatever happens now cannot be replayed: nothing in progress is kept."""
@@ -516,8 +524,9 @@ class Recorder:
                         dict.__setitem__(sources, name, value)
                     else:
                         bound = carried(value, self._replaying)  # type: ignore[arg-type]
-                        if bound is not None:
-                            self._prints[id(bound)] = (bound, found)
+                        assert isinstance(found, _Print)
+                        if bound is not None and found.value is not _UNKNOWN:
+                            self._prints[id(bound)] = (bound, found.value)
                         dict.__setitem__(bindings, name, bound)
                 self.store._next_statements[node] = done
                 went = done.went
@@ -537,6 +546,20 @@ class Recorder:
                 return
             if went is not True and isinstance(went, Mesh):
                 context = context.with_mesh(went)
+
+    def finish(self, complete: bool) -> None:
+        """The run has ended: keep what it made and replayed for the next (`Summaries.finish`).
+        Each binding its statements made is kept with the fingerprint a reader of it made (a
+        replayed binding carries the one it was kept with): the next run's readers compare it
+        at once, and a map's fingerprint is worth sparing (its specs' literals, part by part)."""
+        prints = self._prints
+        for done in self.store._next_statements.values():
+            writes = done.recording.writes
+            for key, (kept, value) in writes.items():
+                if not isinstance(value, _Print):
+                    known = prints.get(id(value))
+                    writes[key] = (kept, _Print(known[1] if known is not None and known[0] is value else _UNKNOWN))
+        self.store.finish(complete)
 
     # Shared.
 

@@ -4,6 +4,7 @@ for type, whatever the edits; and it does replay them."""
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -128,7 +129,9 @@ def replay_edits(text: str, sequence: list[tuple[int, int, str]]) -> int:
         return replayed
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("SHAPECHECK_SUMMARY_EXAMPLES", 150)), deadline=None,
+          derandomize="SHAPECHECK_SUMMARY_EXAMPLES" not in os.environ,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), name=st.sampled_from([*NAMES, *TEXTS, *TEXTS]))
 def test_an_analysis_that_replays_summaries_finds_what_a_whole_one_does(data: st.DataObject, name: str) -> None:
     text = TEXTS[name] if name in TEXTS else (FIXTURES / name).read_text()
