@@ -175,9 +175,13 @@ def carried(value: Value, swap: Swap) -> Value:
         if value.scope is not swap.scope:
             raise _NotCarried  # a closure over a call's scope
         return Function(value.node, swap.to_scope, value.module, value.name)
-    if kind is Xmap or kind is Vmap:
-        assert isinstance(value, Xmap | Vmap)
-        return replace(value, fun=carried(value.fun, swap))
+    if kind is Xmap:
+        assert isinstance(value, Xmap)
+        return replace(value, fun=carried(value.fun, swap))  # its specs are literals, read once
+    if kind is Vmap:
+        assert isinstance(value, Vmap)
+        return replace(value, fun=carried(value.fun, swap), in_axes=carried(value.in_axes, swap),
+                       out_axes=carried(value.out_axes, swap))
     raise _NotCarried
 
 
