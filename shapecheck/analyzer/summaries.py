@@ -36,15 +36,19 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields, replace
-from functools import cache, cached_property
-from typing import TYPE_CHECKING, Any, Final
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from enum import Enum
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from shapecheck.algebra.axis_mapping import AxisMapping, SpecContainer
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
+    BoundFunction,
+    Class,
     Const,
+    ContainerMethod,
     Devices,
     Dict,
     DType,
@@ -53,14 +57,13 @@ from shapecheck.analyzer.values import (
     Lazy,
     Mesh,
     MeshContext,
+    Module,
     Qual,
     Seq,
     Value,
-    Vmap,
-    Xmap,
 )
 from shapecheck.codes import Code
-from shapecheck.literal import Kind, Lit
+from shapecheck.literal import Lit
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -73,6 +76,10 @@ MISSING: Final = object()
 
 _UNKNOWN: Final = object()  # a value with no fingerprint: what read it is never replayed
 _PLAIN: Final = (Const, Qual, Lazy, DType, Devices, Mesh, MeshContext)  # frozen, compared by value
+# Values that hold a run's scopes or an object's state: never fingerprinted or kept.
+_OPAQUE: Final = (Class, Instance, Module, BoundFunction, ContainerMethod)
+# Parts of values kept as they are: atoms, nodes, and literals and specs (plain data with nodes).
+_ATOMS: Final = (bool, int, float, str, Enum, ast.AST, frozenset, Lit, AxisMapping, SpecContainer)
 
 Key = tuple[object, ...]  # a run's summary key: (id of the function node, arguments, context key)
 StoreKey = tuple[object, ...]  # the same with the node itself, which keeps its id unique
@@ -85,9 +92,9 @@ def _own_lookup(name: str) -> Lit | None:
 
 
 def fingerprint(value: object, owner: InterpreterState) -> object:
-    """What of `value` an analysis can tell apart, comparable across runs of the module:
-    _UNKNOWN for a value that holds a run's scope (a class, an object, a closure) or is not
-    followed here (maps, jitted functions)."""
+    """What of `value` an analysis can tell apart, comparable across runs of the module: every
+    field, the nodes it came from by identity; _UNKNOWN for a value that holds a run's scope (a
+    class, an object, a closure, a loaded module)."""
     if value is None or value is MISSING:
         return value
     kind = type(value)
@@ -110,39 +117,45 @@ def fingerprint(value: object, owner: InterpreterState) -> object:
         prints = tuple(fingerprint(item, owner) for item in items)
         if any(p is _UNKNOWN for p in prints):
             return _UNKNOWN
-        lookup = value.lookup
-        own = lookup is not None and getattr(lookup, "__self__", None) is owner
         return (kind, prints, value.is_list if isinstance(value, Seq) else None, value.node,
-                "own" if own else lookup)
-    if kind is Xmap or kind is Vmap:
-        assert isinstance(value, Xmap | Vmap)
-        fun = fingerprint(value.fun, owner)
-        rest = _deep(tuple(getattr(value, name) for name in _names(kind) if name != "fun"), owner)
-        return _UNKNOWN if fun is _UNKNOWN or rest is _UNKNOWN else (kind, fun, rest)
+                _deep(value.lookup, owner))
     if isinstance(value, ast.AST):  # a module-level name's source expression
         return value
-    return _UNKNOWN
+    if kind in _OPAQUE or not is_dataclass(value):
+        return _UNKNOWN
+    # Maps, jitted functions, specs, shardings, layers: every field, those equality leaves out
+    # (the nodes a spec came from) too.
+    return (kind, _deep(tuple(getattr(value, name) for name in _names(kind)), owner))
 
 
-@cache
-def _names(kind: Any) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(kind))
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _names(kind: type) -> tuple[str, ...]:
+    """A dataclass's field names (read once per kind)."""
+    found = _FIELDS.get(kind)
+    if found is None:
+        found = _FIELDS[kind] = tuple(f.name for f in fields(cast(Any, kind)))
+    return found
 
 
 def _deep(value: object, owner: InterpreterState) -> object:
-    """A map's parts as a fingerprint: specs and their literals with the nodes they came from
-    (which their equality leaves out), values by `fingerprint`."""
-    if value is None or isinstance(value, bool | int | float | str | Kind | ast.AST):
+    """A part of a value as a fingerprint (`fingerprint`)."""
+    if value is None or isinstance(value, bool | int | float | str | Enum | ast.AST):
         return (type(value), value)
     if isinstance(value, tuple):
         parts = tuple(_deep(item, owner) for item in value)
         return _UNKNOWN if any(part is _UNKNOWN for part in parts) else parts
+    if isinstance(value, frozenset):
+        members = frozenset(_deep(item, owner) for item in value)
+        return _UNKNOWN if _UNKNOWN in members else (frozenset, members)
     if isinstance(value, dict):
         return _deep(tuple(value.items()), owner)
-    if isinstance(value, Lit | AxisMapping | SpecContainer):
-        kind: Any = type(value)
-        return (kind, _deep(tuple(getattr(value, name) for name in _names(kind)), owner))
-    return fingerprint(value, owner)
+    if is_dataclass(value) and not isinstance(value, type):
+        return fingerprint(value, owner)
+    if callable(value):  # a literal lookup: this run's own, or another module's (kept by the loader)
+        return "own" if getattr(value, "__self__", None) is owner else value
+    return _UNKNOWN
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,13 +188,30 @@ def carried(value: Value, swap: Swap) -> Value:
         if value.scope is not swap.scope:
             raise _NotCarried  # a closure over a call's scope
         return Function(value.node, swap.to_scope, value.module, value.name)
-    if kind is Xmap:
-        assert isinstance(value, Xmap)
-        return replace(value, fun=carried(value.fun, swap))  # its specs are literals, read once
-    if kind is Vmap:
-        assert isinstance(value, Vmap)
-        return replace(value, fun=carried(value.fun, swap), in_axes=carried(value.in_axes, swap),
-                       out_axes=carried(value.out_axes, swap))
+    if kind in _OPAQUE or not is_dataclass(value):
+        raise _NotCarried
+    changes = {}
+    for name in _names(kind):
+        part = getattr(value, name)
+        new = _carried_part(part, swap)
+        if new is not part:
+            changes[name] = new
+    return cast(Value, replace(cast(Any, value), **changes)) if changes else value
+
+
+def _carried_part(part: object, swap: Swap) -> object:
+    if part is None or isinstance(part, _ATOMS):
+        return part
+    if isinstance(part, tuple):
+        items = tuple(_carried_part(item, swap) for item in part)
+        return part if all(new is old for new, old in zip(items, part, strict=True)) else items
+    if isinstance(part, dict):
+        entries = {key: _carried_part(item, swap) for key, item in part.items()}
+        return part if all(entries[key] is item for key, item in part.items()) else entries
+    if is_dataclass(part) and not isinstance(part, type):
+        return carried(cast(Value, part), swap)
+    if callable(part) and (part == swap.lookup or getattr(part, "__self__", None) is not None):
+        return _lookup(part, swap)
     raise _NotCarried
 
 
