@@ -169,10 +169,12 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
                               loader.methods, config.annotation_names, types, loader, config.x64,
                               names_axes=names_axes(text), summaries=summaries)
     stopped: Diagnostic | None = None
+    ran = False
     if summaries is not None:
         summaries.begin()
     try:
         interpreter.run()
+        ran = True
     except RecursionError:
         stopped = _limit(path, f"analysis stopped: the code nests deeper than the {RECURSION_LIMIT:,} "
                                "Python frames the analyser may use; what was found before is "
@@ -185,7 +187,7 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
                                "reported, the rest of the file is unchecked")
     finally:
         if interpreter.recorder is not None:
-            interpreter.recorder.finish(complete=stopped is None)
+            interpreter.recorder.finish(complete=ran)
         interpreter.release()  # findings and types hold their nodes; nothing else is read
     if not reporter.findings and not types:
         return ([stopped] if stopped else []), ()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import io
+import logging
 import tokenize
 from bisect import bisect_right
 from dataclasses import dataclass, replace
@@ -38,6 +39,8 @@ from shapecheck.parsing import cpython_syntax
 from shapecheck.positions import split_lines
 from shapecheck.project import ModuleSource, content_hash
 from shapecheck.results import FileResult, TypedSpan
+
+log = logging.getLogger(__name__)
 
 _NO_PLACE = Span(1, 0, 1, 0)  # where a finding at a node without a recorded place is shown
 # The largest text whose tree is kept between analyses for `spliced`: a tree takes about 70 bytes
@@ -231,6 +234,7 @@ class Reuse:
         # The function summaries of each buffer's last full analysis, replayed by the next where
         # they hold (`analyzer.summaries`): only while all else it read is the same.
         self._summaries: dict[str, Summaries] = {}
+        self.fallbacks = 0  # analyses done again without summaries after an internal error
 
     def analyze(self, engine: Engine, source: ModuleSource, path: str, text: str) -> Outcome:
         """The result of `engine.analyze(path, text, keep_types=True)`, with the project's
@@ -261,8 +265,19 @@ class Reuse:
         summaries = self._summaries.pop(path, None)
         if summaries is None or last is None or not self._same_inputs(last, engine, source, text):
             summaries = Summaries()
+        replaying = bool(summaries.entries or summaries.statements)
         result = engine.analyze(path, text, keep_types=True, syntax=syntax, unfiltered=unfiltered,
                                 summaries=summaries)
+        if result.error is not None and replaying:
+            # An internal error with summaries to replay: the replay's own fault must cost a full
+            # analysis, never the buffer's diagnostics (counted: the tests demand none).
+            log.warning("analysing %s with the last analysis's summaries failed; analysing it in full:\n%s",
+                        path, result.error)
+            self.fallbacks += 1
+            summaries = Summaries()
+            unfiltered.clear()
+            result = engine.analyze(path, text, keep_types=True, syntax=syntax, unfiltered=unfiltered,
+                                    summaries=summaries)
         # A bound reached (SC005) may have cut the tree (nesting elided in place) or the analysis short.
         complete = result.error is None and not any(d.code == Code.ANALYSIS_LIMIT for d in unfiltered)
         if complete and new is not None:

@@ -126,6 +126,7 @@ def replay_edits(text: str, sequence: list[tuple[int, int, str]]) -> int:
             summaries = reuse._summaries.get(path)
             replayed += summaries.replayed if summaries is not None else 0
             same(found, Engine(Config(root=root)).analyze(path, text, keep_types=True))
+        assert reuse.fallbacks == 0  # no replay raised (the server would have analysed again)
         return replayed
 
 
@@ -174,3 +175,22 @@ def test_an_edit_that_changes_what_a_call_reads_is_analysed_again(edit: tuple[st
 def test_a_summary_is_replayed_only_where_what_it_read_is_as_it_was(before: str, after: str) -> None:
     at = SHARED.index(before)
     replay_edits(SHARED, [(at, len(before), after)])
+
+
+def test_a_replay_that_fails_costs_a_full_analysis(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fault of the replay itself must not cost the buffer its diagnostics.
+    from shapecheck.analyzer import summaries
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("a fault in the replay")
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        path = str(root / "model.py")
+        engine, reuse = Engine(Config(root=root)), Reuse()
+        reuse.analyze(engine, BufferSource([], path, root), path, SHARED)
+        monkeypatch.setattr(summaries.Recorder, "_apply", broken)
+        edited = SHARED.replace("axis_name='j'", "axis_name='k'")
+        found = reuse.analyze(engine, BufferSource([], path, root), path, edited).result
+        assert reuse.fallbacks == 1
+        same(found, Engine(Config(root=root)).analyze(path, edited, keep_types=True))
