@@ -133,13 +133,17 @@ def test_ordinary_errors_still_appear(tmp_path: Path, plugin_cache: Path) -> Non
 
 
 INSTALLED_STUBS = """\
+    import jax
     import jax.experimental.pjit
     import jax.numpy as jnp
-    from jax.experimental.maps import Mesh, xmap
+    from jax.experimental.maps import Mesh, ResourceEnv, mesh, thread_resources, xmap
 
     mapped = xmap(jnp.sin, in_axes=['i', ...], out_axes=['i', ...])
     mesh_type: type[Mesh] = Mesh
     total = jnp.sum(jnp.ones(3), axis=0)
+    with mesh(jax.devices(), ('x',)):
+        thread_resources.env = ResourceEnv(thread_resources.env.physical_mesh)
+    thread_resources.restore()
     """
 
 
@@ -156,13 +160,17 @@ def test_the_installed_stub_package_is_partial(tmp_path: Path, plugin_cache: Pat
     ini = tmp_path / "mypy.ini"
     ini.write_text(f"[mypy]\nmypy_path = {ROOT}\nplugins = shapecheck.plugin\n")
     path = write(tmp_path, "installed_stubs.py", INSTALLED_STUBS)
-    # A subprocess: mypy reads the folders of the path once per process.
+    # A subprocess: mypy reads the folders of the path once per process. Verbose: mypy logs
+    # every module it reads.
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(ini),
-         "--cache-dir", str(cache_for(plugin_cache)), "--show-error-codes", "--no-error-summary",
+         "--cache-dir", str(cache_for(plugin_cache)), "--show-error-codes", "--no-error-summary", "-v",
          str(path)],
         env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True, text=True, timeout=600)
     assert (done.returncode, done.stdout) == (0, ""), done.stdout + done.stderr
+    # The stub declares the removed module's names without importing their runtime, which would
+    # have mypy analyse much of shapecheck in every project written for xmap.
+    assert "jax.experimental.maps" in done.stderr and "shapecheck.runtime" not in done.stderr
 
 
 
@@ -181,6 +189,32 @@ def test_each_restored_name_has_its_runtime_signature() -> None:
             assert _stubbed(declared[name]) == _parameters(inspect.signature(getattr(runtime, name))), name
 
 
+def test_the_removed_modules_have_their_runtime_signatures() -> None:
+    # The stubs of jax.experimental.maps and .pjit declare what `shapecheck run` gives those
+    # modules rather than importing it (mypy would analyse the whole runtime in every project
+    # written for xmap): each function as its runtime takes it, thread_resources with its
+    # runtime's members.
+    legacy = "shapecheck.runtime.legacy"
+    stubs = {"maps": {"xmap": "shapecheck.runtime.xmap", "mesh": legacy, "ResourceEnv": legacy},
+             "pjit": {"pjit": legacy, "with_sharding_constraint": legacy}}
+    assert {path.stem for path in (ROOT / "stubs" / "jax" / "experimental").glob("*.pyi")} == set(stubs)
+    for stem, runtimes in stubs.items():
+        stub = ast.parse((ROOT / "stubs" / "jax" / "experimental" / f"{stem}.pyi").read_text())
+        declared = {node.name: node for node in stub.body if isinstance(node, ast.FunctionDef)}
+        assert sorted(declared) == sorted(runtimes), stem
+        for name, module in runtimes.items():
+            runtime = inspect.unwrap(getattr(importlib.import_module(module), name))
+            assert _stubbed(declared[name]) == _parameters(inspect.signature(runtime)), name
+        assert not [node for node in stub.body if isinstance(node, ast.ImportFrom)
+                    and (node.module or "").startswith("shapecheck")], stem
+    stub = ast.parse((ROOT / "stubs" / "jax" / "experimental" / "maps.pyi").read_text())
+    stubbed = next(node for node in stub.body if isinstance(node, ast.ClassDef))
+    kind = getattr(importlib.import_module(legacy), stubbed.name)
+    assert isinstance(importlib.import_module(legacy).thread_resources, kind)
+    members = {node.name for node in stubbed.body if isinstance(node, ast.FunctionDef)}
+    assert members == {name for name in vars(kind) if not name.startswith("_")}
+
+
 def _stubbed(node: ast.FunctionDef) -> list[tuple[str, str, str, bool]]:
     """Each parameter's name, kind, annotation and whether it has a default; then the return."""
     arguments = node.args
@@ -192,7 +226,17 @@ def _stubbed(node: ast.FunctionDef) -> list[tuple[str, str, str, bool]]:
     defaults += [True] * len(arguments.defaults) + [d is not None for d in arguments.kw_defaults]
     found = [(a.arg, str(kind), ast.unparse(a.annotation) if a.annotation else "", default)
              for a, kind, default in zip(listed, kinds, defaults, strict=True)]
+    # `*args` after the positional ones, `**kwargs` last, as inspect lists them.
+    if arguments.vararg is not None:
+        found.insert(len(arguments.posonlyargs) + len(arguments.args),
+                     _rest(arguments.vararg, inspect.Parameter.VAR_POSITIONAL))
+    if arguments.kwarg is not None:
+        found.append(_rest(arguments.kwarg, inspect.Parameter.VAR_KEYWORD))
     return [*found, ("return", "", ast.unparse(node.returns) if node.returns else "", False)]
+
+
+def _rest(rest: ast.arg, kind: inspect._ParameterKind) -> tuple[str, str, str, bool]:
+    return (rest.arg, str(kind), ast.unparse(rest.annotation) if rest.annotation else "", False)
 
 
 def _parameters(signature: inspect.Signature) -> list[tuple[str, str, str, bool]]:
