@@ -93,8 +93,9 @@ class InterpreterState:
         # Whether a function of another module was analysed here: only then can a finding or a
         # kept type be at a node of another module's tree.
         self.ran_foreign = False
-        # The last run's function summaries, replayed where all they read is as it was, and
-        # this run's recorded for the next (the language server's; None: nothing recorded).
+        # The last run's function analyses and top-level statements, replayed where all they
+        # read is as it was, and this run's recorded for the next (the language server's:
+        # `summaries`; None: nothing recorded, nothing replayed).
         self.recorder: Recorder | None = None
         self._module_sources: dict[str, ast.expr] = {}
         if summaries is not None:

@@ -238,7 +238,8 @@ class Recording:
     stars: tuple[str, ...]
     statement: bool = False
     reads: dict[tuple[str, str], object] = field(default_factory=dict)  # (table, name) -> fingerprint
-    # A statement's bindings (kept form), with their fingerprints.
+    # A statement's bindings: (table, name) -> the kept value, with the value itself until the
+    # run ends, then with its fingerprint (`Recorder.finish`).
     writes: dict[tuple[str, str], tuple[object, object]] = field(default_factory=dict)
     hits: dict[Key, object] = field(default_factory=dict)  # summaries found in the run's table
     made: dict[Key, Value] = field(default_factory=dict)  # summaries it entered (kept form)
