@@ -340,41 +340,27 @@ class Watched(dict[str, object]):
             self.recorder.wrote(self.table, name, value)
         dict.__setitem__(self, name, value)
 
-    def _whole(self) -> None:
+    def whole(self) -> None:
+        """Every name read or changed at once (a copy, an iteration, an update): not followed
+        name by name, so nothing in progress is kept."""
         if self.recorder.active:
-            self.recorder.spoil()  # every name read or changed at once: not followed name by name
+            self.recorder.spoil()
 
-    def keys(self):  # type: ignore[no-untyped-def]
-        self._whole()
-        return dict.keys(self)
 
-    def values(self):  # type: ignore[no-untyped-def]
-        self._whole()
-        return dict.values(self)
+def _whole(name: str) -> Callable[..., object]:
+    method = getattr(dict, name)
 
-    def items(self):  # type: ignore[no-untyped-def]
-        self._whole()
-        return dict.items(self)
+    def whole(self: Watched, *args: object, **kwargs: object) -> object:
+        self.whole()
+        return method(self, *args, **kwargs)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        self._whole()
-        return dict.__iter__(self)
+    whole.__name__ = name
+    return whole
 
-    def __delitem__(self, name: str) -> None:
-        self._whole()
-        dict.__delitem__(self, name)
 
-    def pop(self, *args):  # type: ignore[no-untyped-def]
-        self._whole()
-        return dict.pop(self, *args)
-
-    def setdefault(self, *args):  # type: ignore[no-untyped-def]
-        self._whole()
-        return dict.setdefault(self, *args)
-
-    def update(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        self._whole()
-        dict.update(self, *args, **kwargs)
+for _name in ("keys", "values", "items", "__iter__", "__delitem__", "pop", "popitem", "setdefault", "update",
+              "copy", "__ior__", "__or__"):
+    setattr(Watched, _name, _whole(_name))
 
 
 class WatchedScope(Scope):
@@ -434,10 +420,7 @@ class Recorder:
         key = (table, name)
         for recording in self.active:
             if key not in recording.reads and key not in recording.writes:
-                found = self.print_of(value)
-                recording.reads[key] = found
-                if found is _UNKNOWN:
-                    recording.valid = False
+                self._compared(recording, recording.reads, key, value)
 
     def wrote(self, table: str, name: str, value: object) -> None:
         for recording in self.active:
@@ -460,10 +443,13 @@ class Recorder:
     def hit(self, key: Key, value: Value) -> None:
         for recording in self.active:
             if key not in recording.made and key not in recording.hits:
-                found = self.print_of(value)
-                recording.hits[key] = found
-                if found is _UNKNOWN:
-                    recording.valid = False
+                self._compared(recording, recording.hits, key, value)
+
+    def _compared(self, recording: Recording, table: dict[Any, object], key: object, value: object) -> None:
+        """Keep what a replay must find again, by fingerprint (a value without one: never)."""
+        found = table[key] = self.print_of(value)
+        if found is _UNKNOWN:
+            recording.valid = False
 
     def tried(self, finding: Finding, key: tuple[int, Code], seen: bool) -> None:
         for recording in self.active:
