@@ -231,8 +231,9 @@ class Reuse:
     def __init__(self) -> None:
         self._last: dict[str, _Last] = {}
         self._tokens: dict[str, Tokens | None] = {}  # by statement text, of the last analyses
-        # The function summaries of each buffer's last full analysis, replayed by the next where
-        # they hold (`analyzer.summaries`): only while all else it read is the same.
+        # The function analyses and top-level statements of each buffer's last full analysis,
+        # replayed by the next where they hold (`analyzer.summaries`): only while all else it
+        # read is the same, and only where its tree is kept (the nodes they ran are met again).
         self._summaries: dict[str, Summaries] = {}
         self.fallbacks = 0  # analyses done again without summaries after an internal error
 
@@ -265,7 +266,9 @@ class Reuse:
         summaries = self._summaries.pop(path, None)
         if summaries is None or last is None or not self._same_inputs(last, engine, source, text):
             summaries = Summaries()
-        replaying = bool(summaries.entries or summaries.statements)
+        if len(text) > TREE_KEPT_CHARACTERS:
+            summaries = None  # no tree kept, so no node to meet again: nothing worth recording
+        replaying = summaries is not None and bool(summaries.entries or summaries.statements)
         result = engine.analyze(path, text, keep_types=True, syntax=syntax, unfiltered=unfiltered,
                                 summaries=summaries)
         if result.error is not None and replaying:
@@ -280,7 +283,7 @@ class Reuse:
                                     summaries=summaries)
         # A bound reached (SC005) may have cut the tree (nesting elided in place) or the analysis short.
         complete = result.error is None and not any(d.code == Code.ANALYSIS_LIMIT for d in unfiltered)
-        if complete and new is not None:
+        if complete and new is not None and summaries is not None:
             self._summaries[path] = summaries
         if new is not None and complete:
             self._last[path] = _Last(engine, text, new, names_axes(text), tuple(unfiltered), result,

@@ -194,3 +194,17 @@ def test_a_replay_that_fails_costs_a_full_analysis(monkeypatch: pytest.MonkeyPat
         found = reuse.analyze(engine, BufferSource([], path, root), path, edited).result
         assert reuse.fallbacks == 1
         same(found, Engine(Config(root=root)).analyze(path, edited, keep_types=True))
+
+
+def test_a_buffer_whose_tree_is_not_kept_records_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Past the bound on kept trees each edit parses the whole text: no node is met again, so
+    # recording what each analysis read would only cost time and memory.
+    monkeypatch.setattr("shapecheck.lsp.reuse.TREE_KEPT_CHARACTERS", len(SHARED) - 1)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        path = str(root / "model.py")
+        engine, reuse = Engine(Config(root=root)), Reuse()
+        for text in (SHARED, SHARED.replace("axis_name='j'", "axis_name='k'")):
+            found = reuse.analyze(engine, BufferSource([], path, root), path, text).result
+            assert path not in reuse._summaries
+            same(found, Engine(Config(root=root)).analyze(path, text, keep_types=True))
