@@ -303,7 +303,7 @@ class Expressions(InterpreterState):
         function = Function(node, scope, self.module_name, "<lambda>")
         self.functions.append(function)
         if self.recorder is not None and self.recorder.active:
-            self.recorder.spoil()  # its closure is this run's scope: the analysis is not kept
+            self.recorder.defined(function)
         return function
 
     def eval_namedexpr(self, node: ast.NamedExpr, scope: Scope, ctx: Context) -> Value:
@@ -340,6 +340,8 @@ class Expressions(InterpreterState):
             finally:
                 self.reporter.muted -= 1
                 self.expected_failures.update(id(f.node) for f in self.functions[first:])
+                if self.recorder is not None and self.recorder.active and len(self.functions) > first:
+                    self.recorder.spoil()  # the functions it marks are not followed across runs
         return self._eval_call(node, func, scope, ctx)
 
     def _eval_call(self, node: ast.Call, func: Value, scope: Scope, ctx: Context) -> Value:

@@ -239,7 +239,7 @@ class Statements(InterpreterState):
         function = Function(node, scope, self.module_name, node.name)
         self.functions.append(function)
         if self.recorder is not None and self.recorder.active:
-            self.recorder.spoil()  # its closure is this run's scope: the analysis is not kept
+            self.recorder.defined(function)
         self.check_signature_annotations(node, scope)
         value: Value = function
         for decorator in reversed(node.decorator_list):

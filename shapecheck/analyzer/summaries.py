@@ -53,6 +53,7 @@ from shapecheck.analyzer.values import (
     Dict,
     DType,
     Function,
+    FunctionNode,
     Instance,
     Lazy,
     Mesh,
@@ -252,6 +253,8 @@ class Recording:
     derived: dict[str, object] = field(default_factory=dict)  # module-wide answers asked for
     modules: dict[str, str | None] = field(default_factory=dict)  # project modules read, and their hashes
     analysed: dict[ast.AST, int] = field(default_factory=dict)  # function node -> analyses run
+    # A top-level statement's defs and lambdas, in order: (node, module, name).
+    defined: list[tuple[FunctionNode, str, str]] = field(default_factory=list)
     spent: int = 0  # of the budget
     valid: bool = True
 
@@ -435,6 +438,16 @@ class Recorder:
             # where a reader of it made one.
             recording.writes[(table, name)] = (kept, value)
 
+    def defined(self, function: Function) -> None:
+        """A `def` or lambda was run: a top-level statement's, closing over the module scope, is
+        part of what the statement did (the run analyses it on its own later); any other closes
+        over a call's scope, which no later run has."""
+        for recording in self.active:
+            if recording.statement and function.scope is self.owner.scope:
+                recording.defined.append((function.node, function.module, function.name))
+            else:
+                recording.valid = False
+
     def spoil(self) -> None:
         """Whatever happens now cannot be replayed: nothing in progress is kept."""
         for recording in self.active:
@@ -549,6 +562,8 @@ class Recorder:
                         if bound is not None and found.value is not _UNKNOWN:
                             self._prints[id(bound)] = (bound, found.value)
                         dict.__setitem__(bindings, name, bound)
+                owner.functions.extend(Function(defined, owner.scope, module, name)
+                                       for defined, module, name in done.recording.defined)
                 self.store._next_statements[node] = done
                 went = done.went
             else:
