@@ -23,11 +23,13 @@ What an analysis or statement reads, and how each is compared with the last run'
 
 What it did is done again in the same order: findings reported (deduplicated as then), types
 noted for hover, summaries and annotations entered in the run's tables, the budget and counts
-spent, the modules read, and a statement's bindings of module names. Nothing is replayed that
-did anything else: defined a function or lambda (its closure is that run's scope), ran another
-module's function, bound a module name from a function, bound or read a value that cannot be
-compared across runs (a class, an object), joined branches of the module's own code, or was cut
-short. So a run that replays is, finding for finding and type for type, the run that
+spent, the modules read, and a statement's bindings of module names and functions defined (a
+top-level `def`; a branch or loop of the module's code binds the names it joins again at once,
+each reading what the name held before). Nothing is replayed that did anything else: defined a
+function or lambda in a function or class body (its closure is that run's call or class
+scope), ran another module's function, bound a module name from a function, bound or read a
+value that cannot be compared across runs (a class, an object), unbound a module name, or was
+cut short. So a run that replays is, finding for finding and type for type, the run that
 interprets everything; the hypothesis test in tests/lsp/test_summaries.py holds it to that over
 random edits.
 """
@@ -376,9 +378,21 @@ class WatchedScope(Scope):
         self.recorder = recorder
         self.bindings = Watched(recorder, "name")  # type: ignore[assignment]
 
+    def snapshot(self) -> dict[str, Value]:
+        # Kept to join branches: no read of its own (a name the branches bind reads its value
+        # before them, `Recorder.wrote`; the others join to the same value).
+        return dict(dict.items(self.bindings))
+
     def restore(self, bindings: dict[str, Value]) -> None:
+        """Bind every name again at once (branches joined, a branch undone): a write of each
+        name whose value is another than now; a name unbound so is not followed."""
+        now = self.bindings
         if self.recorder.active:
-            self.recorder.spoil()  # every name bound again at once (a top-level branch joined)
+            if dict.keys(now) - bindings.keys():
+                self.recorder.spoil()
+            for name, value in bindings.items():
+                if dict.get(now, name, MISSING) is not value:
+                    self.recorder.wrote("name", name, value)
         self.bindings = Watched(self.recorder, "name", bindings.items())  # type: ignore[assignment]
 
 
@@ -430,6 +444,10 @@ class Recorder:
             if not recording.statement:
                 recording.valid = False  # only the module's own statements bind its names
                 continue
+            if (table, name) not in recording.writes and (table, name) not in recording.reads:
+                # What the name held before: a join of branches reads it (`WatchedScope.restore`).
+                held = self.owner.scope.bindings if table == "name" else self.owner.module_sources()
+                self._compared(recording, recording.reads, (table, name), dict.get(held, name, MISSING))
             try:
                 kept = value if table == "source" else carried(value, self._keeping)  # type: ignore[arg-type]
             except _NotCarried:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -208,3 +209,26 @@ def test_a_buffer_whose_tree_is_not_kept_records_nothing(monkeypatch: pytest.Mon
             found = reuse.analyze(engine, BufferSource([], path, root), path, text).result
             assert path not in reuse._summaries
             same(found, Engine(Config(root=root)).analyze(path, text, keep_types=True))
+
+
+@pytest.mark.parametrize(("branch", "before", "after"), [
+    # The branch joins what `x` holds on both paths (a new value: unknown length) and binds it
+    # again at once; a replay of the `if` binds it so too, and `y` reads it.
+    ("x = jnp.concatenate([x, x])", "(4,)", "(5,)"),
+    # The branch binds `x` without reading it, but the join reads what it held before: `x`
+    # is (6,) on both paths until the edit makes it (7,) before the `if`.
+    ("x = jnp.ones((6,))", "x = jnp.ones((6,))\nif", "x = jnp.ones((7,))\nif"),
+])
+def test_a_top_level_branch_replays_the_names_it_binds(branch: str, before: str, after: str) -> None:
+    text = textwrap.dedent("""\
+        import os
+
+        import jax.numpy as jnp
+
+        x = jnp.ones((6,))
+        if os.environ.get("WIDE"):
+            BRANCH
+        y = x * 2
+        z = jnp.ones((4,))
+        """).replace("BRANCH", branch)
+    assert replay_edits(text, [(text.index(before), len(before), after)]) >= 2
