@@ -187,7 +187,8 @@ def build(debounce: float = DEBOUNCE_S) -> ShapecheckServer:
 def serve() -> int:
     """Serve on stdio; the exit code. SHAPECHECK_LSP_LOG (a logging level name) sets what goes to stderr,
     SHAPECHECK_LSP_DEBOUNCE the seconds of quiet before a changed buffer is checked (default
-    none: edits made during an analysis are coalesced into the next)."""
+    none: edits made during an analysis are coalesced into the next), SHAPECHECK_LSP_REPLAY=0
+    turns off the replay of the last check's analyses (`lsp.reuse`)."""
     from shapecheck.engine import tune_gc
 
     tune_gc()  # as the CLI does: the analyses allocate like a CLI run, every keystroke

@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import io
 import logging
+import os
 import tokenize
 from bisect import bisect_right
 from dataclasses import dataclass, replace
@@ -236,6 +237,9 @@ class Reuse:
         # read is the same, and only where its tree is kept (the nodes they ran are met again).
         self._summaries: dict[str, Summaries] = {}
         self.fallbacks = 0  # analyses done again without summaries after an internal error
+        # SHAPECHECK_LSP_REPLAY=0 turns the replay off (every edit interpreted in full), should
+        # a replay ever show other than a full check does.
+        self.replay = os.environ.get("SHAPECHECK_LSP_REPLAY", "1") != "0"
 
     def analyze(self, engine: Engine, source: ModuleSource, path: str, text: str) -> Outcome:
         """The result of `engine.analyze(path, text, keep_types=True)`, with the project's
@@ -266,7 +270,7 @@ class Reuse:
         summaries = self._summaries.pop(path, None)
         if summaries is None or last is None or not self._same_inputs(last, engine, source, text):
             summaries = Summaries()
-        if len(text) > TREE_KEPT_CHARACTERS:
+        if len(text) > TREE_KEPT_CHARACTERS or not self.replay:
             summaries = None  # no tree kept, so no node to meet again: nothing worth recording
         replaying = summaries is not None and bool(summaries.entries or summaries.statements)
         result = engine.analyze(path, text, keep_types=True, syntax=syntax, unfiltered=unfiltered,

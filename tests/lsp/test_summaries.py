@@ -197,10 +197,15 @@ def test_a_replay_that_fails_costs_a_full_analysis(monkeypatch: pytest.MonkeyPat
         same(found, Engine(Config(root=root)).analyze(path, edited, keep_types=True))
 
 
-def test_a_buffer_whose_tree_is_not_kept_records_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("setting", ["bound", "environment"])
+def test_a_buffer_whose_tree_is_not_kept_records_nothing(monkeypatch: pytest.MonkeyPatch, setting: str) -> None:
     # Past the bound on kept trees each edit parses the whole text: no node is met again, so
-    # recording what each analysis read would only cost time and memory.
-    monkeypatch.setattr("shapecheck.lsp.reuse.TREE_KEPT_CHARACTERS", len(SHARED) - 1)
+    # recording what each analysis read would only cost time and memory. SHAPECHECK_LSP_REPLAY=0
+    # turns the replay off for every buffer.
+    if setting == "bound":
+        monkeypatch.setattr("shapecheck.lsp.reuse.TREE_KEPT_CHARACTERS", len(SHARED) - 1)
+    else:
+        monkeypatch.setenv("SHAPECHECK_LSP_REPLAY", "0")
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         path = str(root / "model.py")
