@@ -536,7 +536,10 @@ class Recorder:
                 outer.valid = False
             else:
                 outer.kept[store_key] = None
-        if not recording.valid:
+        if not recording.valid or function.scope is not self.owner.scope:
+            # A closure (a lambda or def in a function body, a method) reads the scope of the
+            # call or class that made it, which no fingerprint covers: only what made it, and
+            # so made its scope the same, may be replayed.
             return
         arguments = _arguments(self.owner, function, key)
         if arguments is not None:
@@ -547,7 +550,7 @@ class Recorder:
         everything it did done again."""
         store_key = (function.node, *key[1:])
         entry = self.store.entries.get(store_key)
-        if (entry is None or key in self.owner.cache or _arguments(self.owner, function, key) != entry.arguments
+        if (entry is None or function.scope is not self.owner.scope or key in self.owner.cache or _arguments(self.owner, function, key) != entry.arguments
                 or not self._holds(entry.recording, entry.context, context)):
             return False, None
         self._apply(entry.recording)

@@ -1,6 +1,6 @@
-"""Function summaries replayed from a buffer's last analysis (`analyzer.summaries`): an analysis
-that replays them finds what an analysis of the whole text finds, finding for finding and type
-for type, whatever the edits; and it does replay them."""
+"""Function analyses and top-level statements replayed from a buffer's last analysis
+(`analyzer.summaries`): an analysis that replays them finds what an analysis of the whole text
+finds, finding for finding and type for type, whatever the edits; and it does replay them."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from shapecheck.lsp.reuse import Reuse
 from shapecheck.results import FileResult
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-NAMES = sorted(path.name for path in FIXTURES.glob("*.py"))
+NAMES = sorted(str(path.relative_to(FIXTURES)) for path in FIXTURES.rglob("*.py"))  # the models too
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
 
 # Two models in one module, as the editor benchmark builds its file: the second redefines the
@@ -214,6 +214,23 @@ def test_a_buffer_whose_tree_is_not_kept_records_nothing(monkeypatch: pytest.Mon
             found = reuse.analyze(engine, BufferSource([], path, root), path, text).result
             assert path not in reuse._summaries
             same(found, Engine(Config(root=root)).analyze(path, text, keep_types=True))
+
+
+def test_a_closure_is_replayed_only_with_what_made_it() -> None:
+    # The lambda reads `n` from the call that made it, which no fingerprint covers: its own
+    # analysis (a key without arguments) must not be replayed for another call's `n`.
+    text = textwrap.dedent("""\
+        import jax.numpy as jnp
+
+
+        def outer(n):
+            f = lambda: jnp.zeros((n,)) + 1
+            return f()
+
+
+        a = outer(3)
+        """)
+    replay_edits(text, [(text.index("outer(3)"), len("outer(3)"), "outer(5)")])
 
 
 @pytest.mark.parametrize(("branch", "before", "after"), [
