@@ -91,8 +91,9 @@ def test_mesh_sizes_give_blocks_and_global_shapes(mesh: str) -> None:
     "Mesh(np.array(jax.devices()[:0]).reshape(0, 4), ('x', 'y'))",
 ])
 def test_a_mesh_with_an_empty_axis_is_of_unknown_size(mesh: str) -> None:
-    # JAX refuses such a mesh; the checker must not divide by its size (it raised
-    # ZeroDivisionError, an internal error for the whole file).
+    # JAX 0.10.2 refuses make_mesh((0, 4)), and shard_map over the others ("requires a non-empty
+    # mesh"); the checker must not divide by its size (it raised ZeroDivisionError, an internal
+    # error for the whole file).
     snippet = f"""\
         m = {mesh}
         inside = jax.shard_map(lambda a: a * 2, mesh=m, in_specs=P('x', 'y'), out_specs=P('x', 'y'))

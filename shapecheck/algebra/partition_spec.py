@@ -268,7 +268,7 @@ def _rescaled(spec: PartitionSpec, value: ArrayType, mesh: MeshAxes, divide: boo
         if isinstance(size, Conflict):
             continue  # reported where it arose; None here would let it meet a size again
         if devices is None or devices < 1 or not isinstance(size, int):
-            dims[index] = None  # `devices < 1`: a mesh no device list makes (JAX refuses it)
+            dims[index] = None  # `devices < 1`: an empty mesh, which JAX refuses to map over
         elif divide:
             dims[index] = size // devices if size % devices == 0 else None
         else:

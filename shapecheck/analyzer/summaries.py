@@ -52,7 +52,6 @@ from shapecheck.analyzer.values import (
     Const,
     ContainerMethod,
     Devices,
-    Dict,
     DType,
     Function,
     FunctionNode,
@@ -114,20 +113,12 @@ def fingerprint(value: object, owner: InterpreterState) -> object:
         if value.scope is not owner.scope:
             return _UNKNOWN  # a closure over a call's scope
         return (Function, value.node, value.module, value.name)
-    if kind is Seq or kind is Dict:
-        assert isinstance(value, Seq | Dict)
-        items = value.items if isinstance(value, Seq) else tuple(part for pair in value.items for part in pair)
-        prints = tuple(fingerprint(item, owner) for item in items)
-        if any(p is _UNKNOWN for p in prints):
-            return _UNKNOWN
-        return (kind, prints, value.is_list if isinstance(value, Seq) else None, value.node,
-                _deep(value.lookup, owner))
     if isinstance(value, ast.AST):  # a module-level name's source expression
         return value
     if kind in _OPAQUE or not is_dataclass(value):
         return _UNKNOWN
-    # Maps, jitted functions, specs, shardings, layers: every field, those equality leaves out
-    # (the nodes a spec came from) too.
+    # Containers, maps, jitted functions, specs, shardings, layers: every field, those equality
+    # leaves out (the node a literal or spec came from, its literal lookup) too.
     return (kind, _deep(tuple(getattr(value, name) for name in _names(kind)), owner))
 
 
@@ -178,14 +169,10 @@ def carried(value: Value, swap: Swap) -> Value:
     kind = type(value)
     if value is None or kind is ArrayType or kind in _PLAIN:
         return value
-    if kind is Seq:
+    if kind is Seq:  # the generic way below gives the same, slower: every replay carries many
         assert isinstance(value, Seq)
         return Seq(tuple(carried(item, swap) for item in value.items), value.is_list, value.node,
-                   _lookup(value.lookup, swap))
-    if kind is Dict:
-        assert isinstance(value, Dict)
-        return Dict(tuple((carried(k, swap), carried(v, swap)) for k, v in value.items), value.node,
-                    _lookup(value.lookup, swap))
+                   swap.to_lookup if value.lookup is not None and value.lookup == swap.lookup else value.lookup)
     if kind is Function:
         assert isinstance(value, Function)
         if value.scope is not swap.scope:
@@ -213,13 +200,11 @@ def _carried_part(part: object, swap: Swap) -> object:
         return part if all(entries[key] is item for key, item in part.items()) else entries
     if is_dataclass(part) and not isinstance(part, type):
         return carried(cast(Value, part), swap)
-    if callable(part) and (part == swap.lookup or getattr(part, "__self__", None) is not None):
-        return _lookup(part, swap)
+    if callable(part) and part == swap.lookup:
+        return swap.to_lookup  # a container's literal lookup: the run's own
+    if getattr(part, "__self__", None) is not None:
+        return part  # another module's literal lookup (its interpreter kept by the loader)
     raise _NotCarried
-
-
-def _lookup(lookup: Callable[[str], Lit | None] | None, swap: Swap) -> Callable[[str], Lit | None] | None:
-    return swap.to_lookup if lookup is not None and lookup == swap.lookup else lookup
 
 
 @dataclass(frozen=True, slots=True)
@@ -446,8 +431,8 @@ class Recorder:
                 continue
             if (table, name) not in recording.writes and (table, name) not in recording.reads:
                 # What the name held before: a join of branches reads it (`WatchedScope.restore`).
-                held = self.owner.scope.bindings if table == "name" else self.owner.module_sources()
-                self._compared(recording, recording.reads, (table, name), dict.get(held, name, MISSING))
+                self._compared(recording, recording.reads, (table, name),
+                               dict.get(self._table(table), name, MISSING))
             try:
                 kept = value if table == "source" else carried(value, self._keeping)  # type: ignore[arg-type]
             except _NotCarried:
@@ -541,7 +526,7 @@ class Recorder:
             # call or class that made it, which no fingerprint covers: only what made it, and
             # so made its scope the same, may be replayed.
             return
-        arguments = _arguments(self.owner, function, key)
+        arguments = self._arguments(key)
         if arguments is not None:
             self.store._next[store_key] = Entry(context, arguments, kept, recording)
 
@@ -550,8 +535,8 @@ class Recorder:
         everything it did done again."""
         store_key = (function.node, *key[1:])
         entry = self.store.entries.get(store_key)
-        if (entry is None or function.scope is not self.owner.scope or key in self.owner.cache or _arguments(self.owner, function, key) != entry.arguments
-                or not self._holds(entry.recording, entry.context, context)):
+        if (entry is None or function.scope is not self.owner.scope or key in self.owner.cache
+                or self._arguments(key) != entry.arguments or not self._holds(entry.recording, entry.context, context)):
             return False, None
         self._apply(entry.recording)
         result = carried(entry.result, self._replaying)
@@ -572,17 +557,13 @@ class Recorder:
             done = self.store.statements.get(node)
             if done is not None and self._holds(done.recording, done.context, context):
                 self._apply(done.recording)
-                bindings: dict[str, object] = owner.scope.bindings  # type: ignore[assignment]
-                sources: dict[str, object] = owner.module_sources()  # type: ignore[assignment]
                 for (table, name), (value, found) in done.recording.writes.items():
-                    if table == "source":
-                        dict.__setitem__(sources, name, value)
-                    else:
-                        bound = carried(value, self._replaying)  # type: ignore[arg-type]
+                    if table == "name":
+                        value = carried(value, self._replaying)  # type: ignore[arg-type]
                         assert isinstance(found, _Print)
-                        if bound is not None and found.value is not _UNKNOWN:
-                            self._prints[id(bound)] = (bound, found.value)
-                        dict.__setitem__(bindings, name, bound)
+                        if value is not None and found.value is not _UNKNOWN:
+                            self._prints[id(value)] = (value, found.value)
+                    dict.__setitem__(self._table(table), name, value)
                 owner.functions.extend(Function(defined, owner.scope, module, name)
                                        for defined, module, name in done.recording.defined)
                 self.store._next_statements[node] = done
@@ -678,6 +659,21 @@ class Recorder:
                 self.store._next.setdefault(nested, kept)
         self.store.replayed += 1
 
+    def _arguments(self, key: Key) -> tuple[object, ...] | None:
+        """Fingerprints of a call's parameter bindings (its key's first part): None where one
+        has none."""
+        hashed = key[1]
+        if not isinstance(hashed, tuple) or not hashed or not isinstance(hashed[0], tuple):
+            return None
+        prints = tuple((name, self.print_of(value)) for name, value in hashed[0])
+        return None if any(found is _UNKNOWN for _, found in prints) else prints
+
+    def _table(self, table: str) -> dict[str, object]:
+        """The module's bindings ("name") or the literal each name was assigned ("source"), as
+        they are: reading them here notes nothing."""
+        held = self.owner.scope.bindings if table == "name" else self.owner.module_sources()
+        return cast(dict[str, object], held)
+
     def _holds(self, recording: Recording, before: Context, context: Context) -> bool:
         """Whether all `recording` read is as it was, in this context."""
         owner = self.owner
@@ -688,10 +684,8 @@ class Recorder:
         for node, count in recording.analysed.items():
             if id(node) in owner.active or owner.analyses.get(id(node), 0) + count > self.max_analyses:
                 return False
-        bindings, sources = owner.scope.bindings, owner.module_sources()
         for (table, name), found in recording.reads.items():
-            now = dict.get(bindings if table == "name" else sources, name, MISSING)  # unwatched
-            if self.print_of(now) != found:
+            if self.print_of(dict.get(self._table(table), name, MISSING)) != found:
                 return False
         for name, value in recording.derived.items():
             if owner.derived(name) != value:
@@ -705,25 +699,13 @@ class Recorder:
                 return False
         known = owner.annotations_known()
         for key_of, value in recording.annotations_read.items():
-            if key_of not in known or not _same_annotation(known[key_of], value):
+            if key_of not in known or self.print_of(known[key_of]) != self.print_of(value):
                 return False
         for key_of, (_, value) in recording.annotations_made.items():
-            if key_of in known and not _same_annotation(known[key_of], value):
+            if key_of in known and self.print_of(known[key_of]) != self.print_of(value):
                 return False
         seen = owner.reporter.seen
         return all((place in seen) == was for place, was in recording.seen.items())
-
-
-def _arguments(owner: InterpreterState, function: Function, key: Key) -> tuple[object, ...] | None:
-    """Fingerprints of the call's parameter bindings (the key's first part): None where one
-    has none."""
-    hashed = key[1]
-    if not isinstance(hashed, tuple) or not hashed or not isinstance(hashed[0], tuple):
-        return None
-    prints = tuple((name, fingerprint(value, owner)) for name, value in hashed[0])
-    if any(found is _UNKNOWN for _, found in prints):
-        return None
-    return prints
 
 
 def _same_context(before: Context, now: Context) -> bool:
@@ -731,10 +713,3 @@ def _same_context(before: Context, now: Context) -> bool:
     (their nodes by identity)."""
     return (before == now and before.depth == now.depth and before.binders == now.binders
             and before.resource_notes == now.resource_notes)
-
-
-def _same_annotation(before: object, now: object) -> bool:
-    if isinstance(before, ArrayType) and isinstance(now, ArrayType):
-        return before.identical(now)
-    return type(before) is type(now) and before == now
-

@@ -100,7 +100,8 @@ def _mesh(sizes: tuple[Dim, ...] | None, names: tuple[str, ...] | None, types: t
         return None
     if sizes is None or len(sizes) != len(names):
         return Mesh(tuple((name, None) for name in names), types)
-    # A zero-size axis is refused by JAX (no such mesh): its size is not known.
+    # A zero-size axis: jax.make_mesh refuses it, and shard_map refuses such a mesh ("requires a
+    # non-empty mesh"); no block is cut from it, so its size is not known.
     return Mesh(tuple((name, size if isinstance(size, int) and size > 0 else None)
                       for name, size in zip(names, sizes, strict=True)), types)
 
