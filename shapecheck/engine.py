@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -143,6 +143,12 @@ class Engine:
         file's result as it arrives here (a worker's files arrive together, with its batch).
         """
         chosen = jobs or self.config.jobs
+        if self.cache is None and _workers(paths, chosen):
+            # Every file will be checked: the workers' process starts importing the analyzer
+            # now, beside the indexing of the project's modules, rather than after it.
+            from shapecheck.pool import start_server
+
+            start_server(_preload())
         own = self.modules
         if own is None:
             self.use_modules(ProjectIndex.of(paths, [self.config.root]))
@@ -169,15 +175,10 @@ class Engine:
         elif not (jobs := _workers(todo, chosen)):
             fresh = self.check_batch(todo, progress)
         else:
-            from shapecheck.analyzer.library import MODULES
             from shapecheck.pool import run_pool
 
-            # Enough files that the workers will want most of the library: imported once, before
-            # they are forked, rather than in each as their files first call its names.
-            preload = (*_WORKER_MODULES, *(f"shapecheck.analyzer.library.{module}" for module in MODULES))
-            batches = list(_batches(todo, jobs * 8))
-            fresh = run_pool(batches, _Batch(self.config, self.modules, self.time_limit), jobs,
-                             tune_gc, _worker_died, progress, preload)
+            fresh = run_pool(_batches(todo, jobs), _Batch(self.config, self.modules, self.time_limit), jobs,
+                             tune_gc, _worker_died, progress, _preload())
             fresh.sort(key=lambda result: result.path)
         if self.cache is not None:
             for result in fresh:
@@ -252,12 +253,53 @@ def _large(paths: Sequence[str]) -> bool:
     return False
 
 
-def _batches(paths: Sequence[str], count: int) -> Iterator[list[str]]:
-    # Interleaved so every batch gets a similar mix of large and small files.
-    for start in range(count):
-        batch = list(paths[start::count])
-        if batch:
-            yield batch
+def _preload() -> tuple[str, ...]:
+    """Enough files that the workers will want most of the library: imported once, before they
+    are forked, rather than in each as their files first call its names."""
+    from shapecheck.analyzer.library import MODULES
+
+    return (*_WORKER_MODULES, *(f"shapecheck.analyzer.library.{module}" for module in MODULES))
+
+
+def _batches(paths: Sequence[str], jobs: int) -> list[list[str]]:
+    """`paths` in batches for `jobs` workers, largest files first, each batch a fraction of the
+    text left (guided self-scheduling).
+
+    A worker takes the next batch when it is done with one, so the run ends when the last batch
+    does: batches that shrink towards the end leave little for one worker to finish alone while
+    the others wait (a file's time grows with its size), and large ones at the start keep the
+    tasks, each sent with the run's module index, few.
+    """
+    sizes = {path: _size(path) for path in paths}
+    ordered = sorted(paths, key=lambda path: -sizes[path])
+    left = sum(sizes.values())
+    smallest = left / (jobs * _SMALLEST_SHARE)
+    batches: list[list[str]] = []
+    batch: list[str] = []
+    taken = 0
+    for path in ordered:
+        batch.append(path)
+        taken += sizes[path]
+        if taken >= max(left / (jobs * _GUIDED_SHARE), smallest):
+            batches.append(batch)
+            left -= taken
+            batch, taken = [], 0
+    if batch:
+        batches.append(batch)
+    return batches
+
+
+# Each batch takes 1/(jobs * _GUIDED_SHARE) of the text left, and at least 1/(jobs *
+# _SMALLEST_SHARE) of the whole: about 25 batches for 2 workers.
+_GUIDED_SHARE = 3
+_SMALLEST_SHARE = 40
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # checked as any other file: its read reports what is wrong
 
 
 def tune_gc() -> None:

@@ -64,6 +64,16 @@ def run_pool(batches: Sequence[list[str]], task: Task[T], jobs: int, initializer
     return results
 
 
+def start_server(preload: Sequence[str] = ()) -> None:
+    """Start the process the workers are forked from, importing `preload` there, without
+    waiting for it: the run goes on (finding its files, indexing its modules) while it imports.
+
+    Where the run would not be isolated, nothing starts: `run_pool` refuses it.
+    """
+    if isolated():
+        _context(preload)
+
+
 def _context(preload: Sequence[str] = ()) -> multiprocessing.context.ForkServerContext:
     # forkserver, not fork: the caller may have imported jax, whose threads make fork unsafe.
     context = multiprocessing.get_context("forkserver")

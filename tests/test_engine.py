@@ -14,7 +14,7 @@ import pytest
 from shapecheck.analyzer.modules import ModuleLoader, content_hash
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Function
-from shapecheck.engine import Dependency, Engine
+from shapecheck.engine import Dependency, Engine, _batches
 
 LAYERS = textwrap.dedent("""\
     import jax.numpy as jnp
@@ -151,3 +151,31 @@ def test_an_analysis_leaves_its_tree_to_reference_counting() -> None:
         gc.garbage.clear()
         gc.enable()
     assert not kept, kept.most_common(10)
+
+
+def test_worker_batches_hold_every_file_once_largest_first_and_shrink(tmp_path: Path) -> None:
+    """The workers take batches in order as each finishes one: the largest files go first and
+    the batches shrink, so that the run does not end on one worker's large batch."""
+    paths = []
+    for index, size in enumerate([50, 40_000, 300, 9_000, 120_000, 7, 2_500, 60_000] * 6):
+        path = tmp_path / f"m{index}.py"
+        path.write_text("x = 1\n" * size)
+        paths.append(str(path))
+    missing = str(tmp_path / "gone.py")  # unreadable: checked (and reported) like any other
+    batches = _batches([*paths, missing], jobs=2)
+    flat = [path for batch in batches for path in batch]
+    assert sorted(flat) == sorted([*paths, missing])
+    sizes = [sum(Path(path).stat().st_size for path in batch if path != missing) for batch in batches]
+    assert len(batches) > 4
+    # Not every batch is smaller than the one before (a batch ends past its share, by up to a
+    # file), but the second half's are all smaller than the first batch, the last one much.
+    assert max(sizes[len(sizes) // 2:]) < sizes[0]
+    assert 5 * sizes[-1] < sizes[0]
+    largest = max(paths, key=lambda path: Path(path).stat().st_size)
+    assert batches[0][0] == largest and flat[-1] == missing
+
+
+def test_one_file_is_one_batch(tmp_path: Path) -> None:
+    path = tmp_path / "only.py"
+    path.write_text("x = 1\n")
+    assert _batches([str(path)], jobs=4) == [[str(path)]]

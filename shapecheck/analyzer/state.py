@@ -111,6 +111,7 @@ class InterpreterState:
         self._map_axis_names: frozenset[str] | None = None
         self._unmapped: frozenset[ast.AST] | None = None
         self._through: dict[int, bool] = {}  # loop node id -> whether its body always runs through
+        self._rebinds: dict[int, frozenset[str]] = {}  # loop node id -> the names its body may rebind
         self._annotations: dict[int, ArrayType | Invalid | None] = {}
         self.imports = Imports(module_name, loader)
 

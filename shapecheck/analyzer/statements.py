@@ -157,7 +157,11 @@ class Statements(InterpreterState):
                     self.exec_block(node.body, scope, ctx)
                 return self.exec_block(node.orelse, scope, ctx)
         # A loop body may run many times: what it rebinds is unknown on entry and after.
-        for name in assigned_names(node.body):
+        rebinds = self._rebinds.get(id(node))
+        if rebinds is None:
+            # Once per loop: the walk goes through the nested loops, which make their own.
+            rebinds = self._rebinds[id(node)] = frozenset(assigned_names(node.body))
+        for name in rebinds:
             scope.bind(name, None)
         if isinstance(node, ast.While):
             if self.test(node.test, scope, ctx) is False:
@@ -170,7 +174,7 @@ class Statements(InterpreterState):
                     item = join(item, other)
             self.assign(node.target, item, scope, node.iter)
         self.exec_block(node.body, scope, ctx)
-        for name in assigned_names(node.body):
+        for name in rebinds:
             scope.bind(name, None)
         if not isinstance(node, ast.While):
             for name in target_names(node.target):
