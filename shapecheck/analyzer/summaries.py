@@ -491,8 +491,13 @@ class Recorder:
 
     # One function analysis.
 
-    def begin(self, function: Function) -> Recording:
-        """Start recording an analysis of `function` (the budget and counts are spent)."""
+    def begin(self, function: Function) -> Recording | None:
+        """Start recording an analysis of `function` (the budget and counts are spent); None
+        where nothing would keep it: a closure (a method, say) analysed outside any recording,
+        which is never kept itself (`end`) and has no recording in progress to tell what it
+        read. Recording it would only cost time: on a module of classes, most of it."""
+        if not self.active and function.scope is not self.owner.scope:
+            return None
         recording = self._start(statement=False)
         for each in self.active:
             each.spent += 1
