@@ -25,7 +25,6 @@ from shapecheck.config import Config
 from shapecheck.diagnostic import Diagnostic, Note, Span
 from shapecheck.parsing import MAX_DEPTH, cpython_syntax, parse_module
 from shapecheck.positions import Positions
-from shapecheck.project import module_names
 from shapecheck.results import FileResult, Placement, TypedSpan
 from shapecheck.rules import severity_of
 from shapecheck.suppression import is_suppressed, suppressions, unused
@@ -164,7 +163,7 @@ def _interpret(path: str, text: str, module: ast.Module, config: Config, keep_ty
 
     reporter = Reporter()
     types: dict[int, Typed] | None = {} if keep_types else None
-    names = module_names(Path(path))
+    names = loader.packages.module_names(path)
     interpreter = Interpreter(module, names[0] if names else Path(path).stem, reporter, loader.handlers,
                               loader.methods, config.annotation_names, types, loader, config.x64,
                               names_axes=names_axes(text), summaries=summaries)

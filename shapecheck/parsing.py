@@ -135,8 +135,9 @@ def parse_module(text: str, tree: ast.Module) -> Parsed:
         elif isinstance(node, ast.stmt):
             # A statement spans all of its blocks: narrower than the bound, nothing in it nests
             # that deep (depth restarts at each statement, so each is measured on its own).
-            # Decorators lie above a def's first line, outside its span: those are walked into.
-            if not getattr(node, "decorator_list", None) and _width(node, starts) < MAX_DEPTH:
+            # Decorators lie above a def's first line, outside its span: each is measured too.
+            if _width(node, starts) < MAX_DEPTH and all(
+                    _width(decorator, starts) < MAX_DEPTH for decorator in getattr(node, "decorator_list", ())):
                 continue
             depth = 0
         for field in node._fields:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from shapecheck.analyzer.qualnames import ARRAY_ROOTS
 from shapecheck.analyzer.scope import Scope
 from shapecheck.literal import Lit
-from shapecheck.project import ModuleSource, content_hash
+from shapecheck.project import ModuleSource, Packages, content_hash
 from shapecheck.results import Dependency
 
 __all__ = ["ModuleLoader", "content_hash"]
@@ -63,6 +63,8 @@ class ModuleLoader:
         self.interpreters: dict[str, Interpreter] = {}
         self.reads: dict[str, str | None] = {}  # what the current analysis read
         self._loading: list[dict[str, str | None]] = []  # the reads of each load in progress
+        # The packages the snapshot's folders are: a batch's files share most of their folders.
+        self.packages = Packages()
 
     def dependencies(self) -> tuple[Dependency, ...]:
         """The project modules read since the last `refresh` or `reset_reads`, by name."""
