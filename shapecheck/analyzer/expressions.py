@@ -377,10 +377,11 @@ class Expressions(InterpreterState):
             call.args = [self.imports.resolve(arg) for arg in call.args]
             call.kwargs = {key: self.imports.resolve(arg) for key, arg in call.kwargs.items()}
         result = self.call(func, call, ctx, scope)
-        inputs = [v for v in (*call.args, *call.kwargs.values()) if isinstance(v, ArrayType)]
-        if isinstance(func, BoundMethod):
-            inputs.append(func.receiver)
-        self.check_cooccurrence(result, inputs, node, ctx)
+        if ctx.resources and isinstance(result, ArrayType):  # what `check_cooccurrence` checks first
+            inputs = [v for v in (*call.args, *call.kwargs.values()) if isinstance(v, ArrayType)]
+            if isinstance(func, BoundMethod):
+                inputs.append(func.receiver)
+            self.check_cooccurrence(result, inputs, node, ctx)
         return result
 
     def _grow(self, node: ast.Call, scope: Scope, ctx: Context) -> bool:
