@@ -131,6 +131,27 @@ VMAP = dedent("""\
     listed = jax.pmap(loss, in_axes=[None, 0, 0])(w, jnp.ones((4, 5, 3)), jnp.ones((4, 5, 2)))
 """)
 
+# vmap: out_axes None returns the body's value unmapped, which JAX allows only for a value that
+# does not vary along the mapped axis (JAX: ValueError, "vmap has mapped output (axis_name=batch)
+# but out_axes is None"): a psum over the axis, or a `*_like` built from the shape alone.
+VMAP_OUT_NONE = dedent("""\
+    import jax
+    import jax.numpy as jnp
+
+
+    def total(x):
+        return jax.lax.psum(jnp.sum(x ** 2), 'batch')
+
+
+    def squares(x):
+        return jnp.sum(x ** 2)
+
+
+    xs = jnp.ones((16, 3))
+    fixed = jax.vmap(total, axis_name='batch', out_axes=None)(xs)
+    wrong = jax.vmap(squares, axis_name='batch', out_axes=None)(xs)
+""")
+
 # jit: a tuple (or list) of in_shardings has one entry per positional argument of the call,
 # static ones not counted (JAX: ValueError, "in_shardings is the wrong length").
 JIT = dedent("""\
@@ -180,7 +201,8 @@ RULE = Rule(
         "argument, or one spec for all), its out_specs of its result. A `vmap`'s or `pmap`'s "
         "in_axes is an int, None, or a tuple with one entry per positional argument (vmap also "
         "takes a list), each a pytree prefix of its argument with int or None leaves; its "
-        "out_axes a pytree prefix of the result; at least one argument must be mapped (vmap "
+        "out_axes a pytree prefix of the result, None (vmap) only for a result that does not "
+        "vary along the mapped axis; at least one argument must be mapped (vmap "
         "accepts `axis_size` instead). A `jit`'s in_shardings, when a tuple or list, has one "
         "entry per positional argument of each call, static arguments not counted. The options "
         "of a convolution or a windowed reduction (`lax.conv_general_dilated`, `lax.reduce_window`) "
@@ -205,6 +227,7 @@ RULE = Rule(
         Example(source=WRONG_ARGUMENT_COUNT, expected=((13, "SC002"),)),
         Example(source=SHARD_MAP, expected=((9, "SC002"),)),
         Example(source=VMAP, expected=((11, "SC002"), (12, "SC002"), (13, "SC002"))),
+        Example(source=VMAP_OUT_NONE, expected=((15, "SC002"),)),
         Example(source=JIT, expected=((16, "SC002"),)),
         Example(source=WINDOWS, expected=((7, "SC002"), (8, "SC002"))),
     ),

@@ -136,8 +136,27 @@ def test_pmap_negative_axes_and_out_axes_none_give_what_jax_gives_or_nothing() -
         b = jax.pmap(f, out_axes=None)(x)
         c = jax.vmap(f, out_axes=None)(x)
         """)
-    assert found == [] and "a" not in types and "c" not in types
+    # JAX: ValueError: at vmap out_axes, got axis spec None but output was batched on axis 0.
+    assert [(line, code) for line, code, _ in found] == [(3, "SC002")]
+    assert "out_axes None" in found[0][2] and "(of size 8)" in found[0][2]
+    assert "a" not in types and "c" not in types
     assert shape(types["b"]) == (4,)
+
+
+def test_vmap_out_axes_none_takes_what_does_not_vary_along_the_axis() -> None:
+    # JAX builds `*_like` from the shape alone, and a psum or all_gather leaves nothing mapped:
+    # each of these runs, with out_axes None, and gives the body's per-example value.
+    found, types = run("""\
+        a = jax.vmap(lambda v: jnp.zeros_like(v), out_axes=None)(x)
+        b = jax.vmap(lambda v: jnp.full_like(v, 2.0) + 1, out_axes=None)(x)
+        c = jax.vmap(lambda v: lax.psum(v, 'i'), axis_name='i', out_axes=None)(x)
+        d = jax.vmap(lambda v, u: u * 2, in_axes=(0, None), out_axes=None)(x, w)
+        e = jax.vmap(lambda v: jnp.ones_like(v) * v, out_axes=0)(x)
+        m = jax.vmap(lambda v: lax.pmean(v * 2, 'i') + v, axis_name='i', out_axes=None)(x)
+        """)
+    assert [(line, code) for line, code, _ in found] == [(6, "SC002")]
+    assert "axis 'i' (of size 8)" in found[0][2] and "jax.lax.psum(x, 'i')" in found[0][2]
+    assert [shape(types[name]) for name in "abcde"] == [(4,), (4,), (4,), (7, 4), (8, 4)]
 
 
 def test_spmd_axis_name_binds_no_collective_name() -> None:

@@ -28,7 +28,7 @@ from shapecheck.algebra.axis_mapping import ValueTree
 from shapecheck.algebra.outcome import Problem
 from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Conflict, Dim, certainly_differ, format_dim, unify
-from shapecheck.types import ArrayType
+from shapecheck.types import ArrayType, is_invented
 
 Kind: TypeAlias = Literal["vmap", "pmap"]
 
@@ -355,8 +355,8 @@ def place_out_axes(
     """The body's result with the named axis `axis` put back where `out_axes` says.
 
     A result leaf without the axis is broadcast along it (`size`). A None leaf leaves the
-    body's value: JAX refuses that for a vmap value that still has the axis (its shape is then
-    unknown here), and pmap returns one device's value. The result never keeps `axis`.
+    body's value: JAX refuses that for a vmap value that still has the axis (SC002), and pmap
+    returns one device's value. The result never keeps `axis`.
     """
     problems: list[Problem] = []
     placed = _place(result, out_axes, axis, size, kind, problems)
@@ -375,7 +375,18 @@ def _place(result: ValueTree, spec: AxisSpec, axis: str, size: Dim, kind: Kind, 
     if spec is None:
         if axis not in result.named_dict:
             return result
-        return result.with_named((n, s) for n, s in result.named if n != axis) if kind == "pmap" else None
+        if kind == "vmap":
+            # The result depends on a mapped argument: batched along the axis, which out_axes
+            # None does not place (JAX: "vmap has mapped output but out_axes is None").
+            named = "" if is_invented(axis) else f" {axis!r}"
+            problems.append(Problem(
+                Code.INVALID_AXIS_SPEC,
+                f"vmap: out_axes None returns the result unmapped, but it varies along the mapped "
+                f"axis{named} (of size {format_dim(size)}): it depends on a mapped argument; "
+                f"map it (out_axes=0){' or reduce it over the axis (jax.lax.psum(x, ' + repr(axis) + '))' if named else ''}",
+                axes=(axis,), sizes=(size,)))
+            return None
+        return result.with_named((n, s) for n, s in result.named if n != axis)
     return _place_array(result, spec, axis, size, kind, problems)
 
 

@@ -63,6 +63,11 @@ def like(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
         return None
     dims = shape(call.arg("shape")) if call.given("shape") else None
     result = source.with_dims(dims) if dims is not None else source
+    # JAX fills it from `a`'s shape alone: under vmap or pmap it is not batched along their
+    # axes (it does vary over a shard_map's manual axes, as `a` does).
+    unbatched = ctx.hidden - ctx.manual
+    if unbatched and any(name in unbatched for name, _ in result.named):
+        result = result.with_named((name, size) for name, size in result.named if name not in unbatched)
     requested = requested_dtype(call)
     return result if requested is False else result.with_dtype(requested or None)
 
