@@ -84,6 +84,25 @@ VMAP = dedent("""\
     placed = jax.vmap(sgd, in_axes=(0, 0, None), out_axes=2)(ws, gs, 0.1)
 """)
 
+# flax's attention reads its input as (..., length, features): a single position's features,
+# (64,), have no length axis (flax: IndexError, tuple index out of range).
+ATTENTION = dedent("""\
+    import flax.linen as nn
+    import jax
+    import jax.numpy as jnp
+
+
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, tokens):
+            return nn.MultiHeadDotProductAttention(num_heads=4)(tokens)
+
+
+    block, tokens = Block(), jnp.zeros((10, 64))
+    fixed = block.apply(block.init(jax.random.key(0), tokens), tokens)
+    wrong = block.apply(block.init(jax.random.key(0), tokens), tokens[0])
+""")
+
 RULE = Rule(
     code=Code.AXIS_OUT_OF_RANGE,
     name="axis-out-of-range",
@@ -95,7 +114,8 @@ RULE = Rule(
         "`pmap` in_axes beyond `-rank..rank-1` of its argument, a scalar (Python or 0-d) in a "
         "mapped position, and an out_axes beyond `-(r+1)..r` of a result of rank r; the axes of "
         "collectives: `all_gather`'s `axis`, `psum_scatter`'s `scatter_dimension`, `all_to_all`'s "
-        "`split_axis` and `concat_axis`. Out of reach, so never reported (benchmarks/oracle.py "
+        "`split_axis` and `concat_axis`; the length axis flax's `MultiHeadDotProductAttention` "
+        "and `SelfAttention` attend over, before the features. Out of reach, so never reported (benchmarks/oracle.py "
         "keeps them out): `pmap` over more devices than the program runs on (the count is not in "
         "its text); a negative `pmap` in_axes or out_axes other than `-rank`, and a negative "
         "`all_to_all` concat_axis, which JAX 0.10.2 reads apart from their positive twins (it "
@@ -115,5 +135,6 @@ RULE = Rule(
         Example(source=SHARD_MAP, expected=((9, "SC106"),)),
         Example(source=SHARDING, expected=((8, "SC106"),)),
         Example(source=VMAP, expected=((11, "SC106"), (12, "SC106"), (13, "SC106"))),
+        Example(source=ATTENTION, expected=((9, "SC106"),)),
     ),
 )

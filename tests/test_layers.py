@@ -107,6 +107,32 @@ import equinox as eqx
 layer = eqx.nn.Linear(3, 16, key=jax.random.key(0))
 out = layer(jnp.zeros(4))
 """, None, ("SC104",)),
+    "attention over (length, features), no batch": (FLAX + """
+layer = nn.MultiHeadDotProductAttention(num_heads=2)
+x = jnp.zeros((3, 4))
+out = layer.apply(layer.init(jax.random.key(0), x), x)
+""", (3, 4), ()),
+    "attention over one position's features: no length axis": (FLAX + """
+class Block(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.SelfAttention(num_heads=2)(x)
+
+x = jnp.zeros((4,))
+model = Block()
+out = model.apply(model.init(jax.random.key(0), x), x)
+""", None, ("SC106",)),
+    # A built layer's init and apply: each call is reported (init is where flax raises first).
+    "attention over a scalar": (FLAX + """
+layer = nn.MultiHeadDotProductAttention(num_heads=1)
+x = jnp.zeros(())
+out = layer.apply(layer.init(jax.random.key(0), x), x)
+""", None, ("SC106", "SC106")),
+    "a built layer's apply": (FLAX + """
+layer = nn.Dense(3)
+x = jnp.zeros((2, 5))
+out = layer.apply(layer.init(jax.random.key(0), x), x)
+""", (2, 3), ()),
 }
 
 

@@ -84,15 +84,29 @@ def multi_head_attention(query: ArrayType, key: ArrayType | None, num_heads: Dim
     """`nn.MultiHeadDotProductAttention(num_heads)(q, kv)`: the query's shape with its last dim
     `out_features` (default the query's); the query/key/value features (default the query's
     last dim) are split into `num_heads` heads."""
-    if query.rank is None or query.rank == 0:
+    if query.rank is None or query.ellipsis is not None:
         return Outcome(_unknown(dtype, query))
+    if query.rank == 0:
+        return Outcome(_unknown(dtype, query), (_no_length(query, what),))
     features = qkv_features if qkv_features is not None else query.dims[-1]
     problem = groups_divide(features, num_heads, what, "query/key/value features", "heads")
     if problem is not None:
         return Outcome(_unknown(dtype, query), (problem,))
+    if query.rank == 1:
+        # Checked after the heads (flax asserts they divide the features first): the heads'
+        # projection is (heads, head features), and the attention reads the length before it.
+        return Outcome(_unknown(dtype, query), (_no_length(query, what),))
     out = out_features if out_features is not None else query.dims[-1]
     del key  # the key and value are projected to the same features: their sizes do not show
     return Outcome(_like(query, dtype, (*query.dims[:-1], out)))
+
+
+def _no_length(query: ArrayType, what: str) -> Problem:
+    """Attention over a query without a length axis (flax: IndexError, tuple index out of range)."""
+    return Problem(Code.AXIS_OUT_OF_RANGE,
+                   f"{what} attends over (..., length, features), but its input has shape "
+                   f"{_tuple(query.dims)}: no length axis before the features (make it (1, "
+                   f"features) for one position)", axes=(-2,), operands=(0,))
 
 
 def linear(x: ArrayType, in_features: Dim | str, out_features: Dim | str, dtype: str | None,

@@ -31,6 +31,7 @@ from shapecheck.analyzer.values import (
     Dict,
     Function,
     Instance,
+    Layer,
     Lazy,
     Module,
     Partial,
@@ -197,6 +198,8 @@ class Expressions(InterpreterState):
             return base.attribute(attr)
         if isinstance(base, AtIndexer) and base.indexed:
             return BoundMethod(base.receiver, f"at.{attr}", base.target)
+        if isinstance(base, Layer):
+            return objects.layer_method(base, attr)
         if isinstance(base, ArrayType):
             handler = self.methods.get(f"attr:{attr}")
             if handler is not None:

@@ -12,7 +12,16 @@ import ast
 import weakref
 from typing import Final
 
-from shapecheck.analyzer.values import Class, Function, FunctionNode, Instance, Partial, Qual, Value
+from shapecheck.analyzer.values import (
+    Class,
+    Function,
+    FunctionNode,
+    Instance,
+    Layer,
+    Partial,
+    Qual,
+    Value,
+)
 
 # "dataclass": built from its fields, one leaf to JAX; "struct": the same, and a pytree of its
 # fields (registered by its library); "namedtuple": a struct that is a tuple too.
@@ -46,6 +55,21 @@ def library_method(instance: Instance, name: str) -> Value:
             if isinstance(base, Qual) and name in _LIBRARY_METHODS.get(base.name, ()):
                 return Partial(Qual(f"{base.name}.{name}"), (instance,))
     return None
+
+
+# The library class the layers a module of a library builds derive from (`flax.linen.Dense` is
+# a `flax.linen.Module`): its methods are a built layer's too, as a subclass instance's.
+_LAYER_BASES: Final = {"flax.linen": "flax.linen.Module"}
+
+
+def layer_method(layer: Layer, name: str) -> Value:
+    """`nn.Dense(5).apply(variables, x)`, `layer.init(key, x)`: a library method of a built layer,
+    as a call of its base class's method with the layer first; None where there is no rule
+    (`param` is a module body's, not a built layer's)."""
+    base = _LAYER_BASES.get(layer.name.rpartition(".")[0])
+    if base is None or name == "param" or name not in _LIBRARY_METHODS.get(base, ()):
+        return None
+    return Partial(Qual(f"{base}.{name}"), (layer,))
 
 
 def record_kind(decorators: list[Value], bases: tuple[Value, ...]) -> str | None:

@@ -3,8 +3,9 @@
 A layer built and called in a module's `__call__` (`nn.Dense(128)(x)`) gives its output's
 shape by the library's formula (`algebra.layers`, `algebra.convolution` for `nn.Conv`); what
 flax refuses at trace time with known shapes is reported. `model.apply(variables, x)` and
-`model.init(key, x)` run the module's `setup` and `__call__` on `x` (the variables themselves
-are unknown: a layer's parameters are made from its input).
+`model.init(key, x)` run the module's `setup` and `__call__` on `x`, or a built layer's call
+(`nn.Dense(5).apply(variables, x)`); the variables themselves are unknown (a layer's
+parameters are made from its input).
 """
 
 from __future__ import annotations
@@ -292,7 +293,14 @@ def _run(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     """`model.apply(variables, *args)`, `model.init(rngs, *args)`: the module's `setup`, then its
     `__call__` on the arguments; unknown where another method or a mutable collection is asked."""
     instance = call.arg("self")
-    if not isinstance(instance, Instance) or (call.given("method") and call.arg("method") != Const(None)):
+    if call.given("method") and call.arg("method") != Const(None):
+        return None
+    args = call.rest()
+    inner = CallArgs(call.node, list(args), call.arg_nodes[2:2 + len(args)], dict(call.keywords()),
+                     {name: call.kwarg_nodes.get(name, call.node) for name in call.keywords()})
+    if isinstance(instance, Layer):
+        return interp.call(instance, inner, ctx, scope)  # a built layer (`nn.Dense(5).apply(...)`): its call
+    if not isinstance(instance, Instance):
         return None
     setup = instance.cls.attribute("setup")
     if isinstance(setup, Function):
@@ -302,9 +310,6 @@ def _run(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     method = instance.get("__call__")
     if not isinstance(method, Function):
         return None
-    args = call.rest()
-    inner = CallArgs(call.node, list(args), call.arg_nodes[2:2 + len(args)], dict(call.keywords()),
-                     {name: call.kwarg_nodes.get(name, call.node) for name in call.keywords()})
     return interp.call(BoundFunction(instance, method), inner, ctx, scope)
 
 
