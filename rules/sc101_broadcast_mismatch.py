@@ -68,6 +68,18 @@ SAMPLERS = dedent("""\
     masked = jax.nn.dot_product_attention(q, kv, kv, mask=jnp.ones((2, 1, 10, 10), bool))
 """)
 
+# The classic loss bug: integer class labels given to the loss that takes one-hot labels
+# (optax: ValueError, "Incompatible shapes for broadcasting: shapes=[(32,), (32, 10)]").
+LOSSES = dedent("""\
+    import jax.numpy as jnp
+    import optax
+
+    logits = jnp.zeros((32, 10))
+    labels = jnp.zeros((32,), jnp.int32)
+    fixed = optax.softmax_cross_entropy_with_integer_labels(logits, labels)
+    wrong = optax.softmax_cross_entropy(logits, labels)
+""")
+
 RULE = Rule(
     code=Code.BROADCAST_MISMATCH,
     name="broadcast-mismatch",
@@ -76,7 +88,12 @@ RULE = Rule(
         "right, each pair of dims must be equal or one of them 1. Unknown (`None`) and symbolic "
         "dims are never reported. A random sampler's parameters (`jax.random.bernoulli`'s `p`, "
         "`randint`'s bounds, NumPy's `loc` and `scale`) must broadcast to the `shape`/`size` it "
-        "is given, and `jax.nn.dot_product_attention`'s bias and mask to its logits."
+        "is given, and `jax.nn.dot_product_attention`'s bias and mask to its logits. optax's "
+        "losses: `softmax_cross_entropy`'s labels broadcast with its logits (one-hot labels over "
+        "the classes), `softmax_cross_entropy_with_integer_labels` takes one integer class per "
+        "example (the logits' shape without the class axis), `sigmoid_binary_cross_entropy`, "
+        "`huber_loss`, `log_cosh` and `cosine_similarity` broadcast their two arrays, and "
+        "`l2_loss` and `squared_error` take targets of the predictions' very shape."
     ),
     why=(
         "Adding a bias of shape (64,) to activations of shape (32, 128) fails only when the "
@@ -91,5 +108,6 @@ RULE = Rule(
         Example(source=TRANSPOSED_OPERAND, expected=((5, "SC101"),)),
         Example(source=NAMED_BODY, expected=((6, "SC101"),)),
         Example(source=SAMPLERS, expected=((6, "SC101"), (8, "SC101"))),
+        Example(source=LOSSES, expected=((7, "SC101"),)),
     ),
 )

@@ -54,6 +54,7 @@ _ALIASES: Final = (
     ("jax.experimental.maps.Mesh", MESH),
     ("jax.experimental.mesh_utils", "jax.experimental.mesh_utils"),
     ("jax._src.numpy.lax_numpy", JNP),
+    ("optax.losses", "optax"),  # optax's losses, re-exported at its top level
     ("jax.scipy.special.logsumexp", "jax.nn.logsumexp"),
     ("jax.scipy.special.softmax", "jax.nn.softmax"),
     ("jax.scipy.special", "jax.scipy.special"),

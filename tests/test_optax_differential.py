@@ -1,0 +1,102 @@
+"""optax's losses against optax itself: each drawn program calls a loss on `jnp.zeros` of drawn
+shapes and dtypes (the classic mistakes among them: integer labels for the one-hot loss,
+one-hot labels for the integer one, targets of another shape). Where optax accepts, the checker
+reports nothing and infers the loss's shape and dtype; where it raises, the checker reports it
+(`tests.differential.agree`)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.differential import agree, check
+
+pytest.importorskip("jax")
+pytest.importorskip("optax")
+
+CASES = settings(max_examples=150, deadline=None, derandomize=True, database=None,
+                 suppress_health_check=list(HealthCheck))
+
+PROGRAM = """\
+import jax
+import jax.numpy as jnp
+import optax
+
+first = jnp.zeros({first}, {first_dtype})
+second = jnp.zeros({second}, {second_dtype})
+out = {module}.{loss}(first, second{options})
+"""
+
+SIZES = st.sampled_from((1, 2, 3, 5))
+FLOATS = st.sampled_from(("jnp.float32", "jnp.bfloat16"))
+
+
+def _shape(dims: list[int]) -> str:
+    return "(" + "".join(f"{d}, " for d in dims) + ")"
+
+
+@st.composite
+def related(draw: st.DrawFn, dims: list[int]) -> list[int]:
+    """A second shape beside `dims`: the same, one that broadcasts, or one that may not."""
+    kind = draw(st.integers(0, 6))
+    if kind == 0 or not dims:
+        return list(dims) if kind < 3 else draw(st.lists(SIZES, max_size=3))
+    if kind == 1:
+        return dims[1:]  # a suffix: broadcasts
+    if kind == 2:
+        return [*dims[:-1], 1]  # a size 1: broadcasts
+    if kind == 3:
+        return dims[:-1]  # the last axis dropped (integer class labels)
+    if kind == 4:
+        return [*dims[:-1], draw(SIZES)]  # the last size redrawn
+    if kind == 5:
+        return [draw(SIZES), *dims]  # an extra leading axis
+    return draw(st.lists(SIZES, max_size=3))
+
+
+@st.composite
+def loss_programs(draw: st.DrawFn) -> str:
+    first = draw(st.lists(SIZES, min_size=0, max_size=3))
+    loss = draw(st.sampled_from((
+        "softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels", "sigmoid_binary_cross_entropy",
+        "l2_loss", "squared_error", "huber_loss", "log_cosh", "cosine_similarity", "cosine_distance")))
+    second = draw(related(first))
+    first_dtype = draw(FLOATS)
+    second_dtype = draw(FLOATS)
+    options = ""
+    if loss == "softmax_cross_entropy_with_integer_labels":
+        # Integer labels; float ones only where the shape is wrong too (optax refuses float
+        # labels whatever their shape: a dtype rule, not reported).
+        if len(second) == len(first) - 1 or draw(st.booleans()):
+            second_dtype = "jnp.int32"
+    elif loss == "softmax_cross_entropy" and draw(st.integers(0, 3)) == 0:
+        second_dtype = "jnp.int32"
+    if loss in ("softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels", "cosine_similarity",
+                "cosine_distance") and draw(st.integers(0, 2)) == 0:
+        axis = draw(st.sampled_from((-1, 0, 1, -2, 2) + ((None,) if loss == "softmax_cross_entropy" else ())))
+        options = f", axis={axis}"
+    module = draw(st.sampled_from(("optax", "optax.losses")))
+    return PROGRAM.format(first=_shape(first), first_dtype=first_dtype, second=_shape(second),
+                          second_dtype=second_dtype, module=module, loss=loss, options=options)
+
+
+@given(loss_programs())
+@CASES
+def test_optax_losses_agree_with_optax(program: str) -> None:
+    agree(program, frozenset({"SC101", "SC106"}))
+
+
+@pytest.mark.parametrize(("call", "hint"), [
+    ("optax.softmax_cross_entropy(logits, labels)", "optax.softmax_cross_entropy_with_integer_labels takes"),
+    ("optax.softmax_cross_entropy_with_integer_labels(logits, jax.nn.one_hot(labels, 10))",
+     "these look like one-hot labels, which optax.softmax_cross_entropy takes"),
+])
+def test_the_label_mix_ups_are_named(call: str, hint: str) -> None:
+    program = ("import jax\nimport jax.numpy as jnp\nimport optax\n\nlogits = jnp.zeros((32, 10))\n"
+               f"labels = jnp.zeros((32,), jnp.int32)\nout = {call}\n")
+    from shapecheck.api import analyze_source
+
+    found = analyze_source("t.py", program).diagnostics
+    assert [d.code for d in found] == ["SC101"] and hint in found[0].message, found
+    assert check(program).codes == ("SC101",)
