@@ -60,11 +60,28 @@ SAMPLING = dedent("""\
     top = jax.random.categorical(key, jnp.zeros((4, 10)), shape=(12, 4), replace=False)
 """)
 
+# A KV cache written one step at a time: the step's keys are a block of the cache, of its rank
+# and within its size (JAX: TypeError, "dynamic_update_slice update shape must be smaller than
+# operand shape"); a window read from it keeps within it too.
+CACHE = dedent("""\
+    import jax.numpy as jnp
+    from jax import lax
+
+    cache = jnp.zeros((4, 128, 64))
+    step = jnp.ones((4, 1, 64))
+    fixed = lax.dynamic_update_slice(cache, step, (0, 7, 0))
+    wrong = lax.dynamic_update_slice(cache, step.reshape(4, 64), (0, 7, 0))
+    window = lax.dynamic_slice(cache, (0, 100, 0), (4, 256, 64))
+""")
+
 RULE = Rule(
     code=Code.SIZE_ARGUMENT_MISMATCH,
     name="size-argument-mismatch",
     summary=(
-        "Checks the sizes a call cuts, pads or keeps along an axis against that axis: `jnp.split` "
+        "Checks the sizes a call cuts, pads or keeps along an axis against that axis: `lax.slice` "
+        "starts and limits within each dim (one of each per dim), `lax.dynamic_slice` sizes "
+        "within the operand (one per dim, as its starts), a `lax.dynamic_update_slice` update of "
+        "the operand's rank that fits in it, and their one-axis forms; `jnp.split` "
         "sections that divide it (and never 0), split indices that do not decrease and stay within "
         "it (JAX does not count negative ones from the end), `jnp.pad` widths of a shape that fits "
         "the rank and never negative (nor copied from an empty axis), `lax.top_k`'s `k` between 0 "
@@ -84,5 +101,6 @@ RULE = Rule(
         Example(source=PAD_WIDTH, expected=((4, "SC107"),)),
         Example(source=TOP_K, expected=((5, "SC107"),)),
         Example(source=SAMPLING, expected=((6, "SC107"), (7, "SC107"))),
+        Example(source=CACHE, expected=((7, "SC107"), (8, "SC107"))),
     ),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import promotion, reduction
+from shapecheck.algebra.outcome import normalize_axis, out_of_range
 from shapecheck.algebra.promotion import Typed
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -22,6 +23,7 @@ from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Const,
     Value,
+    as_int,
 )
 from shapecheck.dims import product
 from shapecheck.types import ArrayType
@@ -128,6 +130,11 @@ def cumulative(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     value = value.with_dtype(_result_dtype(call, value))
     if not call.given("axis") or call.arg("axis") == Const(None):
         return value.with_dims((product(value.dims) if value.ellipsis is None else None,))
+    axis = as_int(call.arg("axis"))
+    if axis is not None and value.ellipsis is None and normalize_axis(axis, len(value.dims)) is None:
+        problem = out_of_range(axis, len(value.dims), f"the argument of {_what(call)}")
+        interp.reporter.problems([problem], call.node, call.arg_nodes)
+        return None
     return value
 
 
