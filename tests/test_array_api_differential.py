@@ -10,7 +10,7 @@ boolean masks, `jnp.where(c)`), and the checker analyses the same text. The chec
   lists as out of scope (`exempt`), which it must then merely not contradict.
 
 APIs: split, array_split, hsplit, vsplit, dsplit, unstack; stack, concatenate, hstack, vstack,
-dstack, column_stack; tril, triu; where (both forms); pad; take, take_along_axis, indexing with
+dstack, column_stack; repeat, tile, cumsum, cumprod; tril, triu; where (both forms); pad; take, take_along_axis, indexing with
 ints, slices, None, `...`, integer arrays and masks; lax.top_k; jax.ops.segment_sum/max/min/prod.
 """
 
@@ -230,6 +230,29 @@ def test_tril_triu(shape: Shape, k: int, name: str, dtype: str) -> None:
     agree(Case((Input("m", shape, dtype),), f"jnp.{name}(m, k={k})"))
 
 
+# -- repeating and cumulative sums
+
+@CASES
+@given(st.data())
+def test_repeat_and_tile(data: st.DataObject) -> None:
+    shape = data.draw(shapes())
+    dtype = data.draw(st.sampled_from(DTYPES))
+    if data.draw(st.booleans()):
+        counts = data.draw(st.integers(0, 3) | st.lists(st.integers(0, 3), max_size=4).map(tuple))
+        agree(Case((Input("x", shape, dtype),), f"jnp.tile(x, {counts!r})"))
+        return
+    repeats = data.draw(st.integers(-1, 3))
+    axis = data.draw(st.none() | axes_of(len(shape)))
+    spelled = f"x.repeat({repeats}, axis={axis})" if data.draw(st.booleans()) else f"jnp.repeat(x, {repeats}, axis={axis})"
+    agree(Case((Input("x", shape, dtype),), spelled))
+
+
+@CASES
+@given(shapes(), st.none() | st.integers(-4, 3), st.sampled_from(["cumsum", "cumprod"]), st.sampled_from(DTYPES))
+def test_cumulative(shape: Shape, axis: int | None, name: str, dtype: str) -> None:
+    agree(Case((Input("x", shape, dtype),), f"jnp.{name}(x, axis={axis})"))
+
+
 # -- where
 
 @CASES
@@ -386,6 +409,13 @@ FIXED = [
     Case((Input("x", (6, 4)),), "lax.top_k(x, 4)", pieces=True),
     Case((Input("x", (6, 4)),), "lax.top_k(x, 0)", pieces=True),
     Case((Input("x", (6, 1)),), "jnp.tril(x)"),
+    # Per-element counts: the length they add up to, where total_repeat_length gives it.
+    Case((Input("x", (2, 3)),), "jnp.repeat(x, jnp.array([1, 2, 4]), axis=1, total_repeat_length=7)"),
+    Case((Input("x", (2, 3)),), "jnp.repeat(x, jnp.array([1, 2]), axis=1, total_repeat_length=7)"),
+    Case((Input("x", (2, 3)),), "jnp.repeat(x, jnp.ones(6, jnp.int32), total_repeat_length=9)"),
+    Case((Input("x", (2, 3)),), "jnp.repeat(x, jnp.array([3]), axis=0, total_repeat_length=6)"),
+    Case((Input("x", (2, 3)),), "jnp.repeat(x, 2, axis=1, total_repeat_length=4)"),
+    Case((Input("x", (2, 3)),), "jnp.repeat(x, jnp.array([1, 2]), axis=2, total_repeat_length=7)"),
     Case((Input("x", ()),), "jnp.pad(x, -1)"),
     Case((Input("x", (2, 3)),), "jnp.pad(x, ((1, 2),))"),
     Case((Input("x", (2, 3)),), "jnp.pad(x, 0, mode='wrap')"),

@@ -159,6 +159,53 @@ def stack(values: Sequence[ArrayType], axis: int = 0,
     return Outcome(ArrayType(dtype, tuple(dims), named, None, open_named), tuple(problems))
 
 
+def repeat(value: ArrayType, repeats: Dim, axis: int | None, *, counts: Dim = None, total: Dim = None) -> Outcome:
+    """`jnp.repeat(a, repeats, axis, total_repeat_length=total)`: the flattened array (axis None)
+    or one axis grows `repeats` times; with a count per element instead (`counts` of them, one
+    per element or one for all), to the sum of the counts, which only `total` makes known. A 0-d
+    array repeats as a 1-d one, whatever the axis (JAX 0.10.2 reads none there)."""
+    if value.ellipsis is not None:
+        return Outcome(value.with_dims((), 0))
+    if isinstance(repeats, int) and repeats < 0:
+        return Outcome(value.with_dims((), 0), (Problem(
+            Code.SIZE_ARGUMENT_MISMATCH, f"jnp.repeat: repeats is {repeats}; an element is repeated 0 times or more",
+            sizes=(repeats,)),))
+    dims = value.dims
+    flat = axis is None or not dims
+    place = 0
+    if not flat:
+        assert axis is not None
+        found = normalize_axis(axis, len(dims))
+        if found is None:
+            return Outcome(value.with_dims((), 0), (out_of_range(axis, len(dims), "jnp.repeat's argument"),))
+        place = found
+    elements = _count(dims) if flat else dims[place]
+    if isinstance(counts, int) and isinstance(elements, int) and counts not in (1, elements):
+        where = "of the flattened array" if flat else f"along axis {axis}"
+        return Outcome(value.with_dims((), 0), (Problem(
+            Code.SIZE_ARGUMENT_MISMATCH,
+            f"jnp.repeat: repeats holds {counts} counts for the {elements} elements {where}; give one count "
+            f"per element, or one for all", sizes=(counts, elements)),))
+    size = total if total is not None else _times(elements, repeats) if counts is None else None
+    if flat:
+        return Outcome(value.with_dims((size,)))
+    return Outcome(value.with_dims((*dims[:place], size, *dims[place + 1:])))
+
+
+def tile(value: ArrayType, reps: Sequence[Dim]) -> Outcome:
+    """`jnp.tile(a, reps)`: the shorter of the shape and `reps` is padded with leading 1s, and
+    each dim is multiplied by its count."""
+    if value.ellipsis is not None:
+        return Outcome(value.with_dims((), 0))
+    dims = (1,) * (len(reps) - len(value.dims)) + value.dims
+    counts = (1,) * (len(value.dims) - len(reps)) + tuple(reps)
+    return Outcome(value.with_dims(_times(size, count) for size, count in zip(dims, counts, strict=True)))
+
+
+def _times(size: Dim, count: Dim) -> Dim:
+    return size * count if isinstance(size, int) and isinstance(count, int) else None
+
+
 def _agree(sizes: Sequence[Dim], axis: int, what: str, labels: Sequence[str] | None,
            problems: list[Problem]) -> Dim:
     result: Dim = None

@@ -110,6 +110,36 @@ def moveaxis(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
     return finish(interp, layout.moveaxis(value, source, destination), call)
 
 
+@REGISTRY.handles(f"{JNP}.repeat", "method:repeat",
+                  signature="a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None")
+def repeat(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = array(call.arg("a"))
+    given = call.arg("axis") if call.given("axis") else Const(None)
+    axis = None if given == Const(None) else as_int(given)
+    total_given = call.arg("total_repeat_length") if call.given("total_repeat_length") else Const(None)
+    total = None if total_given == Const(None) else as_int(total_given)
+    if value is None or (axis is None and given != Const(None)) or (total is None and total_given != Const(None)):
+        return None
+    # A count for all elements (an int, a 0-d array), or one per element (an array; JAX
+    # refuses a list).
+    repeats, counts = call.arg("repeats"), None
+    if isinstance(repeats, Seq):
+        return None
+    count: Dim = as_int(repeats)
+    if isinstance(repeats, ArrayType) and repeats.ellipsis is None and repeats.dims:
+        counts = product(repeats.dims)
+    return finish(interp, layout.repeat(value, count, axis, counts=counts, total=total), call)
+
+
+@REGISTRY.handles(f"{JNP}.tile", signature="A, reps")
+def tile(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = array(call.arg("A"))
+    reps = shape(call.arg("reps"))
+    if value is None or reps is None or any(isinstance(count, int) and count < 0 for count in reps):
+        return None  # a negative count fails in XLA, not in a shape rule
+    return finish(interp, layout.tile(value, reps), call)
+
+
 @REGISTRY.handles(f"{JNP}.expand_dims", signature="a, axis")
 def expand_dims(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.arg("a")
