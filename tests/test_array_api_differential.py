@@ -10,7 +10,7 @@ boolean masks, `jnp.where(c)`), and the checker analyses the same text. The chec
   lists as out of scope (`exempt`), which it must then merely not contradict.
 
 APIs: split, array_split, hsplit, vsplit, dsplit, unstack; stack, concatenate, hstack, vstack,
-dstack, column_stack; repeat, tile, cumsum, cumprod; tril, triu; where (both forms); pad; take, take_along_axis, indexing with
+dstack, column_stack; repeat, tile, cumsum, cumprod, sort, argsort, flip, roll; tril, triu; where (both forms); pad; take, take_along_axis, indexing with
 ints, slices, None, `...`, integer arrays and masks; lax.top_k; jax.ops.segment_sum/max/min/prod.
 """
 
@@ -245,6 +245,20 @@ def test_repeat_and_tile(data: st.DataObject) -> None:
     axis = data.draw(st.none() | axes_of(len(shape)))
     spelled = f"x.repeat({repeats}, axis={axis})" if data.draw(st.booleans()) else f"jnp.repeat(x, {repeats}, axis={axis})"
     agree(Case((Input("x", shape, dtype),), spelled))
+
+
+@CASES
+@given(st.data())
+def test_sort_flip_roll(data: st.DataObject) -> None:
+    shape = data.draw(shapes())
+    dtype = data.draw(st.sampled_from(DTYPES))
+    name = data.draw(st.sampled_from(["sort", "argsort", "flip", "roll", ".sort", ".argsort"]))
+    axis: object = data.draw(st.none() | axes_of(len(shape)))
+    if name in ("flip", "roll") and data.draw(st.booleans()):
+        axis = tuple(data.draw(st.lists(axes_of(len(shape)), min_size=1, max_size=2, unique=True)))
+    shift = "" if name != "roll" else (f"{len(axis) * (1,)!r}, " if isinstance(axis, tuple) else "2, ")
+    call = f"x{name}(axis={axis})" if name.startswith(".") else f"jnp.{name}(x, {shift}axis={axis})"
+    agree(Case((Input("x", shape, dtype),), call))
 
 
 @CASES
