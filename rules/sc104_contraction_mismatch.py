@@ -86,7 +86,8 @@ RULE = Rule(
     summary=(
         "Checks that the dims a product contracts agree: the last dim of the left operand and "
         "the second-to-last of the right one for `dot`, `matmul` and `@`, the `axes` of "
-        "`tensordot`, and each letter repeated across `einsum` operands. A convolution "
+        "`tensordot`, and each letter repeated across `einsum` operands. `jnp.linalg.solve`'s "
+        "matrix rows and right-hand side; the square matrices `inv`, `det` and friends take. A convolution "
         "(`lax.conv_general_dilated`, `lax.conv`) contracts the input's features with the "
         "kernel's in-features: with `feature_group_count` groups the features must divide into "
         "them, and the kernel's out-features (`batch_group_count` too) must be a multiple of the "

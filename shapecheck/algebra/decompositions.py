@@ -1,0 +1,192 @@
+"""`jnp.linalg`'s matrix functions: inverses, determinants, solves and decompositions of
+stacks of matrices (`(..., m, n)`).
+
+Each takes the last two dims as a matrix and the ones before as a batch: an argument of rank
+below 2 is SC106 (it has no matrix), a matrix that must be square and is not (inv, det,
+cholesky, eigh) SC104, as is a right-hand side of another size than the matrix's in `solve`,
+whose batches broadcast (SC101). cholesky, eigh and eigvalsh add each matrix to its transpose
+first, so there a `(1, n)` matrix is an `(n, n)` one. Results are floating point: an integer matrix is inverted
+in the default float.
+"""
+
+from __future__ import annotations
+
+from shapecheck.algebra.broadcast import broadcast
+from shapecheck.algebra.outcome import Outcome, Problem
+from shapecheck.algebra.promotion import default
+from shapecheck.codes import Code
+from shapecheck.dims import Dim, certainly_differ, format_dim
+from shapecheck.dtypes import KINDS
+from shapecheck.types import ArrayType
+
+
+def square(value: ArrayType, what: str) -> Outcome:
+    """inv, cholesky (and the matrix of det, eigh): a stack of square matrices, kept."""
+    problem = _matrix(value, what) or _square(value, what)
+    if problem is not None:
+        return Outcome(_unknown(value), (problem,))
+    return Outcome(_inexact(value))
+
+
+def symmetrized(value: ArrayType, what: str) -> Outcome:
+    """cholesky, eigh and eigvalsh symmetrize their input first (`(a + a^H) / 2`): each matrix
+    broadcasts with its transpose, so a `(1, n)` one makes an `(n, n)` one."""
+    problem = _matrix(value, what)
+    if problem is not None:
+        return Outcome(_unknown(value), (problem,))
+    found = _inexact(value)
+    if found.ellipsis is not None:
+        return Outcome(found)
+    *rest, rows, columns = found.dims
+    if rows == 1 or columns == 1:
+        size = columns if rows == 1 else rows
+    elif certainly_differ(rows, columns):
+        return Outcome(_unknown(value), (Problem(
+            Code.BROADCAST_MISMATCH,
+            f"{what} symmetrizes its argument, adding its transpose, and takes square matrices (..., n, n); its "
+            f"argument has shape {_shape(value.dims)}: {format_dim(rows)} rows and {format_dim(columns)} "
+            f"columns, which do not broadcast with the transpose's", sizes=(rows, columns), operands=(0,)),))
+    else:
+        size = rows
+    return Outcome(found.with_dims((*rest, size, size)))
+
+
+def batch(value: ArrayType, what: str, keep: int = 0, *, symmetrize: bool = False) -> Outcome:
+    """det and eigvalsh (keep 0 and 1 of the matrix dims): the batch of square matrices."""
+    found = symmetrized(value, what) if symmetrize else square(value, what)
+    if found.problems or found.type.ellipsis is not None:
+        return found
+    dims = found.type.dims
+    return Outcome(found.type.with_dims(dims[:-2] + dims[-2:][:keep]))
+
+
+def pinv(value: ArrayType, what: str) -> Outcome:
+    """The pseudo-inverse of each `(m, n)` matrix: `(n, m)`."""
+    problem = _matrix(value, what)
+    if problem is not None:
+        return Outcome(_unknown(value), (problem,))
+    found = _inexact(value)
+    if found.ellipsis is not None:
+        return Outcome(found)
+    *rest, rows, columns = found.dims
+    return Outcome(found.with_dims((*rest, columns, rows)))
+
+
+def solve(a: ArrayType, b: ArrayType, what: str) -> Outcome:
+    """`solve(a, b)`: `a` a stack of square `(n, n)` matrices; `b` a vector `(n,)` (rank 1
+    only), or a stack of `(n, k)` matrices whose batch broadcasts with `a`'s."""
+    problem = _matrix(a, what) or _square(a, what)
+    if problem is not None:
+        return Outcome(_unknown(a), (problem,))
+    if a.ellipsis is not None or b.ellipsis is not None:
+        return Outcome(_unknown(a))
+    size = a.dims[-1]
+    if len(b.dims) == 0:
+        return Outcome(_unknown(a), (Problem(
+            Code.AXIS_OUT_OF_RANGE, f"{what}: the right-hand side is 0-d; it is a vector (n,) or matrices (..., n, k)",
+            operands=(1,)),))
+    rows = b.dims[0] if len(b.dims) == 1 else b.dims[-2]
+    if certainly_differ(rows, size):
+        shown = "vector" if len(b.dims) == 1 else "matrix"
+        return Outcome(_unknown(a), (Problem(
+            Code.CONTRACTION_MISMATCH,
+            f"{what}: the matrix {_shape(a.dims)} has {format_dim(size)} rows, but the right-hand "
+            f"{shown} {_shape(b.dims)} has {format_dim(rows)}"
+            + (" (a right-hand side of rank 2 or more is matrices (..., n, k); a stack of vectors "
+               "is b[..., None])" if len(b.dims) >= 2 and len(a.dims) > 2 else ""),
+            sizes=(size, rows), operands=(0, 1)),))
+    if len(b.dims) == 1:
+        return Outcome(_inexact(ArrayType(joint_dtype(a, b), (*a.dims[:-2], size), a.named, None, a.named_open)))
+    batches = broadcast([a.with_dims(a.dims[:-2]), b.with_dims(b.dims[:-2])], ["the matrices' batch",
+                                                                             "the right-hand side's batch"])
+    if batches.problems:
+        return Outcome(_unknown(a), tuple(
+            Problem(p.code, f"{what}: {p.message}", p.axes, p.sizes, p.operands) for p in batches.problems))
+    joined = batches.type
+    return Outcome(_inexact(ArrayType(joint_dtype(a, b), (*joined.dims, size, b.dims[-1]), joined.named, None,
+                                      joined.named_open)))
+
+
+def svd(value: ArrayType, full: bool, with_vectors: bool, what: str) -> tuple[Outcome, tuple[ArrayType, ...]]:
+    """`svd(a, full_matrices, compute_uv)`: U `(m, m or k)`, S `(k,)`, Vh `(n or k, n)` per
+    `(m, n)` matrix, k = min(m, n); S alone without the vectors."""
+    problem = _matrix(value, what)
+    found = _inexact(value)
+    if problem is not None or found.ellipsis is not None:
+        return Outcome(_unknown(value), (problem,) if problem is not None else ()), ()
+    *rest, rows, columns = found.dims
+    least = _least(rows, columns)
+    singular = found.with_dims((*rest, least))
+    if not with_vectors:
+        return Outcome(singular), (singular,)
+    left = found.with_dims((*rest, rows, rows if full else least))
+    right = found.with_dims((*rest, columns if full else least, columns))
+    return Outcome(singular), (left, singular, right)
+
+
+def qr(value: ArrayType, mode: str, what: str) -> tuple[Outcome, tuple[ArrayType, ...]]:
+    """`qr(a, mode)`: Q `(m, k)` and R `(k, n)` ("reduced"), Q `(m, m)` and R `(m, n)`
+    ("complete"), or R alone ("r")."""
+    problem = _matrix(value, what)
+    found = _inexact(value)
+    if problem is not None or found.ellipsis is not None:
+        return Outcome(_unknown(value), (problem,) if problem is not None else ()), ()
+    *rest, rows, columns = found.dims
+    inner = rows if mode == "complete" else _least(rows, columns)
+    r = found.with_dims((*rest, inner, columns))
+    if mode == "r":
+        return Outcome(r), (r,)
+    return Outcome(r), (found.with_dims((*rest, rows, inner)), r)
+
+
+def eigh(value: ArrayType, what: str, symmetrize: bool = True) -> tuple[Outcome, tuple[ArrayType, ...]]:
+    """`eigh(a)`: the eigenvalues `(n,)` and eigenvectors `(n, n)` of each square matrix."""
+    found = symmetrized(value, what) if symmetrize else square(value, what)
+    if found.problems or found.type.ellipsis is not None:
+        return found, ()
+    vectors = found.type
+    return found, (vectors.with_dims(vectors.dims[:-1]), vectors)
+
+
+def _matrix(value: ArrayType, what: str) -> Problem | None:
+    if value.ellipsis is None and len(value.dims) < 2:
+        return Problem(Code.AXIS_OUT_OF_RANGE,
+                       f"{what} takes matrices (..., m, n), but its argument has shape {_shape(value.dims)}",
+                       operands=(0,))
+    return None
+
+
+def _square(value: ArrayType, what: str) -> Problem | None:
+    if value.ellipsis is None and certainly_differ(value.dims[-2], value.dims[-1]):
+        return Problem(Code.CONTRACTION_MISMATCH,
+                       f"{what} takes square matrices (..., n, n), but its argument has shape "
+                       f"{_shape(value.dims)}: {format_dim(value.dims[-2])} rows and "
+                       f"{format_dim(value.dims[-1])} columns",
+                       sizes=(value.dims[-2], value.dims[-1]), operands=(0,))
+    return None
+
+
+def _least(first: Dim, second: Dim) -> Dim:
+    return min(first, second) if isinstance(first, int) and isinstance(second, int) else None
+
+
+def _inexact(value: ArrayType) -> ArrayType:
+    """`value` as floating point: JAX computes these in the default float for integers."""
+    found = KINDS.get(value.dtype) if value.dtype is not None else None
+    if found is not None and found[0] in ("b", "i", "u"):
+        return value.with_dtype(default("f").dtype)
+    return value
+
+
+def joint_dtype(a: ArrayType, b: ArrayType) -> str | None:
+    """The dtype JAX promotes `a`'s and `b`'s to."""
+    return broadcast([a.with_dims(()), b.with_dims(())]).type.dtype
+
+
+def _unknown(value: ArrayType) -> ArrayType:
+    return ArrayType(value.dtype, (), value.named, 0, value.named_open, value.weak)
+
+
+def _shape(dims: tuple[Dim, ...]) -> str:
+    inner = ", ".join(format_dim(d) for d in dims)
+    return f"({inner},)" if len(dims) == 1 else f"({inner})"

@@ -1,0 +1,167 @@
+"""`jnp.linalg`'s matrix functions (inv, pinv, det, slogdet, cholesky, eigh, eigvalsh, solve, svd,
+qr) and `jnp.outer` and `jnp.diff`: shapes by `algebra.decompositions`. A decomposition's
+parts are a tuple (`u, s, vh = jnp.linalg.svd(a)`); their names (`.U`, `.S`) are not followed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from shapecheck.algebra import decompositions
+from shapecheck.algebra.outcome import Outcome, normalize_axis, out_of_range
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library.common import array, finish
+from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.qualnames import JNP
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import Const, Seq, Value, as_int, as_str
+from shapecheck.dims import product
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+
+LINALG: Final = f"{JNP}.linalg"
+
+
+@REGISTRY.handles(f"{LINALG}.inv", signature="a")
+def square(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = array(call.arg("a"))
+    return None if value is None else _finish(interp, call, decompositions.square(value, _name(call)))
+
+
+@REGISTRY.handles(f"{LINALG}.cholesky", signature="a, *, upper=False, symmetrize_input=True")
+def cholesky(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value, symmetrize = array(call.arg("a")), _flag(call, "symmetrize_input")
+    if value is None or symmetrize is None:
+        return None
+    rule = decompositions.symmetrized if symmetrize else decompositions.square
+    return _finish(interp, call, rule(value, _name(call)))
+
+
+@REGISTRY.handles(f"{LINALG}.det", signature="a")
+@REGISTRY.handles(f"{LINALG}.eigvalsh", signature="a, UPLO='L', *, symmetrize_input=True")
+def batch(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = array(call.arg("a"))
+    eigenvalues = call.short_name == "eigvalsh"
+    symmetrize = _flag(call, "symmetrize_input") if eigenvalues else False
+    if value is None or symmetrize is None:
+        return None
+    return _finish(interp, call, decompositions.batch(value, _name(call), 1 if eigenvalues else 0,
+                                                      symmetrize=symmetrize))
+
+
+@REGISTRY.handles(f"{LINALG}.slogdet", signature="a, *, method=None")
+def slogdet(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = array(call.arg("a"))
+    if value is None:
+        return None
+    found = _finish(interp, call, decompositions.batch(value, _name(call)))
+    return Seq((found, found)) if isinstance(found, ArrayType) else None  # (sign, logabsdet)
+
+
+@REGISTRY.handles(f"{LINALG}.pinv", signature="a, rtol=None, hermitian=False, *, rcond=None")
+def pinv(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = array(call.arg("a"))
+    return None if value is None else _finish(interp, call, decompositions.pinv(value, _name(call)))
+
+
+@REGISTRY.handles(f"{LINALG}.solve", signature="a, b")
+def solve(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    a, b = array(call.arg("a")), array(call.arg("b"))
+    if a is None or b is None:
+        return None
+    return _finish(interp, call, decompositions.solve(a, b, _name(call)))
+
+
+@REGISTRY.handles(f"{LINALG}.eigh", signature="a, UPLO=None, symmetrize_input=True")
+def eigh(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value, symmetrize = array(call.arg("a")), _flag(call, "symmetrize_input")
+    if value is None or symmetrize is None:
+        return None
+    return _parts(interp, call, *decompositions.eigh(value, _name(call), symmetrize))
+
+
+@REGISTRY.handles(f"{LINALG}.svd", signature="a, full_matrices=True, compute_uv=True, hermitian=False, "
+                                             "subset_by_index=None")
+def svd(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = array(call.arg("a"))
+    full, vectors = _flag(call, "full_matrices"), _flag(call, "compute_uv")
+    if value is None or full is None or vectors is None or (
+            call.given("subset_by_index") and call.arg("subset_by_index") != Const(None)):
+        return None
+    outcome, parts = decompositions.svd(value, full, vectors, _name(call))
+    if not vectors:
+        return _finish(interp, call, outcome)
+    return _parts(interp, call, outcome, parts)
+
+
+@REGISTRY.handles(f"{LINALG}.qr", signature="a, mode='reduced'")
+def qr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = array(call.arg("a"))
+    mode = as_str(call.arg("mode")) if call.given("mode") else "reduced"
+    if value is None or mode not in ("reduced", "complete", "r"):
+        return None  # another mode ("raw") or one not known: not followed
+    outcome, parts = decompositions.qr(value, mode, _name(call))
+    if mode == "r":
+        return _finish(interp, call, outcome)
+    return _parts(interp, call, outcome, parts)
+
+
+@REGISTRY.handles(f"{JNP}.outer", signature="a, b, out=None")
+def outer(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """Both arrays flattened: `(a.size, b.size)`, their dtypes promoted."""
+    a, b = array(call.arg("a")), array(call.arg("b"))
+    if a is None or b is None or a.ellipsis is not None or b.ellipsis is not None:
+        return None
+    dtype = decompositions.joint_dtype(a, b)
+    return ArrayType(dtype, (product(a.dims), product(b.dims)))
+
+
+@REGISTRY.handles(f"{JNP}.diff", signature="a, n=1, axis=-1, prepend=None, append=None")
+def diff(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`n` differences along `axis`: it shrinks by `n` (to 0 at least); what `prepend` and
+    `append` add is not followed."""
+    value = array(call.arg("a"))
+    n = as_int(call.arg("n")) if call.given("n") else 1
+    axis = as_int(call.arg("axis")) if call.given("axis") else -1
+    extended = any(call.given(name) and call.arg(name) != Const(None) for name in ("prepend", "append"))
+    if value is None or n is None or axis is None or value.ellipsis is not None or n < 0:
+        return None
+    if n == 0:
+        return value  # JAX returns the array as it is, reading neither the axis nor the rank
+    rank = len(value.dims)
+    place = normalize_axis(axis, rank) if rank else None
+    if place is None:
+        what = "jnp.diff's argument" + (" (diff needs at least one dim)" if not rank else "")
+        interp.reporter.problems([out_of_range(axis, rank, what)], call.node, call.arg_nodes)
+        return None
+    if extended:
+        return None
+    size = value.dims[place]
+    shrunk = max(size - n, 0) if isinstance(size, int) else None
+    return value.with_dims((*value.dims[:place], shrunk, *value.dims[place + 1:]))
+
+
+def _flag(call: CallArgs, name: str) -> bool | None:
+    if not call.given(name):
+        return True
+    value = call.arg(name)
+    return bool(value.value) if isinstance(value, Const) and isinstance(value.value, bool | int) else None
+
+
+def _name(call: CallArgs) -> str:
+    return f"jnp.linalg.{call.short_name}"
+
+
+def _parts(interp: Interpreter, call: CallArgs, outcome: Outcome, parts: tuple[ArrayType, ...]) -> Value:
+    finish(interp, outcome, call)
+    return Seq(tuple(parts)) if parts and not outcome.problems else None
+
+
+def _finish(interp: Interpreter, call: CallArgs, outcome: Outcome) -> Value:
+    result = finish(interp, outcome, call)
+    return None if outcome.problems or result.ellipsis is not None else result
+

@@ -1,0 +1,118 @@
+"""jnp.linalg's matrix functions, jnp.outer and jnp.diff against JAX: each drawn program calls
+one on `jnp.zeros` of drawn shapes (square or not, of rank 0 to 4, right-hand sides that fit
+or not) and unpacks a decomposition's parts. Where JAX accepts, the checker reports nothing
+and infers the shape and dtype of `out`; where it raises, the checker reports it."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.differential import agree
+
+pytest.importorskip("jax")
+
+CASES = settings(max_examples=150, deadline=None, derandomize=True, database=None,
+                 suppress_health_check=list(HealthCheck))
+
+PROGRAM = """\
+import jax.numpy as jnp
+
+a = jnp.zeros({a}, {dtype})
+b = jnp.zeros({b}, jnp.float32)
+{body}
+"""
+
+SIZES = st.integers(1, 4)
+
+
+def _tuple(items: list[int]) -> str:
+    return "(" + "".join(f"{item}, " for item in items) + ")"
+
+
+@st.composite
+def matrices(draw: st.DrawFn) -> list[int]:
+    """Mostly a stack of square matrices; sometimes not square, or of rank below 2."""
+    batch = draw(st.lists(SIZES, max_size=2))
+    n = draw(SIZES)
+    kind = draw(st.integers(0, 5))
+    if kind == 0:
+        return draw(st.lists(SIZES, max_size=1))
+    if kind == 1:
+        return [*batch, n, draw(SIZES)]
+    return [*batch, n, n]
+
+
+@st.composite
+def linalg_programs(draw: st.DrawFn) -> str:
+    a = draw(matrices())
+    dtype = draw(st.sampled_from(("jnp.float32", "jnp.int32")))
+    name = draw(st.sampled_from(("inv", "cholesky", "det", "eigvalsh", "slogdet", "pinv", "solve", "eigh",
+                                 "svd", "qr", "outer", "diff")))
+    b = [draw(SIZES)]
+    if name == "solve":
+        n = a[-1] if a else 1
+        kind = draw(st.integers(0, 5))
+        if kind == 0:
+            b = [n]
+        elif kind == 1:
+            b = [*draw(st.lists(SIZES, max_size=2)), n, draw(SIZES)]
+        elif kind == 2:
+            b = [*a[:-2], n, draw(SIZES)]
+        elif kind == 3:
+            b = [n + 1]  # a vector of another size
+        elif kind == 4:
+            b = [*a[:-2], n + 1, draw(SIZES)]  # matrices with other rows
+        else:
+            b = draw(st.lists(SIZES, min_size=1, max_size=3))
+        body = "out = jnp.linalg.solve(a, b)"
+    elif name == "slogdet":
+        body = f"sign, logdet = jnp.linalg.slogdet(a)\nout = {draw(st.sampled_from(('sign', 'logdet')))}"
+    elif name == "eigh":
+        body = f"w, v = jnp.linalg.eigh(a)\nout = {draw(st.sampled_from(('w', 'v')))}"
+    elif name == "svd":
+        full = draw(st.booleans())
+        if draw(st.integers(0, 3)) == 0:
+            body = f"out = jnp.linalg.svd(a, full_matrices={full}, compute_uv=False)"
+        else:
+            part = draw(st.sampled_from(("u", "s", "vh")))
+            body = f"u, s, vh = jnp.linalg.svd(a, full_matrices={full})\nout = {part}"
+    elif name == "qr":
+        mode = draw(st.sampled_from(("reduced", "complete", "r")))
+        body = "out = jnp.linalg.qr(a, mode='r')" if mode == "r" else \
+            f"q, r = jnp.linalg.qr(a, mode={mode!r})\nout = {draw(st.sampled_from(('q', 'r')))}"
+    elif name == "outer":
+        b = draw(st.lists(SIZES, max_size=2))
+        body = "out = jnp.outer(a, b)"
+    elif name == "diff":
+        n = draw(st.integers(0, 4))
+        axis = draw(st.integers(-len(a) - 1, len(a)))
+        body = f"out = jnp.diff(a, n={n}, axis={axis})"
+    else:
+        body = f"out = jnp.linalg.{name}(a)"
+    return PROGRAM.format(a=_tuple(a), dtype=dtype, b=_tuple(b), body=body)
+
+
+@given(linalg_programs())
+@CASES
+def test_linalg_agrees_with_jax(program: str) -> None:
+    agree(program, frozenset({"SC101", "SC104", "SC106"}))
+
+
+@pytest.mark.parametrize(("a", "b", "body"), [
+    ((3, 3), (4,), "out = jnp.linalg.solve(a, b)"),  # a right-hand vector of another size
+    ((5, 3, 3), (5, 3), "out = jnp.linalg.solve(a, b)"),  # rank 2 is matrices: 5 rows, not 3
+    ((5, 3, 3), (3,), "out = jnp.linalg.solve(a, b)"),
+    ((2, 1, 3, 3), (5, 3, 2), "out = jnp.linalg.solve(a, b)"),
+    ((3, 4), (1,), "out = jnp.linalg.inv(a)"),
+    ((1, 4), (1,), "out = jnp.linalg.cholesky(a)"),  # symmetrized: (4, 4)
+    ((3, 4), (1,), "w, v = jnp.linalg.eigh(a)\nout = v"),
+    ((4,), (1,), "out = jnp.linalg.svd(a, compute_uv=False)"),
+    ((2, 3, 5), (1,), "u, s, vh = jnp.linalg.svd(a, full_matrices=False)\nout = vh"),
+    ((5, 3), (1,), "q, r = jnp.linalg.qr(a, mode='complete')\nout = q"),
+    ((4, 5), (1,), "out = jnp.diff(a, n=7)"),
+])
+def test_fixed_programs(a: tuple[int, ...], b: tuple[int, ...], body: str) -> None:
+    agree(PROGRAM.format(a=_tuple(list(a)), dtype="jnp.float32", b=_tuple(list(b)), body=body),
+          frozenset({"SC101", "SC104", "SC106"}))
