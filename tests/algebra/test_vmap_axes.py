@@ -162,8 +162,12 @@ def test_out_axes_follow_the_result_tree() -> None:
 
 def test_out_axes_none_never_keeps_the_axis() -> None:
     inner = ArrayType.of("f32", (4,), {"b": 8})
-    # vmap refuses a None out_axes for a value that still varies; pmap returns one device's.
-    assert place_out_axes(inner, None, "b", 8) == (None, [])
+    # vmap refuses a None out_axes for a value that still varies (SC002, naming the axis and
+    # its size); pmap returns one device's.
+    placed, problems = place_out_axes(inner, None, "b", 8)
+    assert placed is None and codes(problems) == [Code.INVALID_AXIS_SPEC]
+    assert "axis 'b' (of size 8)" in problems[0].message
+    assert "'<" not in place_out_axes(ArrayType.of("f32", (4,), {"<vmap@1>": 8}), None, "<vmap@1>", 8)[1][0].message
     assert place_out_axes(inner, None, "b", 8, "pmap") == (ArrayType.of("f32", (4,)), [])
     unmapped = ArrayType.of("f32", (3,))
     assert place_out_axes(unmapped, None, "b", 8) == (unmapped, [])
