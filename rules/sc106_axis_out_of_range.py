@@ -108,7 +108,8 @@ RULE = Rule(
     name="axis-out-of-range",
     summary=(
         "Checks positional axis indices against the value's rank: `axis=` of reductions and "
-        "cumulative sums, `repeat`, `diff`, the two matrix dims `jnp.linalg` reads, "
+        "cumulative sums, `repeat`, `diff`, the two matrix dims `jnp.linalg` reads, the axes of "
+        "`jnp.fft`'s transforms (each named once), "
         "`transpose`, `swapaxes`, `expand_dims`, `squeeze`, `concatenate` and `stack`, and the "
         "positions where xmap's `in_axes` take dims and `out_axes` insert them; a `shard_map` "
         "PartitionSpec longer than the rank of the argument or result it splits; a `vmap` or "

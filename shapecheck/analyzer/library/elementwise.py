@@ -86,7 +86,7 @@ def elementwise(interp: Interpreter, call: CallArgs, operands: Sequence[Value]) 
 # which has a one-argument form, is `indexing_api`'s): one signature for all, whose operands the
 # handler reads together.
 @REGISTRY.handles(*each(JNP, *UNARY), *each(JNP, *BINARY), *each(SPECIAL, *SPECIAL_FUNCTIONS),
-                  *each(LAX, *LAX_ELEMENTWISE), f"{JNP}.fft.fftshift", signature="*operands")
+                  *each(LAX, *LAX_ELEMENTWISE), signature="*operands")
 def elementwise_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return elementwise(interp, call, call.rest())
 
