@@ -13,9 +13,18 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
+from hypothesis import HealthCheck, settings
+
 from shapecheck.api import analyze_source
 from shapecheck.dtypes import NUMPY_NAMES, narrowed
 from shapecheck.types import ArrayType
+
+
+def cases(count: int) -> settings:
+    """A differential suite's hypothesis settings: `count` examples, fixed (derandomized) so
+    the suite is reproducible, with no deadline (JAX traces each program)."""
+    return settings(max_examples=count, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=list(HealthCheck))
 
 
 @dataclass(frozen=True)

@@ -6,15 +6,14 @@ and infers the shape and dtype of `out`; where it raises, the checker reports it
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.differential import agree
+from tests.differential import agree, cases
 
 pytest.importorskip("jax")
 
-CASES = settings(max_examples=150, deadline=None, derandomize=True, database=None,
-                 suppress_health_check=list(HealthCheck))
+CASES = cases(150)
 
 PROGRAM = """\
 import jax.numpy as jnp

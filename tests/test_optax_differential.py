@@ -7,16 +7,15 @@ reports nothing and infers the loss's shape and dtype; where it raises, the chec
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.differential import agree, check
+from tests.differential import agree, cases, check
 
 pytest.importorskip("jax")
 pytest.importorskip("optax")
 
-CASES = settings(max_examples=150, deadline=None, derandomize=True, database=None,
-                 suppress_health_check=list(HealthCheck))
+CASES = cases(150)
 
 PROGRAM = """\
 import jax

@@ -31,12 +31,9 @@ def square(value: ArrayType, what: str) -> Outcome:
 def symmetrized(value: ArrayType, what: str) -> Outcome:
     """cholesky, eigh and eigvalsh symmetrize their input first (`(a + a^H) / 2`): each matrix
     broadcasts with its transpose, so a `(1, n)` one makes an `(n, n)` one."""
-    problem = _matrix(value, what)
-    if problem is not None:
-        return Outcome(_unknown(value), (problem,))
-    found = _inexact(value)
-    if found.ellipsis is not None:
-        return Outcome(found)
+    found = _stack(value, what)
+    if isinstance(found, Outcome):
+        return found
     *rest, rows, columns = found.dims
     if rows == 1 or columns == 1:
         size = columns if rows == 1 else rows
@@ -62,12 +59,9 @@ def batch(value: ArrayType, what: str, keep: int = 0, *, symmetrize: bool = Fals
 
 def pinv(value: ArrayType, what: str) -> Outcome:
     """The pseudo-inverse of each `(m, n)` matrix: `(n, m)`."""
-    problem = _matrix(value, what)
-    if problem is not None:
-        return Outcome(_unknown(value), (problem,))
-    found = _inexact(value)
-    if found.ellipsis is not None:
-        return Outcome(found)
+    found = _stack(value, what)
+    if isinstance(found, Outcome):
+        return found
     *rest, rows, columns = found.dims
     return Outcome(found.with_dims((*rest, columns, rows)))
 
@@ -110,10 +104,9 @@ def solve(a: ArrayType, b: ArrayType, what: str) -> Outcome:
 def svd(value: ArrayType, full: bool, with_vectors: bool, what: str) -> tuple[Outcome, tuple[ArrayType, ...]]:
     """`svd(a, full_matrices, compute_uv)`: U `(m, m or k)`, S `(k,)`, Vh `(n or k, n)` per
     `(m, n)` matrix, k = min(m, n); S alone without the vectors."""
-    problem = _matrix(value, what)
-    found = _inexact(value)
-    if problem is not None or found.ellipsis is not None:
-        return Outcome(_unknown(value), (problem,) if problem is not None else ()), ()
+    found = _stack(value, what)
+    if isinstance(found, Outcome):
+        return found, ()
     *rest, rows, columns = found.dims
     least = _least(rows, columns)
     singular = found.with_dims((*rest, least))
@@ -127,10 +120,9 @@ def svd(value: ArrayType, full: bool, with_vectors: bool, what: str) -> tuple[Ou
 def qr(value: ArrayType, mode: str, what: str) -> tuple[Outcome, tuple[ArrayType, ...]]:
     """`qr(a, mode)`: Q `(m, k)` and R `(k, n)` ("reduced"), Q `(m, m)` and R `(m, n)`
     ("complete"), or R alone ("r")."""
-    problem = _matrix(value, what)
-    found = _inexact(value)
-    if problem is not None or found.ellipsis is not None:
-        return Outcome(_unknown(value), (problem,) if problem is not None else ()), ()
+    found = _stack(value, what)
+    if isinstance(found, Outcome):
+        return found, ()
     *rest, rows, columns = found.dims
     inner = rows if mode == "complete" else _least(rows, columns)
     r = found.with_dims((*rest, inner, columns))
@@ -146,6 +138,16 @@ def eigh(value: ArrayType, what: str, symmetrize: bool = True) -> tuple[Outcome,
         return found, ()
     vectors = found.type
     return found, (vectors.with_dims(vectors.dims[:-1]), vectors)
+
+
+def _stack(value: ArrayType, what: str) -> ArrayType | Outcome:
+    """`value` as floating-point matrices of a known rank; or what to return at once (SC106
+    for a rank below 2, an unknown result for a rank not known)."""
+    problem = _matrix(value, what)
+    if problem is not None:
+        return Outcome(_unknown(value), (problem,))
+    found = _inexact(value)
+    return Outcome(found) if found.ellipsis is not None else found
 
 
 def _matrix(value: ArrayType, what: str) -> Problem | None:

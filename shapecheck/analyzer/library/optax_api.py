@@ -9,6 +9,7 @@ their shapes are wrong too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import losses
@@ -66,25 +67,23 @@ def sigmoid_binary_cross_entropy(interp: Interpreter, call: CallArgs, ctx: Conte
 
 @REGISTRY.handles(f"{OPTAX}.squared_error", f"{OPTAX}.l2_loss", signature="predictions, targets=None")
 def squared_error(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    if not call.given("targets") or call.arg("targets") == Const(None):
-        predictions = array(call.arg("predictions"))
-        return predictions if predictions is not None and _floating(predictions) else None
-    pair = _floating_first(call, "predictions", "targets")
-    if pair is None:
-        return None
-    return _finish(interp, call, losses.same_shape(*pair, _name(call)))
+    return _regression(interp, call, lambda predictions, targets: losses.same_shape(predictions, targets, _name(call)))
 
 
 @REGISTRY.handles(f"{OPTAX}.huber_loss", signature="predictions, targets=None, delta=1.0")
 @REGISTRY.handles(f"{OPTAX}.log_cosh", signature="predictions, targets=None")
 def broadcast_loss(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return _regression(interp, call, lambda predictions, targets: losses.elementwise(
+        predictions, targets, ("predictions", "targets"), _name(call)))
+
+
+def _regression(interp: Interpreter, call: CallArgs, rule: Callable[[ArrayType, ArrayType], Outcome]) -> Value:
+    """A regression loss: the predictions' type without targets (they are zeros), `rule` with."""
     if not call.given("targets") or call.arg("targets") == Const(None):
         predictions = array(call.arg("predictions"))
         return predictions if predictions is not None and _floating(predictions) else None
     pair = _floating_first(call, "predictions", "targets")
-    if pair is None:
-        return None
-    return _finish(interp, call, losses.elementwise(*pair, ("predictions", "targets"), _name(call)))
+    return None if pair is None else _finish(interp, call, rule(*pair))
 
 
 @REGISTRY.handles(f"{OPTAX}.cosine_similarity", f"{OPTAX}.cosine_distance",
