@@ -136,7 +136,8 @@ RULE = Rule(
         "Unknown (`None`), symbolic and `...` parts of either side match anything consistent. "
         "An annotation's sharding (`f32[(8, 16), P('X', 'Y')]`, the `float32[8@X,16@Y]` of "
         "`jax.typeof`) is checked against the inferred split over Explicit mesh axes; an "
-        "unknown sharding, or one over Auto axes, is never reported."
+        "unknown sharding, or one over Auto axes, is never reported. The trees `jax.tree.map` "
+        "maps over: each after the first has the first's structure (or more below its leaves)."
     ),
     why=(
         "Annotations are documentation that readers trust. `z: f32[(2, 7)] = x @ y` claims a "

@@ -3,7 +3,9 @@ order, and `dataclasses.replace` (with `NamedTuple._replace` and flax's `.replac
 
 A pytree is what JAX flattens (`pytrees.node`): tuples, lists, dicts, NamedTuples and the
 registered dataclass-likes (flax.struct, chex, equinox modules); a plain `@dataclass` is one leaf
-to JAX. Any part the checker does not know makes that part of the result unknown.
+to JAX. Any part the checker does not know makes that part of the result unknown. Trees that
+`jax.tree.map` maps together and that certainly differ in structure (a key, a length, a kind, a
+leaf where the first tree has a node) are SC103, as JAX raises there.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from shapecheck.algebra.control_flow import describe
+from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer import objects
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -19,6 +23,7 @@ from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import DATACLASSES_REPLACE, TREE_MAP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Instance, Seq, Value
+from shapecheck.codes import Code
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -44,23 +49,40 @@ def tree_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
         mapped = CallArgs(call.node, list(leaves), [call.node] * len(leaves))
         return interp.call(fun, mapped, ctx, scope)
 
-    return _map(trees, leaf)
+    problems: list[Problem] = []
+    result = _map(trees, leaf, problems)
+    interp.reporter.problems(problems[:1], call.node, call.arg_nodes)
+    return result
 
 
-def _map(trees: list[Value], leaf: Callable[[list[Value]], Value]) -> Value:
+def _map(trees: list[Value], leaf: Callable[[list[Value]], Value], problems: list[Problem], path: str = "") -> Value:
+    """`leaf` over the first tree's leaves, each with the other trees' members there (a whole
+    subtree where the first tree is a prefix of another)."""
     first = trees[0]
-    if first is None or first == Const(None):
-        return first  # unknown stays unknown; Python's None is an empty tree
-    found = pytrees.node(first)
+    if first is None:
+        return None  # unknown stays unknown
+    found = pytrees.node(first)  # Python's None is a node without members
     if found is None:
         return leaf(trees) if _is_leaf(first) else None
     shape, members = found
     others = [pytrees.node(tree) for tree in trees[1:]]
-    if any(other is None or (other[0].kind, other[0].keys) != (shape.kind, shape.keys) for other in others):
-        return None  # another tree of another structure: JAX raises, nothing is built
+    for number, (tree, other) in enumerate(zip(trees[1:], others, strict=True), 2):
+        if (other is not None and (other[0].kind, other[0].keys) != (shape.kind, shape.keys)) or (
+                other is None and _is_leaf(tree)):
+            # JAX raises: the trees after the first have its structure, or it is a prefix of theirs.
+            where = f"at `tree{path}`" if path else "at its root"
+            problems.append(Problem(
+                Code.ANNOTATION_MISMATCH,
+                f"jax.tree.map: tree {number} is {describe(pytrees.tree(tree))} {where}, where the first tree is "
+                f"{describe(pytrees.tree(first))}; each tree after the first must have the first's structure "
+                f"(or more below its leaves)"))
+            return None
+    if any(other is None for other in others):
+        return None  # another tree not known there
     columns = [[member, *(other[1][index] for other in others if other is not None)]
                for index, member in enumerate(members)]
-    return pytrees.rebuilt(first, [_map(column, leaf) for column in columns])
+    return pytrees.rebuilt(first, [_map(column, leaf, problems, shape.member(path, key))
+                                   for key, column in zip(shape.keys, columns, strict=True)])
 
 
 def _is_leaf(value: Value) -> bool:
