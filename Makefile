@@ -34,17 +34,9 @@ PYTEST_PARALLEL := -n auto --dist loadgroup
 # checkout), about 0.2 s apiece. Compiled once here, as installing a wheel does.
 BYTECODE := $(BIN)/python -m compileall -q shapecheck plugin rules
 
-# The type check (27 s of one core from a cold cache) runs beside the suite rather than before
-# it, on what the suite's two workers leave; its output follows the suite's, and either failing
-# fails the target. `make lint` runs the two checks alone.
-test: $(STAMP)
-	$(BIN)/ruff check shapecheck plugin rules tests benchmarks
+test: $(STAMP) lint
 	$(BYTECODE)
-	$(BIN)/python tools/typecheck.py > $(VENV)/typecheck.log 2>&1 & typecheck=$$!; \
-	$(BIN)/python -m pytest $(PYTEST_PARALLEL); tests=$$?; \
-	wait $$typecheck; types=$$?; \
-	echo "tools/typecheck.py:"; cat $(VENV)/typecheck.log; \
-	[ $$tests -eq 0 ] && [ $$types -eq 0 ]
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 # A developer's loop: the suite without the tests marked slow (CI runs them all).
 quick: $(STAMP)
