@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test quick lint typecheck unit bench fuzz docs clean
+.PHONY: run test quick lint typecheck unit bench fuzz explore docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,13 @@ quick: $(STAMP)
 FUZZ_EXAMPLES ?= 2000
 fuzz: $(STAMP)
 	SHAPECHECK_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/test_fuzz.py -q
+
+# The differential suites and the oracle with RANDOM_EXAMPLES random examples per test, rather
+# than CI's fixed ones: how misses against JAX are found (a failure prints its program).
+RANDOM_EXAMPLES ?= 500
+explore: $(STAMP)
+	SHAPECHECK_RANDOM_EXAMPLES=$(RANDOM_EXAMPLES) $(BIN)/python -m pytest $(PYTEST_PARALLEL) -q \
+		tests/test_oracle.py $(wildcard tests/test_*differential.py)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/lint.py

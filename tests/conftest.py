@@ -85,3 +85,22 @@ def _has_module_fixture(path: Path) -> bool:
     return any(isinstance(node, ast.keyword) and node.arg == "scope"
                and isinstance(node.value, ast.Constant) and node.value.value == "module"
                for node in ast.walk(tree))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With SHAPECHECK_RANDOM_EXAMPLES=N (`make explore`), every hypothesis test draws N random
+    examples rather than CI's fixed (derandomized) ones: how the differential suites find what
+    the checker misses against JAX. A failure prints the program to keep as a fixed case."""
+    count = os.environ.get("SHAPECHECK_RANDOM_EXAMPLES")
+    if not count:
+        return
+    from hypothesis import settings
+
+    for item in items:
+        test = getattr(item, "obj", None)
+        if getattr(test, "hypothesis", None) is None:
+            continue
+        # What @settings stores on a @given test, read when the test runs.
+        current = getattr(test, "_hypothesis_internal_use_settings", None)
+        test._hypothesis_internal_use_settings = settings(
+            current, derandomize=False, max_examples=int(count), database=None)
