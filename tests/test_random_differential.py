@@ -154,6 +154,12 @@ def test_numpy_generators_agree_with_numpy(call: str) -> None:
     "np.random.default_rng(0).standard_normal(1)",
     "np.random.randn()",
     "np.random.rand(1, 1)",
+    # Found with random examples (make explore): without replacement, the shape ends with the
+    # logits' batch itself (JAX asserts it); NumPy's parameters without a size must broadcast.
+    "jax.random.categorical(jax.random.PRNGKey(0), jnp.zeros((1, 1)), axis=0, shape=(2,), replace=False)",
+    "jax.random.categorical(jax.random.PRNGKey(0), jnp.zeros((3, 4)), axis=1, shape=(2, 3), replace=False)",
+    "np.random.default_rng(0).normal(np.zeros((3,)), np.ones((2,)))",
+    "np.random.default_rng(0).uniform(np.zeros((3, 1)), np.ones((2,)))",
 ])
 def test_cases_agree(call: str) -> None:
     agree(f"import jax\nimport jax.numpy as jnp\nimport numpy as np\nout = {call}\n", CODES)

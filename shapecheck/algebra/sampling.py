@@ -93,6 +93,15 @@ def categorical(logits: ArrayType, axis: int, shape: Sequence[Dim] | None, repla
     if shape is None:
         return Outcome(ArrayType(dtype, batch, logits.named, None, logits.named_open))
     problems = to_shape(shape, [ArrayType(None, batch)], what, [f"the logits' batch (all dims but axis {axis})"])
+    if not problems and replace is False and (len(shape) < len(batch) or any(
+            certainly_differ(size, wanted) for size, wanted in zip(shape[len(shape) - len(batch):], batch, strict=True))):
+        # Without replacement the draws are taken per row, so the shape ends with the batch
+        # itself, nothing broadcast (JAX asserts shape == prefix + batch).
+        problems.append(Problem(
+            Code.BROADCAST_MISMATCH,
+            f"{what} without replacement draws per row of the logits: its shape {_text(shape)} must end with "
+            f"the logits' batch {_text(batch)} itself (all dims but axis {axis}), not one it broadcasts to",
+            sizes=()))
     if not problems and replace is False:
         draws = product(tuple(shape[:len(shape) - len(batch)]))
         classes = logits.dims[position]

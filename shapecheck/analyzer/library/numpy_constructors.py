@@ -252,8 +252,13 @@ def numpy_sampler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
         return outcome.type
     if any(p is None for p in params):
         return None
-    # Without `size`: the parameters' broadcast shape (scalars draw one Python number).
-    return sampling.drawn(None, [p for p in params if p is not None], dtype, f"np.random.{call.short_name}").type
+    # Without `size`: the parameters' broadcast shape (scalars draw one Python number), which
+    # NumPy refuses where they do not broadcast.
+    labels = [f"{name} `{code_of(call.arg_node(name))}`" for name in names]
+    outcome = sampling.drawn(None, [p for p in params if p is not None], dtype, f"np.random.{call.short_name}",
+                             labels)
+    interp.reporter.problems(outcome.problems, call.node)
+    return None if outcome.problems else outcome.type
 
 
 @REGISTRY.handles(*(f"{owner}.{name}" for owner in _LEGACY for name in ("randn", "rand")), signature="*dims")
