@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -45,6 +46,12 @@ def format_dim(dim: Dim) -> str:
     if isinstance(dim, Sym):
         return repr(dim.name)
     return str(dim)
+
+
+def format_shape(dims: Sequence[Dim]) -> str:
+    """Render positional dims as a Python tuple: `(8, 16)`, `(8,)`, `()`."""
+    inner = ", ".join(format_dim(dim) for dim in dims)
+    return f"({inner},)" if len(dims) == 1 else f"({inner})"
 
 
 def certainly_differ(a: Dim, b: Dim) -> bool:

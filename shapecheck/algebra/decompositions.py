@@ -15,7 +15,7 @@ from shapecheck.algebra.broadcast import broadcast
 from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.algebra.promotion import default
 from shapecheck.codes import Code
-from shapecheck.dims import Dim, certainly_differ, format_dim
+from shapecheck.dims import Dim, certainly_differ, format_dim, format_shape
 from shapecheck.dtypes import KINDS
 from shapecheck.types import ArrayType
 
@@ -24,7 +24,7 @@ def square(value: ArrayType, what: str) -> Outcome:
     """inv, cholesky (and the matrix of det, eigh): a stack of square matrices, kept."""
     problem = _matrix(value, what) or _square(value, what)
     if problem is not None:
-        return Outcome(_unknown(value), (problem,))
+        return Outcome(value.with_dims((), 0), (problem,))
     return Outcome(_inexact(value))
 
 
@@ -38,10 +38,10 @@ def symmetrized(value: ArrayType, what: str) -> Outcome:
     if rows == 1 or columns == 1:
         size = columns if rows == 1 else rows
     elif certainly_differ(rows, columns):
-        return Outcome(_unknown(value), (Problem(
+        return Outcome(value.with_dims((), 0), (Problem(
             Code.BROADCAST_MISMATCH,
             f"{what} symmetrizes its argument, adding its transpose, and takes square matrices (..., n, n); its "
-            f"argument has shape {_shape(value.dims)}: {format_dim(rows)} rows and {format_dim(columns)} "
+            f"argument has shape {format_shape(value.dims)}: {format_dim(rows)} rows and {format_dim(columns)} "
             f"columns, which do not broadcast with the transpose's", sizes=(rows, columns), operands=(0,)),))
     else:
         size = rows
@@ -71,21 +71,21 @@ def solve(a: ArrayType, b: ArrayType, what: str) -> Outcome:
     only), or a stack of `(n, k)` matrices whose batch broadcasts with `a`'s."""
     problem = _matrix(a, what) or _square(a, what)
     if problem is not None:
-        return Outcome(_unknown(a), (problem,))
+        return Outcome(a.with_dims((), 0), (problem,))
     if a.ellipsis is not None or b.ellipsis is not None:
-        return Outcome(_unknown(a))
+        return Outcome(a.with_dims((), 0))
     size = a.dims[-1]
     if len(b.dims) == 0:
-        return Outcome(_unknown(a), (Problem(
+        return Outcome(a.with_dims((), 0), (Problem(
             Code.AXIS_OUT_OF_RANGE, f"{what}: the right-hand side is 0-d; it is a vector (n,) or matrices (..., n, k)",
             operands=(1,)),))
     rows = b.dims[0] if len(b.dims) == 1 else b.dims[-2]
     if certainly_differ(rows, size):
         shown = "vector" if len(b.dims) == 1 else "matrix"
-        return Outcome(_unknown(a), (Problem(
+        return Outcome(a.with_dims((), 0), (Problem(
             Code.CONTRACTION_MISMATCH,
-            f"{what}: the matrix {_shape(a.dims)} has {format_dim(size)} rows, but the right-hand "
-            f"{shown} {_shape(b.dims)} has {format_dim(rows)}"
+            f"{what}: the matrix {format_shape(a.dims)} has {format_dim(size)} rows, but the right-hand "
+            f"{shown} {format_shape(b.dims)} has {format_dim(rows)}"
             + (" (a right-hand side of rank 2 or more is matrices (..., n, k); a stack of vectors "
                "is b[..., None])" if len(b.dims) >= 2 and len(a.dims) > 2 else ""),
             sizes=(size, rows), operands=(0, 1)),))
@@ -94,7 +94,7 @@ def solve(a: ArrayType, b: ArrayType, what: str) -> Outcome:
     batches = broadcast([a.with_dims(a.dims[:-2]), b.with_dims(b.dims[:-2])], ["the matrices' batch",
                                                                              "the right-hand side's batch"])
     if batches.problems:
-        return Outcome(_unknown(a), tuple(
+        return Outcome(a.with_dims((), 0), tuple(
             Problem(p.code, f"{what}: {p.message}", p.axes, p.sizes, p.operands) for p in batches.problems))
     joined = batches.type
     return Outcome(_inexact(ArrayType(joint_dtype(a, b), (*joined.dims, size, b.dims[-1]), joined.named, None,
@@ -145,7 +145,7 @@ def _stack(value: ArrayType, what: str) -> ArrayType | Outcome:
     for a rank below 2, an unknown result for a rank not known)."""
     problem = _matrix(value, what)
     if problem is not None:
-        return Outcome(_unknown(value), (problem,))
+        return Outcome(value.with_dims((), 0), (problem,))
     found = _inexact(value)
     return Outcome(found) if found.ellipsis is not None else found
 
@@ -153,7 +153,7 @@ def _stack(value: ArrayType, what: str) -> ArrayType | Outcome:
 def _matrix(value: ArrayType, what: str) -> Problem | None:
     if value.ellipsis is None and len(value.dims) < 2:
         return Problem(Code.AXIS_OUT_OF_RANGE,
-                       f"{what} takes matrices (..., m, n), but its argument has shape {_shape(value.dims)}",
+                       f"{what} takes matrices (..., m, n), but its argument has shape {format_shape(value.dims)}",
                        operands=(0,))
     return None
 
@@ -162,7 +162,7 @@ def _square(value: ArrayType, what: str) -> Problem | None:
     if value.ellipsis is None and certainly_differ(value.dims[-2], value.dims[-1]):
         return Problem(Code.CONTRACTION_MISMATCH,
                        f"{what} takes square matrices (..., n, n), but its argument has shape "
-                       f"{_shape(value.dims)}: {format_dim(value.dims[-2])} rows and "
+                       f"{format_shape(value.dims)}: {format_dim(value.dims[-2])} rows and "
                        f"{format_dim(value.dims[-1])} columns",
                        sizes=(value.dims[-2], value.dims[-1]), operands=(0,))
     return None
@@ -185,10 +185,3 @@ def joint_dtype(a: ArrayType, b: ArrayType) -> str | None:
     return broadcast([a.with_dims(()), b.with_dims(())]).type.dtype
 
 
-def _unknown(value: ArrayType) -> ArrayType:
-    return ArrayType(value.dtype, (), value.named, 0, value.named_open, value.weak)
-
-
-def _shape(dims: tuple[Dim, ...]) -> str:
-    inner = ", ".join(format_dim(d) for d in dims)
-    return f"({inner},)" if len(dims) == 1 else f"({inner})"

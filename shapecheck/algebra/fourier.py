@@ -75,4 +75,5 @@ def _dtype(dtype: str | None, kind: Kind) -> str | None:
 
 
 def _any(value: ArrayType, kind: Kind) -> ArrayType:
-    return ArrayType(_dtype(value.dtype, kind), (), value.named, 0, value.named_open)
+    """Any shape, in the transform's dtype."""
+    return value.with_dims((), 0).with_dtype(_dtype(value.dtype, kind))

@@ -16,7 +16,7 @@ from shapecheck.algebra import linalg
 from shapecheck.algebra.broadcast import broadcast
 from shapecheck.algebra.outcome import Outcome, Problem, normalize_axis
 from shapecheck.codes import Code
-from shapecheck.dims import Dim, certainly_differ, format_dim
+from shapecheck.dims import Dim, certainly_differ, format_dim, format_shape
 from shapecheck.types import ArrayType
 
 
@@ -105,7 +105,7 @@ def _no_length(query: ArrayType, what: str) -> Problem:
     """Attention over a query without a length axis (flax: IndexError, tuple index out of range)."""
     return Problem(Code.AXIS_OUT_OF_RANGE,
                    f"{what} attends over (..., length, features), but its input has shape "
-                   f"{_tuple(query.dims)}: no length axis before the features (make it (1, "
+                   f"{format_shape(query.dims)}: no length axis before the features (make it (1, "
                    f"features) for one position)", axes=(-2,), operands=(0,))
 
 
@@ -136,12 +136,8 @@ def layer_norm_shape(x: ArrayType, shape: tuple[Dim, ...], what: str = "equinox.
         return None
     if x.rank != len(shape) or any(certainly_differ(a, b) for a, b in zip(x.dims, shape, strict=True)):
         return Problem(Code.ANNOTATION_MISMATCH,
-                       f"{what}{_tuple(shape)} normalises arrays of shape {_tuple(shape)}, but its input "
-                       f"has shape {_tuple(x.dims)}; build it with the input's shape (vmap it over batch dims)",
+                       f"{what}{format_shape(shape)} normalises arrays of shape {format_shape(shape)}, but its input "
+                       f"has shape {format_shape(x.dims)}; build it with the input's shape (vmap it over batch dims)",
                        operands=(0,))
     return None
 
-
-def _tuple(dims: Sequence[Dim]) -> str:
-    inner = ", ".join(format_dim(d) for d in dims)
-    return f"({inner},)" if len(dims) == 1 else f"({inner})"

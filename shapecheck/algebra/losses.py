@@ -13,7 +13,7 @@ from __future__ import annotations
 from shapecheck.algebra.broadcast import broadcast
 from shapecheck.algebra.outcome import Outcome, Problem, normalize_axis
 from shapecheck.codes import Code
-from shapecheck.dims import Dim, certainly_differ, format_dim
+from shapecheck.dims import Dim, certainly_differ, format_shape
 from shapecheck.types import ArrayType
 
 
@@ -22,15 +22,15 @@ def cross_entropy(logits: ArrayType, labels: ArrayType, axis: int | None, what: 
     is their broadcast shape without `axis` (None: every positional axis)."""
     beyond = _beyond(axis, ((logits, "logits"),), what)
     if beyond is not None:
-        return Outcome(_unknown(logits), (beyond,))
+        return Outcome(logits.with_dims((), 0), (beyond,))
     product = broadcast([labels, logits], ["`labels`", "`logits`"])
     if product.problems:
         hint = ""
         if _without(logits, axis) == labels.dims and logits.ellipsis is None and labels.ellipsis is None:
             hint = ("; these look like integer class labels, which "
                     f"{what}_with_integer_labels takes (this one takes labels over the classes: one-hot "
-                    f"labels of the logits' shape {_shape(logits.dims)})")
-        return Outcome(_unknown(logits), tuple(
+                    f"labels of the logits' shape {format_shape(logits.dims)})")
+        return Outcome(logits.with_dims((), 0), tuple(
             Problem(p.code, f"{what}: {p.message}{hint}", p.axes, p.sizes, p.operands) for p in product.problems))
     return Outcome(_reduced(product.type, axis))
 
@@ -40,28 +40,28 @@ def integer_cross_entropy(logits: ArrayType, labels: ArrayType, axis: int, what:
     example, so labels have the logits' rank less one and broadcast with the logits without
     `axis`; the loss has their broadcast shape, in the logits' dtype."""
     if logits.ellipsis is not None or labels.ellipsis is not None:
-        return Outcome(_unknown(logits))
+        return Outcome(logits.with_dims((), 0))
     rank = len(logits.dims)
     place = normalize_axis(axis, rank)
     if place is None:
-        return Outcome(_unknown(logits), (Problem(
+        return Outcome(logits.with_dims((), 0), (Problem(
             Code.AXIS_OUT_OF_RANGE,
-            f"{what}: axis {axis} is out of range for logits of shape {_shape(logits.dims)} (rank {rank})",
+            f"{what}: axis {axis} is out of range for logits of shape {format_shape(logits.dims)} (rank {rank})",
             axes=(axis,), operands=(0,)),))
     batch = logits.with_dims(logits.dims[:place] + logits.dims[place + 1:])
     if len(labels.dims) != rank - 1:
         hint = (f"; these look like one-hot labels, which {what.removesuffix('_with_integer_labels')} takes"
                 if len(labels.dims) == rank and not any(certainly_differ(a, b) for a, b in
                                                         zip(labels.dims, logits.dims, strict=True)) else "")
-        return Outcome(_unknown(logits), (Problem(
+        return Outcome(logits.with_dims((), 0), (Problem(
             Code.BROADCAST_MISMATCH,
-            f"{what} takes one integer class per example: labels of shape {_shape(batch.dims)} for logits "
-            f"of shape {_shape(logits.dims)} (the logits without their class axis {axis}), but the labels "
-            f"have shape {_shape(labels.dims)}{hint}",
+            f"{what} takes one integer class per example: labels of shape {format_shape(batch.dims)} for logits "
+            f"of shape {format_shape(logits.dims)} (the logits without their class axis {axis}), but the labels "
+            f"have shape {format_shape(labels.dims)}{hint}",
             operands=(1,)),))
     paired = broadcast([labels, batch], ["`labels`", "the logits' examples"])
     if paired.problems:
-        return Outcome(_unknown(logits), tuple(
+        return Outcome(logits.with_dims((), 0), tuple(
             Problem(p.code, f"{what}: {p.message} (the logits without their class axis {axis})", p.axes, p.sizes,
                     p.operands) for p in paired.problems))
     return Outcome(ArrayType(logits.dtype, paired.type.dims, paired.type.named, None,
@@ -75,7 +75,7 @@ def elementwise(first: ArrayType, second: ArrayType, names: tuple[str, str], wha
     second is cast to it."""
     paired = broadcast([first, second], [f"`{names[0]}`", f"`{names[1]}`"])
     if paired.problems:
-        return Outcome(_unknown(first), tuple(
+        return Outcome(first.with_dims((), 0), tuple(
             Problem(p.code, f"{what}: {p.message}", p.axes, p.sizes, p.operands) for p in paired.problems))
     if dtype_of_first:
         return Outcome(paired.type.with_dtype(first.dtype))
@@ -88,10 +88,10 @@ def same_shape(predictions: ArrayType, targets: ArrayType, what: str) -> Outcome
     if predictions.ellipsis is None and targets.ellipsis is None and (
             len(predictions.dims) != len(targets.dims)
             or any(certainly_differ(a, b) for a, b in zip(predictions.dims, targets.dims, strict=False))):
-        return Outcome(_unknown(predictions), (Problem(
+        return Outcome(predictions.with_dims((), 0), (Problem(
             Code.BROADCAST_MISMATCH,
             f"{what} takes targets of the predictions' shape (it does not broadcast them): predictions "
-            f"{_shape(predictions.dims)}, targets {_shape(targets.dims)}",
+            f"{format_shape(predictions.dims)}, targets {format_shape(targets.dims)}",
             operands=(0, 1)),))
     difference = broadcast([predictions, targets])  # their dtypes promote (`predictions - targets`)
     return Outcome(predictions.with_dtype(difference.type.dtype, difference.type.weak))
@@ -102,7 +102,7 @@ def similarity(predictions: ArrayType, targets: ArrayType, axis: int | None, wha
     broadcast; the loss drops `axis`."""
     beyond = _beyond(axis, ((predictions, "predictions"), (targets, "targets")), what)
     if beyond is not None:
-        return Outcome(_unknown(predictions), (beyond,))
+        return Outcome(predictions.with_dims((), 0), (beyond,))
     paired = elementwise(predictions, targets, ("predictions", "targets"), what)
     if paired.problems:
         return paired
@@ -114,19 +114,19 @@ def _beyond(axis: int | None, values: tuple[tuple[ArrayType, str], ...], what: s
     for index, (value, name) in enumerate(values):
         if axis is not None and value.ellipsis is None and normalize_axis(axis, len(value.dims)) is None:
             return Problem(Code.AXIS_OUT_OF_RANGE,
-                           f"{what}: axis {axis} is out of range for `{name}` of shape {_shape(value.dims)}",
+                           f"{what}: axis {axis} is out of range for `{name}` of shape {format_shape(value.dims)}",
                            axes=(axis,), operands=(index,))
     return None
 
 
 def _reduced(value: ArrayType, axis: int | None) -> ArrayType:
     if value.ellipsis is not None:
-        return _unknown(value)
+        return value.with_dims((), 0)
     if axis is None:
         return value.with_dims(())
     place = normalize_axis(axis, len(value.dims))
     if place is None:
-        return _unknown(value)  # JAX refuses the sum's axis: reported where the rank is read
+        return value.with_dims((), 0)  # JAX refuses the sum's axis: reported where the rank is read
     return value.with_dims(value.dims[:place] + value.dims[place + 1:])
 
 
@@ -137,11 +137,3 @@ def _without(value: ArrayType, axis: int | None) -> tuple[Dim, ...] | None:
     return None if place is None else value.dims[:place] + value.dims[place + 1:]
 
 
-def _unknown(value: ArrayType) -> ArrayType:
-    """Any shape, with `value`'s named axes (vmap's hidden ones among them)."""
-    return ArrayType(value.dtype, (), value.named, 0, value.named_open, value.weak)
-
-
-def _shape(dims: tuple[Dim, ...]) -> str:
-    inner = ", ".join(format_dim(d) for d in dims)
-    return f"({inner},)" if len(dims) == 1 else f"({inner})"

@@ -6,7 +6,7 @@ import ast
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, Literal, overload
 
-from shapecheck.algebra.outcome import Outcome
+from shapecheck.algebra.outcome import Outcome, Problem, normalize_axis, out_of_range
 from shapecheck.algebra.promotion import Typed, python_scalar
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -165,6 +165,36 @@ def flag(value: Value, default: bool = False) -> bool | None:
 def finish(interp: Interpreter, outcome: Outcome, call: CallArgs, operand_nodes: Sequence[ast.AST] = ()) -> ArrayType:
     interp.reporter.problems(outcome.problems, call.node, operand_nodes or call.arg_nodes)
     return outcome.type
+
+
+def finished(interp: Interpreter, call: CallArgs, outcome: Outcome) -> Value:
+    """`finish`, then the result only where nothing was reported and its rank is known: what
+    JAX refuses has no value to go on with (None, unknown)."""
+    result = finish(interp, outcome, call)
+    return None if outcome.problems or result.ellipsis is not None else result
+
+
+def axes_within(interp: Interpreter, call: CallArgs, value: ArrayType, what: str, *, unique: bool = False,
+                name: str = "axis") -> bool:
+    """Whether each axis the call's argument `name` names (an int or a tuple of ints) is one
+    of `value`'s, and, where `unique`, names one no other does; SC106 for the first that is
+    not. Axes not read, and a rank not known, pass."""
+    if not call.given(name) or value.ellipsis is not None:
+        return True
+    given = axes(call.arg(name))
+    seen: set[int] = set()
+    for axis in (given,) if isinstance(given, int) and not isinstance(given, bool) else \
+            given if isinstance(given, tuple) else ():
+        if not isinstance(axis, int):
+            continue
+        place = normalize_axis(axis, len(value.dims))
+        if place is None or (unique and place in seen):
+            problem = out_of_range(axis, len(value.dims), f"the argument of {what}") if place is None else \
+                Problem(Code.AXIS_OUT_OF_RANGE, f"{what}: axis {axis} names axis {place} again in {given}", axes=(axis,))
+            interp.reporter.problems([problem], call.node, call.arg_nodes)
+            return False
+        seen.add(place)
+    return True
 
 
 def check_bound(interp: Interpreter, names: Sequence[str], call: CallArgs, ctx: Context,

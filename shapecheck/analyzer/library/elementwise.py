@@ -7,13 +7,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import broadcast as algebra_broadcast
-from shapecheck.algebra.outcome import Problem, normalize_axis, out_of_range
 from shapecheck.algebra.promotion import UNKNOWN, Typed, default, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
     array,
-    axes,
+    axes_within,
     dtype_arg,
     finish,
     labels,
@@ -26,7 +25,6 @@ from shapecheck.analyzer.values import (
     Const,
     Value,
 )
-from shapecheck.codes import Code
 from shapecheck.dims import product
 from shapecheck.types import ArrayType
 
@@ -110,7 +108,7 @@ _SORT = "axis=-1, *, kind=None, order=None, stable=True, descending=False"
 @REGISTRY.handles(f"{JNP}.roll", signature="a, shift, axis=None")
 def roll(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.arg("a")
-    if not isinstance(value, ArrayType) or not _within(interp, call, value, "jnp.roll"):
+    if not isinstance(value, ArrayType) or not axes_within(interp, call, value, "jnp.roll"):
         return None
     return value
 
@@ -118,7 +116,7 @@ def roll(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
 @REGISTRY.handles(f"{JNP}.flip", signature="m, axis=None")
 def flip(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.arg("m")
-    if not isinstance(value, ArrayType) or not _within(interp, call, value, "jnp.flip", unique=True):
+    if not isinstance(value, ArrayType) or not axes_within(interp, call, value, "jnp.flip", unique=True):
         return None
     return value
 
@@ -130,34 +128,13 @@ def sort(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     the flattened array's."""
     value = call.arg("a")
     what = f"jnp.{call.short_name}" if not call.name.startswith("method:") else f".{call.short_name}()"
-    if not isinstance(value, ArrayType) or not _within(interp, call, value, what):
+    if not isinstance(value, ArrayType) or not axes_within(interp, call, value, what):
         return None
     if call.short_name == "argsort":
         value = value.with_dtype(default("i").dtype)
     if call.given("axis") and call.arg("axis") == Const(None):
         return value.with_dims((product(value.dims) if value.ellipsis is None else None,))
     return value
-
-
-def _within(interp: Interpreter, call: CallArgs, value: ArrayType, what: str, unique: bool = False) -> bool:
-    """Whether each axis the call names (an int or a tuple of ints) is one of `value`'s, and,
-    where `unique`, names one no other does; SC106 for the first that is not."""
-    if not call.given("axis") or value.ellipsis is not None:
-        return True
-    given = axes(call.arg("axis"))
-    seen: set[int] = set()
-    for axis in (given,) if isinstance(given, int) and not isinstance(given, bool) else \
-            given if isinstance(given, tuple) else ():
-        if not isinstance(axis, int):
-            continue
-        place = normalize_axis(axis, len(value.dims))
-        if place is None or (unique and place in seen):
-            problem = out_of_range(axis, len(value.dims), f"the argument of {what}") if place is None else \
-                Problem(Code.AXIS_OUT_OF_RANGE, f"{what}: axis {axis} names axis {place} again in {given}", axes=(axis,))
-            interp.reporter.problems([problem], call.node, call.arg_nodes)
-            return False
-        seen.add(place)
-    return True
 
 
 @REGISTRY.handles(f"{LAX}.integer_pow", signature="x, y")

@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import fourier
 from shapecheck.algebra.fourier import Kind
-from shapecheck.algebra.outcome import Outcome, normalize_axis, out_of_range
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, axes, finish, shape
+from shapecheck.analyzer.library.common import array, axes, axes_within, finished, shape
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
@@ -41,7 +40,7 @@ def one_axis(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
     axis = as_int(call.arg("axis")) if call.given("axis") else -1
     if value is None or n is False or axis is None or _complex_into_real(value, call.short_name):
         return None
-    return _finish(interp, call, fourier.transform(value, (axis,), (n,), _KINDS[call.short_name], _name(call)))
+    return finished(interp, call, fourier.transform(value, (axis,), (n,), _KINDS[call.short_name], _name(call)))
 
 
 @REGISTRY.handles(*each(FFT, "fft2", "ifft2", "rfft2", "irfft2"), signature="a, s=None, axes=(-2, -1), norm=None")
@@ -69,21 +68,14 @@ def several_axes(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope
         read = tuple(range(-count, 0)) if count or _KINDS[call.short_name] == "c2c" else None
     if read is None or (lengths is not None and len(lengths) != len(read)):
         return None  # a transform over no axis, or s and axes of two lengths: not followed
-    return _finish(interp, call, fourier.transform(value, read, lengths, _KINDS[call.short_name], _name(call)))
+    return finished(interp, call, fourier.transform(value, read, lengths, _KINDS[call.short_name], _name(call)))
 
 
 @REGISTRY.handles(*each(FFT, "fftshift", "ifftshift"), signature="x, axes=None")
 def shift(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = array(call.arg("x"))
-    if value is None:
+    if value is None or not axes_within(interp, call, value, _name(call), name="axes"):
         return None
-    found = axes(call.arg("axes")) if call.given("axes") else None
-    for axis in (found,) if isinstance(found, int) and not isinstance(found, bool) else \
-            found if isinstance(found, tuple) else ():
-        if isinstance(axis, int) and value.ellipsis is None and normalize_axis(axis, len(value.dims)) is None:
-            interp.reporter.problems([out_of_range(axis, len(value.dims), f"the argument of {_name(call)}")],
-                                     call.node, call.arg_nodes)
-            return None
     return value
 
 
@@ -112,7 +104,3 @@ def _complex_into_real(value: ArrayType, name: str) -> bool:
 def _name(call: CallArgs) -> str:
     return f"jnp.fft.{call.short_name}"
 
-
-def _finish(interp: Interpreter, call: CallArgs, outcome: Outcome) -> Value:
-    result = finish(interp, outcome, call)
-    return None if outcome.problems or result.ellipsis is not None else result

@@ -10,7 +10,7 @@ from shapecheck.algebra import decompositions
 from shapecheck.algebra.outcome import Outcome, normalize_axis, out_of_range
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, finish
+from shapecheck.analyzer.library.common import array, finish, finished
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
@@ -29,7 +29,7 @@ LINALG: Final = f"{JNP}.linalg"
 @REGISTRY.handles(f"{LINALG}.inv", signature="a")
 def square(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = array(call.arg("a"))
-    return None if value is None else _finish(interp, call, decompositions.square(value, _name(call)))
+    return None if value is None else finished(interp, call, decompositions.square(value, _name(call)))
 
 
 @REGISTRY.handles(f"{LINALG}.cholesky", signature="a, *, upper=False, symmetrize_input=True")
@@ -38,7 +38,7 @@ def cholesky(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
     if value is None or symmetrize is None:
         return None
     rule = decompositions.symmetrized if symmetrize else decompositions.square
-    return _finish(interp, call, rule(value, _name(call)))
+    return finished(interp, call, rule(value, _name(call)))
 
 
 @REGISTRY.handles(f"{LINALG}.det", signature="a")
@@ -49,7 +49,7 @@ def batch(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
     symmetrize = _flag(call, "symmetrize_input") if eigenvalues else False
     if value is None or symmetrize is None:
         return None
-    return _finish(interp, call, decompositions.batch(value, _name(call), 1 if eigenvalues else 0,
+    return finished(interp, call, decompositions.batch(value, _name(call), 1 if eigenvalues else 0,
                                                       symmetrize=symmetrize))
 
 
@@ -58,14 +58,14 @@ def slogdet(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     value = array(call.arg("a"))
     if value is None:
         return None
-    found = _finish(interp, call, decompositions.batch(value, _name(call)))
+    found = finished(interp, call, decompositions.batch(value, _name(call)))
     return Seq((found, found)) if isinstance(found, ArrayType) else None  # (sign, logabsdet)
 
 
 @REGISTRY.handles(f"{LINALG}.pinv", signature="a, rtol=None, hermitian=False, *, rcond=None")
 def pinv(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = array(call.arg("a"))
-    return None if value is None else _finish(interp, call, decompositions.pinv(value, _name(call)))
+    return None if value is None else finished(interp, call, decompositions.pinv(value, _name(call)))
 
 
 @REGISTRY.handles(f"{LINALG}.solve", signature="a, b")
@@ -73,7 +73,7 @@ def solve(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
     a, b = array(call.arg("a")), array(call.arg("b"))
     if a is None or b is None:
         return None
-    return _finish(interp, call, decompositions.solve(a, b, _name(call)))
+    return finished(interp, call, decompositions.solve(a, b, _name(call)))
 
 
 @REGISTRY.handles(f"{LINALG}.eigh", signature="a, UPLO=None, symmetrize_input=True")
@@ -94,7 +94,7 @@ def svd(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
         return None
     outcome, parts = decompositions.svd(value, full, vectors, _name(call))
     if not vectors:
-        return _finish(interp, call, outcome)
+        return finished(interp, call, outcome)
     return _parts(interp, call, outcome, parts)
 
 
@@ -106,7 +106,7 @@ def qr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value
         return None  # another mode ("raw") or one not known: not followed
     outcome, parts = decompositions.qr(value, mode, _name(call))
     if mode == "r":
-        return _finish(interp, call, outcome)
+        return finished(interp, call, outcome)
     return _parts(interp, call, outcome, parts)
 
 
@@ -160,8 +160,4 @@ def _parts(interp: Interpreter, call: CallArgs, outcome: Outcome, parts: tuple[A
     finish(interp, outcome, call)
     return Seq(tuple(parts)) if parts and not outcome.problems else None
 
-
-def _finish(interp: Interpreter, call: CallArgs, outcome: Outcome) -> Value:
-    result = finish(interp, outcome, call)
-    return None if outcome.problems or result.ellipsis is not None else result
 

@@ -16,7 +16,7 @@ from shapecheck.algebra import losses
 from shapecheck.algebra.outcome import Outcome
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, finish
+from shapecheck.analyzer.library.common import array, finished
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Value, as_int
@@ -38,7 +38,7 @@ def softmax_cross_entropy(interp: Interpreter, call: CallArgs, ctx: Context, sco
     axis = _axis(call)
     if pair is None or axis is False:
         return None
-    return _finish(interp, call, losses.cross_entropy(*pair, axis, _name(call)))
+    return finished(interp, call, losses.cross_entropy(*pair, axis, _name(call)))
 
 
 @REGISTRY.handles(f"{OPTAX}.softmax_cross_entropy_with_integer_labels", signature=f"logits, labels, {_AXIS}")
@@ -53,7 +53,7 @@ def integer_cross_entropy(interp: Interpreter, call: CallArgs, ctx: Context, sco
         return None  # optax refuses float labels (a TypeError), whatever their shape: not a shape rule
     # One-hot labels, float as `jax.nn.one_hot` makes them, are the usual mistake: their shape
     # is what the message is about.
-    return _finish(interp, call, outcome)
+    return finished(interp, call, outcome)
 
 
 @REGISTRY.handles(f"{OPTAX}.sigmoid_binary_cross_entropy", signature="logits, labels")
@@ -62,7 +62,7 @@ def sigmoid_binary_cross_entropy(interp: Interpreter, call: CallArgs, ctx: Conte
     if pair is None:
         return None
     # The labels are cast to the logits' dtype first.
-    return _finish(interp, call, losses.elementwise(*pair, ("logits", "labels"), _name(call), dtype_of_first=True))
+    return finished(interp, call, losses.elementwise(*pair, ("logits", "labels"), _name(call), dtype_of_first=True))
 
 
 @REGISTRY.handles(f"{OPTAX}.squared_error", f"{OPTAX}.l2_loss", signature="predictions, targets=None")
@@ -83,7 +83,7 @@ def _regression(interp: Interpreter, call: CallArgs, rule: Callable[[ArrayType, 
         predictions = array(call.arg("predictions"))
         return predictions if predictions is not None and _floating(predictions) else None
     pair = _floating_first(call, "predictions", "targets")
-    return None if pair is None else _finish(interp, call, rule(*pair))
+    return None if pair is None else finished(interp, call, rule(*pair))
 
 
 @REGISTRY.handles(f"{OPTAX}.cosine_similarity", f"{OPTAX}.cosine_distance",
@@ -93,7 +93,7 @@ def cosine(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     axis = _axis(call)
     if pair is None or axis is False:
         return None
-    return _finish(interp, call, losses.similarity(*pair, axis, _name(call)))
+    return finished(interp, call, losses.similarity(*pair, axis, _name(call)))
 
 
 def _floating_first(call: CallArgs, first: str, second: str) -> tuple[ArrayType, ArrayType] | None:
@@ -129,7 +129,3 @@ def _axis(call: CallArgs) -> int | bool | None:
 def _name(call: CallArgs) -> str:
     return f"optax.{call.short_name}"
 
-
-def _finish(interp: Interpreter, call: CallArgs, outcome: Outcome) -> Value:
-    result = finish(interp, outcome, call)
-    return None if outcome.problems or result.ellipsis is not None else result

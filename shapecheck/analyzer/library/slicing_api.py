@@ -8,10 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import slicing
-from shapecheck.algebra.outcome import Outcome
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, finish, shape
+from shapecheck.analyzer.library.common import array, finished, shape
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import LAX
 from shapecheck.analyzer.scope import Scope
@@ -32,7 +31,7 @@ def dynamic_slice(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
     sizes = shape(call.arg("slice_sizes"))
     if not isinstance(operand, ArrayType) or sizes is None:
         return None
-    return _finish(interp, call, slicing.dynamic_slice(operand, _count(call.arg("start_indices")), sizes,
+    return finished(interp, call, slicing.dynamic_slice(operand, _count(call.arg("start_indices")), sizes,
                                                        "lax.dynamic_slice"))
 
 
@@ -41,7 +40,7 @@ def dynamic_update_slice(interp: Interpreter, call: CallArgs, ctx: Context, scop
     operand, update = call.arg("operand"), array(call.arg("update"))
     if not isinstance(operand, ArrayType) or update is None:
         return None
-    return _finish(interp, call, slicing.dynamic_update_slice(operand, update, _count(call.arg("start_indices")),
+    return finished(interp, call, slicing.dynamic_update_slice(operand, update, _count(call.arg("start_indices")),
                                                               "lax.dynamic_update_slice"))
 
 
@@ -54,7 +53,7 @@ def static_slice(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope
     if not isinstance(operand, ArrayType) or starts is None or limits is None or (
             given != Const(None) and strides is None):
         return None
-    return _finish(interp, call, slicing.static_slice(operand, starts, limits, strides, "lax.slice"))
+    return finished(interp, call, slicing.static_slice(operand, starts, limits, strides, "lax.slice"))
 
 
 @REGISTRY.handles(f"{LAX}.dynamic_slice_in_dim",
@@ -64,7 +63,7 @@ def slice_in_dim(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope
     axis = as_int(call.arg("axis")) if call.given("axis") else 0
     if not isinstance(operand, ArrayType) or size is None or axis is None:
         return None
-    return _finish(interp, call, slicing.slice_in_dim(operand, size, axis, "lax.dynamic_slice_in_dim"))
+    return finished(interp, call, slicing.slice_in_dim(operand, size, axis, "lax.dynamic_slice_in_dim"))
 
 
 @REGISTRY.handles(f"{LAX}.dynamic_update_slice_in_dim", signature=f"operand, update, start_index, axis, *, {_NEGATIVE}")
@@ -72,7 +71,7 @@ def update_in_dim(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
     operand, update, axis = call.arg("operand"), array(call.arg("update")), as_int(call.arg("axis"))
     if not isinstance(operand, ArrayType) or update is None or axis is None:
         return None
-    return _finish(interp, call, slicing.update_in_dim(operand, update, axis, "lax.dynamic_update_slice_in_dim"))
+    return finished(interp, call, slicing.update_in_dim(operand, update, axis, "lax.dynamic_update_slice_in_dim"))
 
 
 @REGISTRY.handles(f"{LAX}.dynamic_index_in_dim", signature=f"operand, index, axis=0, keepdims=True, *, {_NEGATIVE}")
@@ -82,7 +81,7 @@ def index_in_dim(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope
     keepdims = call.arg("keepdims") if call.given("keepdims") else Const(True)
     if not isinstance(operand, ArrayType) or axis is None or not isinstance(keepdims, Const):
         return None
-    return _finish(interp, call, slicing.index_in_dim(operand, axis, bool(keepdims.value), "lax.dynamic_index_in_dim"))
+    return finished(interp, call, slicing.index_in_dim(operand, axis, bool(keepdims.value), "lax.dynamic_index_in_dim"))
 
 
 def _count(value: Value) -> int | None:
@@ -101,7 +100,3 @@ def _ints(value: Value) -> list[int] | None:
     found = [as_int(item) for item in value.items]
     return None if any(item is None for item in found) else [item for item in found if item is not None]
 
-
-def _finish(interp: Interpreter, call: CallArgs, outcome: Outcome) -> Value:
-    result = finish(interp, outcome, call)
-    return None if outcome.problems or result.ellipsis is not None else result
