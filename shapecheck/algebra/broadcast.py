@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shapecheck.algebra.outcome import Outcome, Problem, label
+from shapecheck.algebra.outcome import Outcome, Pieces, Problem, label
 from shapecheck.algebra.promotion import promoted
 from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, broadcast_dim, certainly_differ, format_dim, unify
@@ -21,6 +21,16 @@ def broadcast(types: Sequence[ArrayType], labels: Sequence[str] | None = None) -
         ArrayType(dtype.dtype, dims, named, ellipsis, any(t.named_open for t in types), dtype.weak),
         tuple(problems),
     )
+
+
+def broadcast_arrays(types: Sequence[ArrayType], labels: Sequence[str] | None = None) -> Pieces:
+    """`jnp.broadcast_arrays(*args)`: each argument broadcast to their common shape, keeping its
+    dtype."""
+    joint = broadcast(types, labels)
+    if joint.problems or joint.type.ellipsis is not None:
+        return Pieces(None, joint.problems)
+    shape = joint.type
+    return Pieces(tuple(ArrayType(t.dtype, shape.dims, shape.named, None, shape.named_open, t.weak) for t in types))
 
 
 def broadcasts_to(dims: tuple[Dim, ...], target: tuple[Dim, ...]) -> bool:

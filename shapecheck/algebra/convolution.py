@@ -15,7 +15,8 @@ from enum import Enum, IntEnum
 from typing import Final, Literal, NamedTuple, TypeAlias
 
 from shapecheck.algebra.broadcast import union_named
-from shapecheck.algebra.outcome import Outcome, Problem
+from shapecheck.algebra.outcome import Outcome, Problem, label
+from shapecheck.algebra.promotion import promoted
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, Sym, certainly_differ, format_dim
 from shapecheck.types import ArrayType
@@ -199,6 +200,31 @@ def conv_general_dilated(
     for place, size in zip(layout.out, sizes, strict=True):
         result[place] = size
     return Outcome(ArrayType(dtype, tuple(result), named, None, named_open), tuple(problems))
+
+
+def convolve(a: ArrayType, v: ArrayType, mode: str, what: str, labels: Sequence[str] | None = None) -> Outcome:
+    """`jnp.convolve(a, v, mode)` and `jnp.correlate`: two non-empty 1-d arrays; `full` is
+    `n + m - 1` long, `same` the longer one's length, `valid` their difference plus one."""
+    for index, value in enumerate((a, v)):
+        if value.ellipsis is not None:
+            return Outcome(value.with_dims((), 0))
+        if len(value.dims) != 1:
+            return Outcome(value.with_dims((), 0), (Problem(
+                Code.AXIS_OUT_OF_RANGE, f"{what} takes 1-d arrays, but {label(labels, index)} has shape "
+                f"{value.positional_text()}", operands=(index,)),))
+        if value.dims[0] == 0:
+            return Outcome(value.with_dims((), 0), (Problem(
+                Code.SIZE_ARGUMENT_MISMATCH, f"{what} takes non-empty arrays, but {label(labels, index)} has shape "
+                "(0,)", sizes=(0,), operands=(index,)),))
+    n, m = a.dims[0], v.dims[0]
+    dtype = promoted((a, v))
+    problems: list[Problem] = []
+    named = union_named([a.named, v.named], None, problems)
+    length: Dim = None
+    if isinstance(n, int) and isinstance(m, int):
+        length = {"full": n + m - 1, "same": max(n, m), "valid": max(n, m) - min(n, m) + 1}[mode]
+    return Outcome(ArrayType(dtype.dtype, (length,), named, None, a.named_open or v.named_open, dtype.weak),
+                   tuple(problems))
 
 
 def conv_transpose(

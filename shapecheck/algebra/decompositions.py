@@ -57,6 +57,15 @@ def batch(value: ArrayType, what: str, keep: int = 0, *, symmetrize: bool = Fals
     return Outcome(found.type.with_dims(dims[:-2] + dims[-2:][:keep]))
 
 
+def matrix_power(value: ArrayType, n: int, what: str) -> Outcome:
+    """`jnp.linalg.matrix_power(a, n)`: a stack of square matrices, kept; a negative power inverts
+    them, in floating point."""
+    found = square(value, what)
+    if found.problems or n < 0:
+        return found
+    return Outcome(value)
+
+
 def pinv(value: ArrayType, what: str) -> Outcome:
     """The pseudo-inverse of each `(m, n)` matrix: `(n, m)`."""
     found = _stack(value, what)

@@ -18,7 +18,7 @@ from shapecheck.algebra.indexing import NewAxis as NewAxis
 from shapecheck.algebra.indexing import Opaque as Opaque
 from shapecheck.algebra.indexing import Slice as Slice
 from shapecheck.algebra.indexing import index as index
-from shapecheck.algebra.outcome import Outcome, Problem, label, normalize_axis, out_of_range
+from shapecheck.algebra.outcome import Outcome, Pieces, Problem, label, normalize_axis, out_of_range
 from shapecheck.algebra.promotion import promoted
 from shapecheck.codes import Code
 from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim, product, unify
@@ -279,18 +279,79 @@ def diagonal_matrix(value: ArrayType, k: int | None, *, flat: bool = False) -> O
     return Outcome(value.with_dims((length,)))
 
 
+def diagonal(value: ArrayType, offset: int, first: int, second: int, what: str) -> Outcome:
+    """`jnp.diagonal(a, offset, axis1, axis2)`: the two axes go, and the diagonal's length is
+    the last dim (0 where the offset passes the matrix)."""
+    if value.ellipsis is not None:
+        return Outcome(value.with_dims((), 0))
+    rank = len(value.dims)
+    if rank < 2:
+        return Outcome(value.with_dims((), 0), (Problem(
+            Code.AXIS_OUT_OF_RANGE, f"{what} needs at least 2 positional dims, but {value.positional_text()} has "
+            f"{rank}", axes=(first, second)),))
+    places: list[int] = []
+    for axis in (first, second):
+        place = normalize_axis(axis, rank)
+        if place is None:
+            return Outcome(value.with_dims((), 0), (out_of_range(axis, rank, what),))
+        places.append(place)
+    if places[0] == places[1]:
+        return Outcome(value.with_dims((), 0), (Problem(
+            Code.AXIS_OUT_OF_RANGE, f"{what}: axis1 ({first}) and axis2 ({second}) are one axis of "
+            f"{value.positional_text()}; the diagonal needs two", axes=(first, second)),))
+    rows, columns = value.dims[places[0]], value.dims[places[1]]
+    length: Dim = None
+    if isinstance(rows, int) and isinstance(columns, int):
+        length = max(0, min(rows, columns - offset) if offset >= 0 else min(rows + offset, columns))
+    rest = [size for index, size in enumerate(value.dims) if index not in places]
+    return Outcome(value.with_dims((*rest, length)))
+
+
+def matrix_transpose(value: ArrayType, what: str) -> Outcome:
+    """`jnp.matrix_transpose(x)` and `x.mT`: the last two dims swapped; they must exist."""
+    if value.rank is not None and value.rank < 2:
+        return Outcome(value.with_dims((), 0), (Problem(
+            Code.AXIS_OUT_OF_RANGE, f"{what} swaps the last two positional dims, but {value.positional_text()} "
+            f"has {value.rank}", axes=(-2,)),))
+    return swapaxes(value, -1, -2)
+
+
+def meshgrid(values: Sequence[ArrayType], matrix: bool, sparse: bool,
+             labels: Sequence[str] | None = None) -> Pieces:
+    """`jnp.meshgrid(*xi, indexing=..., sparse=...)`: 1-d inputs; each result spans every input's
+    length (`xy`: the first two swapped), or, `sparse`, only its own, 1 elsewhere."""
+    for number, value in enumerate(values):
+        if value.ellipsis is not None:
+            return Pieces(None)
+        if len(value.dims) != 1:
+            return Pieces(None, (Problem(
+                Code.AXIS_OUT_OF_RANGE, f"jnp.meshgrid takes 1-d arrays, but {label(labels, number)} has shape "
+                f"{value.positional_text()}", operands=(number,)),))
+    sizes = [value.dims[0] for value in values]
+    places = list(range(len(values)))
+    if not matrix and len(values) >= 2:  # `xy`: the first input runs along the second axis
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+        places[0], places[1] = 1, 0
+    if not sparse:
+        return Pieces(tuple(value.with_dims(sizes) for value in values))
+    return Pieces(tuple(value.with_dims(size if axis == place else 1 for axis, size in enumerate(sizes))
+                        for value, place in zip(values, places, strict=True)))
+
+
 def joined(values: Sequence[ArrayType], how: str, labels: Sequence[str] | None = None) -> Outcome:
     """`jnp.hstack`, `vstack`, `dstack` or `column_stack` (`how`): each value raised to the rank the
     function needs (as `atleast_1d`/`2d`/`3d`, or a column for `column_stack`), then concatenated."""
     if not values or any(v.ellipsis is not None for v in values):
         return concatenate(values, 0, labels)
-    raised = [_raised(v, how) for v in values]
+    raised = [lifted(v, how) for v in values]
     if how == "hstack":
         return concatenate(raised, 0 if len(raised[0].dims) == 1 else 1, labels)
     return concatenate(raised, {"vstack": 0, "dstack": 2, "column_stack": 1}[how], labels)
 
 
-def _raised(value: ArrayType, how: str) -> ArrayType:
+def lifted(value: ArrayType, how: str) -> ArrayType:
+    """`value` raised to the rank `how` needs: `hstack` (as atleast_1d), `vstack` (atleast_2d: a
+    leading 1), `column_stack` (a trailing 1) or `dstack` (atleast_3d)."""
     dims = value.dims
     if how == "hstack":
         return value.with_dims(dims or (1,))

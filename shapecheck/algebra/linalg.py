@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shapecheck.algebra.broadcast import union_named
+from shapecheck.algebra.broadcast import broadcast, union_named
 from shapecheck.algebra.outcome import Outcome, Problem, label, normalize_axis, out_of_range
 from shapecheck.algebra.promotion import promoted
 from shapecheck.codes import Code
@@ -157,6 +157,52 @@ def tensordot(
     dims = [d for i, d in enumerate(a.dims) if i not in left]
     dims += [d for j, d in enumerate(b.dims) if j not in right]
     return _combine(a, b, dims, labels, problems)
+
+
+def inner(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> Outcome:
+    """`jnp.inner(a, b)`: the last dims contracted, `a.shape[:-1] + b.shape[:-1]`; a 0-d operand
+    multiplies instead."""
+    problems: list[Problem] = []
+    if a.ellipsis is not None or b.ellipsis is not None:
+        return _combine(a, b, (), labels, problems, open_rank=True)
+    if not a.dims or not b.dims:
+        return _combine(a, b, a.dims or b.dims, labels, problems)
+    _contract(a.dims[-1], b.dims[-1], labels, "inner", problems, (a, b))
+    return _combine(a, b, (*a.dims[:-1], *b.dims[:-1]), labels, problems)
+
+
+def vecdot(a: ArrayType, b: ArrayType, axis: int, labels: Sequence[str] | None = None) -> Outcome:
+    """`jnp.vecdot(a, b, axis=axis)`: `axis` of each contracted, of one size (a 1 is not
+    stretched), the other dims broadcast."""
+    problems: list[Problem] = []
+    if a.ellipsis is not None or b.ellipsis is not None:
+        return _combine(a, b, (), labels, problems, open_rank=True)
+    places: list[int] = []
+    for index, value in enumerate((a, b)):
+        place = normalize_axis(axis, len(value.dims))
+        if place is None:
+            problems.append(out_of_range(axis, len(value.dims), label(labels, index), index))
+            return _combine(a, b, (), labels, problems, open_rank=True)
+        places.append(place)
+    _contract(a.dims[places[0]], b.dims[places[1]], labels, "vecdot", problems, (a, b))
+    rest = [value.with_dims(value.dims[:place] + value.dims[place + 1:]) for value, place in zip((a, b), places,
+                                                                                               strict=True)]
+    batch = broadcast(rest, labels)
+    problems.extend(batch.problems)
+    dims = batch.type.dims
+    return _combine(a, b, dims, labels, problems)
+
+
+def kron(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> Outcome:
+    """`jnp.kron(a, b)`: the ranks padded with leading 1s to the larger, each dim the product of
+    the two."""
+    problems: list[Problem] = []
+    if a.ellipsis is not None or b.ellipsis is not None:
+        return _combine(a, b, (), labels, problems, open_rank=True)
+    rank = max(len(a.dims), len(b.dims))
+    left = (1,) * (rank - len(a.dims)) + a.dims
+    right = (1,) * (rank - len(b.dims)) + b.dims
+    return _combine(a, b, [product((m, n)) for m, n in zip(left, right, strict=True)], labels, problems)
 
 
 def unify_all(sizes: Sequence[Dim]) -> Dim:

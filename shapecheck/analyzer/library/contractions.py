@@ -1,4 +1,4 @@
-"""Contractions: dot, matmul, vdot, tensordot, einsum."""
+"""Contractions: dot, matmul, vdot, inner, vecdot, tensordot, einsum; and kron."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from shapecheck.algebra.promotion import Typed
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
+    array,
     check_bound,
     code_of,
     dimension_numbers,
     dtype_or,
     finish,
+    finished,
     labels,
     requested_dtype,
     shape,
@@ -55,6 +57,26 @@ def contraction(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         return _preferred(call, finish(interp, _CONTRACTIONS[call.name](a, b, labels(call, 2)), call))
     return None
+
+
+@REGISTRY.handles(f"{JNP}.inner", f"{JNP}.kron", signature="a, b")
+def products(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    a, b = array(call.arg("a")), array(call.arg("b"))
+    if a is None or b is None:
+        return None
+    rule = linalg.inner if call.short_name == "inner" else linalg.kron
+    return finished(interp, call, rule(a, b, labels(call, 2)))
+
+
+@REGISTRY.handles(f"{JNP}.vecdot", f"{JNP}.linalg.vecdot",
+                  signature="x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None")
+def vecdot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    a, b = array(call.arg("x1")), array(call.arg("x2"))
+    axis = as_int(call.arg("axis")) if call.given("axis") else -1
+    if a is None or b is None or axis is None or (
+            call.given("preferred_element_type") and call.arg("preferred_element_type") != Const(None)):
+        return None
+    return finished(interp, call, linalg.vecdot(a, b, axis, labels(call, 2)))
 
 
 def _preferred(call: CallArgs, result: ArrayType) -> ArrayType:

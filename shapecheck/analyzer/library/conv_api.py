@@ -20,9 +20,9 @@ from shapecheck.algebra.convolution import (
 from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import flag, requested_dtype
+from shapecheck.analyzer.library.common import array, finished, flag, labels, requested_dtype
 from shapecheck.analyzer.library.registry import Registry
-from shapecheck.analyzer.qualnames import LAX
+from shapecheck.analyzer.qualnames import JNP, LAX
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Seq, Value, as_dim, as_int, as_str
 from shapecheck.codes import Code
@@ -47,6 +47,19 @@ _WINDOW_PARAMETERS: Mapping[int, str] = {
     WindowArg.PADDING: "padding", WindowArg.BASE_DILATION: "base_dilation",
     WindowArg.WINDOW_DILATION: "window_dilation",
 }
+
+
+@REGISTRY.handles(f"{JNP}.convolve", signature="a, v, mode='full', *, precision=None, preferred_element_type=None")
+@REGISTRY.handles(f"{JNP}.correlate", signature="a, v, mode='valid', *, precision=None, preferred_element_type=None")
+def convolve(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """NumPy's 1-d convolution and correlation."""
+    a, v = array(call.arg("a")), array(call.arg("v"))
+    mode = as_str(call.arg("mode")) if call.given("mode") else ("full" if call.short_name == "convolve" else "valid")
+    if a is None or v is None or mode not in ("full", "same", "valid") or (
+            call.given("preferred_element_type") and call.arg("preferred_element_type") != Const(None)):
+        return None
+    return finished(interp, call, convolution.convolve(a, v, mode, f"jnp.{call.short_name}",
+                                                                labels(call, 2)))
 
 
 @REGISTRY.handles(f"{LAX}.conv_general_dilated",

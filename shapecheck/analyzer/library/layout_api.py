@@ -1,5 +1,6 @@
-"""Layout: reshape, ravel, transposes, moving and adding axes, concatenate, stack, split, pad, tril,
-diag, broadcast_to."""
+"""Layout: reshape, ravel, transposes, moving and adding axes, concatenate, append, stack, split,
+pad, tril, diag, diagonal and trace, broadcast_to and broadcast_arrays, atleast_1d/2d/3d,
+meshgrid."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 from shapecheck.algebra import broadcast as algebra_broadcast
 from shapecheck.algebra import layout, padding, reshape, split
 from shapecheck.algebra.outcome import Pieces
+from shapecheck.algebra.promotion import Typed, reduction
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
@@ -16,6 +18,10 @@ from shapecheck.analyzer.library.common import (
     axes,
     code_of,
     finish,
+    finished,
+    flag,
+    labels,
+    requested_dtype,
     shape,
 )
 from shapecheck.analyzer.library.registry import Registry
@@ -85,11 +91,14 @@ def transpose_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
 
 
 @REGISTRY.handles("attr:mT", signature="a")
+@REGISTRY.handles(f"{JNP}.matrix_transpose", f"{JNP}.linalg.matrix_transpose", signature="x, /")
 def matrix_transpose(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    value = call.arg("a")
-    if isinstance(value, ArrayType) and value.ellipsis is None and len(value.dims) >= 2:
-        return finish(interp, layout.swapaxes(value, -1, -2), call)
-    return None
+    attribute = call.signature is not None and call.signature.accepts("a")  # `x.mT`
+    value = call.arg("a" if attribute else "x")
+    if not isinstance(value, ArrayType):
+        return None
+    what = "`.mT`" if attribute else f"jnp.{call.short_name}"
+    return finished(interp, call, layout.matrix_transpose(value, what))
 
 
 @REGISTRY.handles(f"{JNP}.swapaxes", "method:swapaxes", signature="a, axis1, axis2")
@@ -235,13 +244,39 @@ def broadcast_to(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope
     return ArrayType(value.dtype, dims, value.named, None, value.named_open)
 
 
-@REGISTRY.handles(f"{JNP}.atleast_1d", signature="*arys")
-def atleast_1d(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    arrays = call.rest()
-    value = arrays[0] if len(arrays) == 1 else None  # several arguments give a list
-    if isinstance(value, ArrayType) and value.ellipsis is None and not value.dims:
-        return value.with_dims((1,))
-    return value if isinstance(value, ArrayType) else None
+_AT_LEAST = {"atleast_1d": "hstack", "atleast_2d": "vstack", "atleast_3d": "dstack"}
+
+
+@REGISTRY.handles(*(f"{JNP}.{name}" for name in _AT_LEAST), signature="*arys")
+def at_least(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """One array raised to the rank; several give a list of them."""
+    values = [array(value) for value in call.rest()]
+    if not values or any(value is None or value.ellipsis is not None for value in values):
+        return None
+    lifted = tuple(layout.lifted(value, _AT_LEAST[call.short_name]) for value in values if value is not None)
+    return lifted[0] if len(lifted) == 1 else Seq(lifted, True)
+
+
+@REGISTRY.handles(f"{JNP}.meshgrid", signature="*xi, copy=True, sparse=False, indexing='xy'")
+def meshgrid(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    values = [array(value) for value in call.rest()]
+    indexing = as_str(call.arg("indexing")) if call.given("indexing") else "xy"
+    sparse = flag(call.arg("sparse")) if call.given("sparse") else False
+    if any(value is None for value in values) or indexing not in ("xy", "ij") or sparse is None:
+        return None  # an unknown argument, or an indexing JAX refuses (not followed)
+    arrays = [value for value in values if value is not None]
+    return _pieces(interp, layout.meshgrid(arrays, indexing == "ij", sparse, labels(call, len(arrays))), call,
+                   is_list=True)
+
+
+@REGISTRY.handles(f"{JNP}.broadcast_arrays", signature="*args")
+def broadcast_arrays(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    values = [array(value) for value in call.rest()]
+    if any(value is None for value in values):
+        return None
+    arrays = [value for value in values if value is not None]
+    return _pieces(interp, algebra_broadcast.broadcast_arrays(arrays, labels(call, len(arrays))), call,
+                   is_list=True)
 
 
 @REGISTRY.handles(f"{JNP}.hstack", f"{JNP}.vstack", f"{JNP}.dstack", signature="tup, dtype=None")
@@ -322,6 +357,37 @@ def diag(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
         return None
     k = as_int(call.arg("k")) if call.given("k") else 0
     return finish(interp, layout.diagonal_matrix(value, k, flat=call.short_name == "diagflat"), call)
+
+
+@REGISTRY.handles(f"{JNP}.diagonal", "method:diagonal", signature="a, offset=0, axis1=0, axis2=1")
+@REGISTRY.handles(f"{JNP}.trace", "method:trace", signature="a, offset=0, axis1=0, axis2=1, dtype=None, out=None")
+def diagonal(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`jnp.diagonal` (the diagonal last) and `jnp.trace` (its sum)."""
+    value = array(call.arg("a"))
+    offset, first, second = (as_int(call.arg(name)) if call.given(name) else default
+                             for name, default in (("offset", 0), ("axis1", 0), ("axis2", 1)))
+    if value is None or offset is None or first is None or second is None:
+        return None
+    found = finished(interp, call, layout.diagonal(value, offset, first, second, f"jnp.{call.short_name}"))
+    if call.short_name == "diagonal" or not isinstance(found, ArrayType):
+        return found
+    requested = requested_dtype(call)
+    if requested is None:
+        return None  # a dtype the checker cannot read
+    summed = reduction("sum", Typed(found.dtype, found.weak), requested or None)
+    return found.with_dims(found.dims[:-1]).with_dtype(summed.dtype, summed.weak)
+
+
+@REGISTRY.handles(f"{JNP}.append", signature="arr, values, axis=None")
+def append(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`concatenate((arr, values), axis)`; with no axis, both flattened first."""
+    values = [array(call.arg("arr")), array(call.arg("values"))]
+    axis_value = call.arg("axis") if call.given("axis") else Const(None)
+    axis = as_int(axis_value)
+    if None in values or (axis is None and axis_value != Const(None)):
+        return None
+    arrays = [value for value in values if value is not None]
+    return finished(interp, call, layout.concatenate(arrays, axis, labels(call, 2)))
 
 
 @REGISTRY.handles(f"{JNP}.pad", signature="array, pad_width, mode='constant', **kwargs")

@@ -1,5 +1,5 @@
 """`jnp.linalg`'s matrix functions (inv, pinv, det, slogdet, cholesky, eigh, eigvalsh, solve, svd,
-qr) and `jnp.outer` and `jnp.diff`: shapes by `algebra.decompositions`. A decomposition's
+qr, matrix_power) and `jnp.outer` and `jnp.diff`: shapes by `algebra.decompositions`. A decomposition's
 parts are a tuple (`u, s, vh = jnp.linalg.svd(a)`); their names (`.U`, `.S`) are not followed."""
 
 from __future__ import annotations
@@ -60,6 +60,14 @@ def slogdet(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
         return None
     found = finished(interp, call, decompositions.batch(value, _name(call)))
     return Seq((found, found)) if isinstance(found, ArrayType) else None  # (sign, logabsdet)
+
+
+@REGISTRY.handles(f"{LINALG}.matrix_power", signature="a, n")
+def matrix_power(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value, n = array(call.arg("a")), as_int(call.arg("n"))
+    if value is None or n is None:
+        return None
+    return finished(interp, call, decompositions.matrix_power(value, n, _name(call)))
 
 
 @REGISTRY.handles(f"{LINALG}.pinv", signature="a, rtol=None, hermitian=False, *, rcond=None")

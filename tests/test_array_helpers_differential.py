@@ -1,0 +1,128 @@
+"""NumPy's array helpers that model code reaches for, against JAX: diagonal, trace, atleast_2d
+and atleast_3d, meshgrid, broadcast_arrays, matrix_transpose (and `.mT`), append, inner, kron,
+vecdot, linalg.matrix_power, convolve and correlate. Each drawn program calls one on
+`jnp.zeros` of drawn shapes (of rank 0 to 3, sizes 0 to 4, so that empty and size-1 dims are
+drawn too) with drawn axes and modes; several results are unpacked first. Where JAX accepts,
+the checker reports nothing and infers the shape and dtype of `out`; where it raises, the
+checker reports it."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.differential import agree, cases
+
+pytest.importorskip("jax")
+
+CASES = cases(150)
+CODES = frozenset({"SC101", "SC104", "SC106", "SC107"})
+
+PROGRAM = """\
+import jax.numpy as jnp
+
+a = jnp.zeros({a}, {dtype})
+b = jnp.zeros({b}, jnp.float32)
+{body}
+"""
+
+SIZES = st.integers(0, 4)
+NAMES = ("diagonal", "trace", "atleast_2d", "atleast_3d", "meshgrid", "broadcast_arrays", "matrix_transpose",
+         ".mT", "append", "inner", "kron", "vecdot", "matrix_power", "convolve", "correlate")
+
+
+def _tuple(items: list[int]) -> str:
+    return "(" + "".join(f"{item}, " for item in items) + ")"
+
+
+@st.composite
+def shapes(draw: st.DrawFn, max_rank: int = 3) -> list[int]:
+    return draw(st.lists(SIZES, max_size=max_rank))
+
+
+@st.composite
+def helper_programs(draw: st.DrawFn) -> str:
+    name = draw(st.sampled_from(NAMES))
+    a = draw(shapes())
+    b = draw(shapes())
+    dtype = draw(st.sampled_from(("jnp.float32", "jnp.int32", "jnp.bool_")))
+    axis = st.integers(-4, 3)
+    if draw(st.booleans()) and name in ("inner", "vecdot", "append", "broadcast_arrays", "kron"):
+        b = list(a)  # often the same shape: the calls that succeed are drawn too
+    if name in ("diagonal", "trace"):
+        args = "".join(f", {key}={draw(value)}" for key, value in (("offset", st.integers(-3, 3)), ("axis1", axis),
+                                                                    ("axis2", axis)) if draw(st.booleans()))
+        body = f"out = jnp.{name}(a{args})"
+    elif name in ("atleast_2d", "atleast_3d"):
+        if draw(st.booleans()):
+            body = f"out = jnp.{name}(a)"
+        else:
+            body = f"x, y = jnp.{name}(a, b)\nout = {draw(st.sampled_from(('x', 'y')))}"
+    elif name == "meshgrid":
+        if draw(st.integers(0, 3)):
+            a, b = draw(st.lists(SIZES, min_size=1, max_size=1)), draw(st.lists(SIZES, min_size=1, max_size=1))
+        indexing = draw(st.sampled_from(("", ", indexing='ij'", ", indexing='xy'")))
+        sparse = draw(st.sampled_from(("", ", sparse=True", ", sparse=False")))
+        body = f"x, y = jnp.meshgrid(a, b{indexing}{sparse})\nout = {draw(st.sampled_from(('x', 'y')))}"
+    elif name == "broadcast_arrays":
+        body = f"x, y = jnp.broadcast_arrays(a, b)\nout = {draw(st.sampled_from(('x', 'y')))}"
+    elif name == "matrix_transpose":
+        body = "out = jnp.matrix_transpose(a)"
+    elif name == ".mT":
+        body = "out = a.mT"
+    elif name == "append":
+        given = f", axis={draw(axis)}" if draw(st.booleans()) else ""
+        body = f"out = jnp.append(a, b{given})"
+    elif name == "vecdot":
+        given = f", axis={draw(axis)}" if draw(st.booleans()) else ""
+        body = f"out = jnp.vecdot(a, b{given})"
+    elif name == "matrix_power":
+        if draw(st.integers(0, 3)):
+            n = draw(SIZES)
+            a = [*draw(st.lists(SIZES, max_size=1)), n, n]
+        body = f"out = jnp.linalg.matrix_power(a, {draw(st.integers(-2, 3))})"
+    elif name in ("convolve", "correlate"):
+        if draw(st.integers(0, 3)):
+            a, b = draw(st.lists(SIZES, min_size=1, max_size=1)), draw(st.lists(SIZES, min_size=1, max_size=1))
+        mode = draw(st.sampled_from(("", ", mode='full'", ", mode='same'", ", mode='valid'")))
+        body = f"out = jnp.{name}(a, b{mode})"
+    else:
+        body = f"out = jnp.{name}(a, b)"
+    if dtype == "jnp.bool_" and name in ("matrix_power", "convolve", "correlate", "inner", "vecdot", "kron"):
+        dtype = "jnp.int32"  # JAX refuses some of these for booleans, for reasons apart from shape
+    return PROGRAM.format(a=_tuple(a), dtype=dtype, b=_tuple(b), body=body)
+
+
+@given(helper_programs())
+@CASES
+def test_array_helpers_agree_with_jax(program: str) -> None:
+    agree(program, CODES)
+
+
+@pytest.mark.parametrize(("a", "b", "body"), [
+    ((3, 4), (1,), "out = jnp.diagonal(a, offset=-2)"),  # one element: (1,)
+    ((3, 4), (1,), "out = jnp.diagonal(a, offset=7)"),  # past the matrix: (0,), not an error
+    ((2, 3, 4), (1,), "out = jnp.diagonal(a, axis1=2, axis2=0)"),  # (3, 2)
+    ((2, 3, 4), (1,), "out = jnp.diagonal(a, axis1=0, axis2=-3)"),  # one axis twice
+    ((3,), (1,), "out = jnp.trace(a)"),
+    ((2, 3, 4), (1,), "out = jnp.trace(a, axis1=1, axis2=2)"),
+    ((5,), (1,), "out = jnp.atleast_3d(a)"),  # (1, 5, 1)
+    ((3, 2), (4,), "x, y = jnp.meshgrid(a, b)\nout = x"),  # 2-d input
+    ((3,), (4,), "x, y = jnp.meshgrid(a, b)\nout = x"),  # xy: (4, 3)
+    ((3,), (4,), "x, y = jnp.meshgrid(a, b, indexing='ij', sparse=True)\nout = y"),  # (1, 4)
+    ((3, 1), (4,), "x, y = jnp.broadcast_arrays(a, b)\nout = x"),
+    ((3,), (4,), "x, y = jnp.broadcast_arrays(a, b)\nout = y"),
+    ((3,), (1,), "out = a.mT"),
+    ((2, 3), (4,), "out = jnp.append(a, b)"),  # flattened: (10,)
+    ((2, 3), (4, 2), "out = jnp.append(a, b, axis=0)"),
+    ((2, 3), (4, 2), "out = jnp.inner(a, b)"),
+    ((2, 3), (4,), "out = jnp.kron(a, b)"),  # (2, 12)
+    ((2, 1), (3,), "out = jnp.vecdot(a, b)"),  # a 1 is not stretched to 3
+    ((2, 3), (5, 1, 3), "out = jnp.vecdot(a, b)"),  # (5, 2)
+    ((3, 4), (1,), "out = jnp.linalg.matrix_power(a, 2)"),
+    ((0,), (3,), "out = jnp.convolve(a, b)"),  # empty
+    ((3,), (5,), "out = jnp.correlate(a, b, mode='same')"),  # (5,)
+])
+def test_fixed_programs(a: tuple[int, ...], b: tuple[int, ...], body: str) -> None:
+    agree(PROGRAM.format(a=_tuple(list(a)), dtype="jnp.float32", b=_tuple(list(b)), body=body), CODES)
