@@ -127,6 +127,21 @@ AUTO_AXES = dedent("""\
         b: f32[(8, 16), P('Y', 'X')] = a
 """)
 
+GRADIENT = dedent("""\
+    import jax
+    import jax.numpy as jnp
+
+
+    def loss(w, x):
+        return (x @ w) ** 2
+
+
+    w = jnp.zeros((3,))
+    x = jnp.ones((5, 3))
+    g = jax.grad(loss)(w, x)
+    tangent_out = jax.jvp(jnp.sin, (w,), (x,))
+""")
+
 RULE = Rule(
     code=Code.ANNOTATION_MISMATCH,
     name="annotation-mismatch",
@@ -137,7 +152,9 @@ RULE = Rule(
         "An annotation's sharding (`f32[(8, 16), P('X', 'Y')]`, the `float32[8@X,16@Y]` of "
         "`jax.typeof`) is checked against the inferred split over Explicit mesh axes; an "
         "unknown sharding, or one over Auto axes, is never reported. The trees `jax.tree.map` "
-        "maps over: each after the first has the first's structure (or more below its leaves)."
+        "maps over: each after the first has the first's structure (or more below its leaves). "
+        "Differentiation declares types too: `jax.grad` and `value_and_grad` differentiate a "
+        "function with a scalar output, and `jax.jvp` takes a tangent of each primal's shape."
     ),
     why=(
         "Annotations are documentation that readers trust. `z: f32[(2, 7)] = x @ y` claims a "
@@ -162,5 +179,7 @@ RULE = Rule(
         Example(source=SHARDED_VALUE, expected=((10, "SC103"),)),
         # Auto axes split no type: on an Auto mesh a declared sharding asks for nothing.
         Example(source=AUTO_AXES),
+        # A gradient needs a scalar loss ((5,) here: a mean is missing); a tangent, its primal's shape.
+        Example(source=GRADIENT, expected=((11, "SC103"), (12, "SC103"))),
     ),
 )

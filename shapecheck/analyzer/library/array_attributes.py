@@ -116,6 +116,7 @@ def same_attr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
 
 
 @REGISTRY.handles("method:astype", signature="a, dtype, copy=False, device=None")
+@REGISTRY.handles(f"{JNP}.astype", signature="a, dtype, /, *, copy=False, device=None")
 def astype(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.arg("a")
     if not isinstance(value, ArrayType):

@@ -30,7 +30,7 @@ from shapecheck.algebra.spec_trees import shardings_arity
 from shapecheck.analyzer import walk
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, code_of, dtype_arg, labels, shape
+from shapecheck.analyzer.library.common import array, code_of, dtype_arg, flag, labels, shape
 from shapecheck.analyzer.library.partition_specs import (
     mesh_axes,
     read_spec,
@@ -239,7 +239,12 @@ def shape_dtype_struct(interp: Interpreter, call: CallArgs, ctx: Context, scope:
         # An abstract value is never split: only the spec's length is checked.
         _place(interp, resolved(interp, call.arg("sharding")), ArrayType(None, dims),
                f"the ShapeDtypeStruct of shape {_shown(dims)}", call.node, ctx, _Rules(divisible=False))
-    return None
+    weak = flag(call.arg("weak_type"), False) if call.given("weak_type") else False
+    if dims is None or weak is None:
+        return None
+    # It reads as the array it describes (`jax.eval_shape(f, struct)`, `struct.shape`); where it
+    # is placed is not followed.
+    return ArrayType(dtype_arg(call.arg("dtype")), dims, weak=weak)
 
 
 def _shown(dims: tuple[Dim, ...]) -> str:

@@ -1,5 +1,6 @@
-"""Transforms that keep a function's meaning: `functools.partial`, `checkpoint` and friends, and
-`grad`/`value_and_grad`, whose gradients have their arguments' shapes."""
+"""Transforms that keep a function's meaning: `functools.partial`, `checkpoint` and friends,
+`eval_shape`; and differentiation: `grad`/`value_and_grad`, whose gradients have their
+arguments' shapes, the Jacobians (`jacfwd`, `jacrev`, `jacobian`, `hessian`) and `jvp`."""
 
 from __future__ import annotations
 
@@ -28,7 +29,9 @@ from shapecheck.analyzer.values import (
     Xmap,
     as_int,
 )
-from shapecheck.dims import Dim
+from shapecheck.codes import Code
+from shapecheck.dims import Dim, certainly_differ, format_shape
+from shapecheck.dtypes import KINDS
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -130,6 +133,12 @@ def grad_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     value = result.items[0] if has_aux and isinstance(result, Seq) and result.items else result
     if has_aux and not isinstance(result, Seq):
         value = None
+    if isinstance(value, ArrayType) and value.ellipsis is None and value.dims:
+        name = "value_and_grad" if with_value else "grad"
+        interp.reporter.add(call.node, Code.ANNOTATION_MISMATCH,
+                            f"jax.{name} differentiates a function with a scalar output, but this one returns shape "
+                            f"{format_shape(value.dims)} (jax.jacfwd or jax.jacrev give the Jacobian of an array)")
+        return None
     named = value.named if isinstance(value, ArrayType) else None
     grads = [_gradient(value_tree(args[i]), named) for i in numbers]
     gradient = to_value(grads[0]) if single else Seq(tuple(to_value(g) for g in grads))
@@ -151,3 +160,116 @@ def _gradient(tree: ValueTree, named: tuple[tuple[str, Dim], ...] | None) -> Val
     if isinstance(tree, dict):
         return {key: _gradient(item, named) for key, item in tree.items()}
     return None
+
+
+# ---------------------------------------------------------------- jacobians
+
+# `jax.jacfwd(f)` is a partial application of this name, as `jax.grad(f)` is of `_GRAD_CALL`.
+_JACOBIAN_CALL = "jax.jacobian()"
+
+
+@REGISTRY.handles("jax.jacfwd", "jax.jacrev", "jax.jacobian", "jax.hessian", takes_functions=True,
+                  signature="fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False")
+def jacobian(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    number = as_int(call.arg("argnums")) if call.given("argnums") else 0
+    has_aux = flag(call.arg("has_aux"), False) if call.given("has_aux") else False
+    if call.opaque or number is None or has_aux is None:
+        return None  # a tuple of argnums (a tuple of Jacobians) is not followed
+    order = 2 if call.short_name == "hessian" else 1
+    return Partial(Qual(_JACOBIAN_CALL), (call.arg("fun"), Const(number), Const(order), Const(has_aux)))
+
+
+@REGISTRY.handles(_JACOBIAN_CALL, signature="fun, argnum, order, has_aux, /, *args, **kwargs")
+def jacobian_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The Jacobian of an array-valued function of an array: the value's dims, then the
+    argument's (twice for the Hessian); what is not an array on either side is not followed."""
+    number, order, has_aux = as_int(call.arg("argnum")), as_int(call.arg("order")), flag(call.arg("has_aux"))
+    args = call.rest()
+    if number is None or order is None or has_aux is None or not -len(args) <= number < len(args):
+        return None
+    result = interp.call(call.arg("fun"), _forwarded(call, args), ctx, scope)
+    value = result.items[0] if has_aux and isinstance(result, Seq) and len(result.items) == 2 else \
+        None if has_aux else result
+    argument = args[number]
+    found: Value = None
+    if isinstance(value, ArrayType) and isinstance(argument, ArrayType) and _inexact(value) and \
+            _inexact(argument) and value.ellipsis is None and argument.ellipsis is None:
+        named = dict(value.named)
+        named.update(argument.named)
+        found = replace(value.with_dims((*value.dims, *argument.dims * order)).with_named(named),
+                        named_open=value.named_open or argument.named_open, weak=False)
+    if has_aux:
+        return Seq((found, result.items[1])) if isinstance(result, Seq) and len(result.items) == 2 else None
+    return found
+
+
+def _inexact(value: ArrayType) -> bool:
+    found = KINDS.get(value.dtype) if value.dtype is not None else None
+    return found is not None and found[0] in ("f", "c")
+
+
+def _forwarded(call: CallArgs, args: list[Value]) -> CallArgs:
+    """The call's trailing arguments, as a call of the function they are for."""
+    keywords = call.keywords()
+    return CallArgs(call.node, list(args), list(call.arg_nodes[len(call.args) - len(args):]), keywords,
+                    {name: node for name, node in call.kwarg_nodes.items() if name in keywords})
+
+
+# ---------------------------------------------------------------- jvp and eval_shape
+
+@REGISTRY.handles("jax.jvp", takes_functions=True, signature="fun, primals, tangents, has_aux=False")
+def jvp(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`(fun(*primals), tangent of it)`: the tangents must be as the primals are, pair by pair
+    (SC103 where one has another shape, or there are not as many)."""
+    primals, tangents = call.arg("primals"), call.arg("tangents")
+    has_aux = flag(call.arg("has_aux"), False) if call.given("has_aux") else False
+    if call.opaque or not isinstance(primals, Seq) or not isinstance(tangents, Seq) or has_aux is None:
+        return None
+    if len(primals.items) != len(tangents.items):
+        interp.reporter.add(call.node, Code.ANNOTATION_MISMATCH,
+                            f"jax.jvp takes a tangent for each primal: {len(primals.items)} primals, "
+                            f"{len(tangents.items)} tangents")
+        return None
+    for index, (primal, tangent) in enumerate(zip(primals.items, tangents.items, strict=True)):
+        if isinstance(primal, ArrayType) and isinstance(tangent, ArrayType) and primal.ellipsis is None and \
+                tangent.ellipsis is None and (len(primal.dims) != len(tangent.dims) or any(
+                    certainly_differ(p, t) for p, t in zip(primal.dims, tangent.dims, strict=False))):
+            interp.reporter.add(call.node, Code.ANNOTATION_MISMATCH,
+                                f"jax.jvp's tangent {index + 1} has shape {format_shape(tangent.dims)} but its "
+                                f"primal has shape {format_shape(primal.dims)}: each tangent has its primal's shape")
+            return None
+    written = primals.node
+    nodes: list[ast.AST] = [call.node] * len(primals.items)
+    if isinstance(written, ast.Tuple | ast.List) and len(written.elts) == len(nodes) and \
+            not any(isinstance(element, ast.Starred) for element in written.elts):
+        nodes = list(written.elts)
+    result = interp.call(call.arg("fun"), CallArgs(call.node, list(primals.items), nodes), ctx, scope)
+    value = result.items[0] if has_aux and isinstance(result, Seq) and len(result.items) == 2 else \
+        None if has_aux else result
+    tangent_out = to_value(_tangent(value_tree(value)))
+    if has_aux:
+        aux = result.items[1] if isinstance(result, Seq) and len(result.items) == 2 else None
+        return Seq((value, tangent_out, aux))
+    return Seq((value, tangent_out))
+
+
+def _tangent(tree: ValueTree) -> ValueTree:
+    """A value's tangent: the same arrays where they are floating point; unknown elsewhere
+    (an integer's tangent is JAX's float0)."""
+    if isinstance(tree, ArrayType):
+        return replace(tree, weak=False) if _inexact(tree) else None
+    if isinstance(tree, tuple):
+        return tuple(_tangent(item) for item in tree)
+    if isinstance(tree, dict):
+        return {key: _tangent(item) for key, item in tree.items()}
+    return None
+
+
+@REGISTRY.handles("jax.eval_shape", takes_functions=True, signature="fun, *args, **kwargs")
+def eval_shape(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """What `fun` returns for the arguments, traced as under jit: a ShapeDtypeStruct reads as
+    the array it describes."""
+    if call.opaque:
+        return None
+    traced = ctx.enter_jit(("this jax.eval_shape binds no axis name", call.node))
+    return interp.call(call.arg("fun"), _forwarded(call, call.rest()), traced, scope)

@@ -1,0 +1,97 @@
+"""Differentiation and abstract evaluation against JAX: `jax.jacfwd`, `jacrev`, `jacobian`,
+`hessian`, `jvp`, `grad` and `eval_shape` over drawn functions (a matrix-vector product whose
+sizes may not fit, a sum, an elementwise map, an outer product, a reshape, with or without an
+auxiliary value) of drawn float arguments (rank 0 to 2, sizes 1 to 4), and jvp's tangents of
+drawn shapes and counts. Where JAX accepts, the checker reports nothing and infers the shape
+and dtype of `out`; where it raises, the checker reports it. Integer arguments are not drawn:
+JAX refuses to differentiate them, which the checker leaves to JAX (unknown, not reported)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.differential import agree, cases
+
+pytest.importorskip("jax")
+
+CASES = cases(150)
+CODES = frozenset({"SC101", "SC103", "SC104", "SC105", "SC106"})
+
+SIZES = st.integers(1, 4)
+BODIES = {
+    "matvec": "w @ v",
+    "sum": "jnp.sum(v * 2.0)",
+    "tanh": "jnp.tanh(v)",
+    "outer": "jnp.outer(v, v)",
+    "flat": "v.reshape(-1)",
+}
+
+
+def _tuple(items: list[int]) -> str:
+    return "(" + "".join(f"{item}, " for item in items) + ")"
+
+
+@st.composite
+def autodiff_programs(draw: st.DrawFn) -> str:
+    x = draw(st.lists(SIZES, max_size=2))
+    w = [draw(SIZES), x[-1] if x and draw(st.booleans()) else draw(SIZES)]
+    body = BODIES[draw(st.sampled_from(sorted(BODIES)))]
+    aux = draw(st.booleans())
+    returned = f"({body}, jnp.sum(v))" if aux else body
+    lines = ["import jax", "import jax.numpy as jnp", "", f"x = jnp.zeros({_tuple(x)})",
+             f"w = jnp.zeros({_tuple(w)})", "", f"def f(v):\n    return {returned}", ""]
+    transform = draw(st.sampled_from(("jacfwd", "jacrev", "jacobian", "hessian", "jvp", "grad", "eval_shape")))
+    if transform == "jvp":
+        tangents = [draw(st.sampled_from((x, draw(st.lists(SIZES, max_size=2)))))
+                    for _ in range(draw(st.sampled_from((1, 1, 1, 2))))]
+        listed = "".join(f"jnp.zeros({_tuple(t)}), " for t in tangents)
+        results = "y, dy, a" if aux else "y, dy"
+        lines.append(f"{results} = jax.jvp(f, (x,), ({listed}){', has_aux=True' if aux else ''})")
+        lines.append(f"out = {draw(st.sampled_from(('y', 'dy')))}")
+    elif transform == "eval_shape":
+        if aux:
+            lines.append("y, a = jax.eval_shape(f, x)")
+            lines.append("out = y")
+        else:
+            lines.append("out = jax.eval_shape(f, x)")
+    else:
+        option = ", has_aux=True" if aux else ""
+        if transform == "grad" and aux:
+            lines.append(f"g, a = jax.grad(f{option})(x)")
+        elif transform == "grad":
+            lines.append("g = jax.grad(f)(x)")
+        elif aux:
+            lines.append(f"g, a = jax.{transform}(f{option})(x)")
+        else:
+            lines.append(f"g = jax.{transform}(f)(x)")
+        lines.append("out = g")
+    return "\n".join(lines) + "\n"
+
+
+@given(autodiff_programs())
+@CASES
+def test_autodiff_agrees_with_jax(program: str) -> None:
+    agree(program, CODES)
+
+
+H = "import jax\nimport jax.numpy as jnp\n\nx = jnp.zeros((3,))\nw = jnp.zeros((2, 3))\n"
+
+
+@pytest.mark.parametrize("program", [
+    H + "out = jax.jacfwd(lambda v: w @ v)(x)",  # (2, 3)
+    H + "out = jax.hessian(lambda v: jnp.sum(v ** 2))(x)",  # (3, 3)
+    H + "out = jax.jacrev(lambda v: jnp.outer(v, v))(x)",  # (3, 3, 3)
+    H + "j, aux = jax.jacfwd(lambda v: (w @ v, v), has_aux=True)(x)\nout = aux",
+    H + "out = jax.jacfwd(lambda v: w.T @ v)(x)",  # (3, 2) @ (3,): contracted 2 against 3
+    H + "y, dy = jax.jvp(jnp.sin, (x,), (jnp.zeros((4,)),))\nout = dy",  # a tangent of another shape
+    H + "y, dy = jax.jvp(jnp.sin, (x,), (x, x))\nout = dy",  # two tangents for one primal
+    H + "y, dy = jax.jvp(lambda v: w @ v, (x,), (x,))\nout = dy",  # (2,)
+    H + "out = jax.eval_shape(lambda v: w @ v, jax.ShapeDtypeStruct((3,), jnp.float32))",
+    H + "out = jax.eval_shape(lambda v: v @ w, x)",
+    H + "out = jax.vmap(jax.jacfwd(lambda v: w @ v))(jnp.zeros((5, 3)))",  # (5, 2, 3)
+    H + "out = jnp.astype(w, jnp.int32)",
+])
+def test_fixed_programs(program: str) -> None:
+    agree(program, CODES)
