@@ -93,7 +93,9 @@ RULE = Rule(
         "the classes), `softmax_cross_entropy_with_integer_labels` takes one integer class per "
         "example (the logits' shape without the class axis), `sigmoid_binary_cross_entropy`, "
         "`huber_loss`, `log_cosh` and `cosine_similarity` broadcast their two arrays, and "
-        "`l2_loss` and `squared_error` take targets of the predictions' very shape."
+        "`l2_loss` and `squared_error` take targets of the predictions' very shape. `jax.lax`'s "
+        "elementwise operators add no leading dims: their operands have one rank (0-d ones "
+        "aside), and `lax.select`'s cases one shape, unbroadcast."
     ),
     why=(
         "Adding a bias of shape (64,) to activations of shape (32, 128) fails only when the "

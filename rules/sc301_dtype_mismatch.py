@@ -73,6 +73,17 @@ ADAPTS = dedent("""\
     mask_sum: Float[Array, ""] = jnp.mean(jnp.arange(3) > 1)
 """)
 
+LAX_OPERATORS = dedent("""\
+    import jax.numpy as jnp
+    from jax import lax
+
+    counts = jnp.zeros((8,), jnp.int32)
+    scale = jnp.ones((8,), jnp.float32)
+    ok = jnp.multiply(counts, scale)
+    wrong = lax.mul(counts, scale)
+    angle = lax.sin(counts)
+""")
+
 RULE = Rule(
     code=Code.DTYPE_MISMATCH,
     name="dtype-mismatch",
@@ -84,7 +95,11 @@ RULE = Rule(
         "`jnp.sqrt`, `jnp.mean` of ints give floats; comparisons give bool; `argmax` gives the "
         "default int; `jnp.ones(3)` is the default float. With `jax_enable_x64` off (JAX's "
         "default) 64-bit types are 32-bit; unless `x64` is set in `[tool.shapecheck]`, only what "
-        "holds in both modes is reported. An unknown dtype is never reported."
+        "holds in both modes is reported. An unknown dtype is never reported. `jax.lax`'s "
+        "operators convert nothing: `lax.add` and its kin take operands of one dtype (a Python "
+        "number is of its kind's default type), `lax.select` cases of one dtype and a boolean "
+        "or integer predicate, and each operator only the kinds it is defined for (`lax.sin` "
+        "and `lax.floor` floats, `lax.add` no booleans)."
     ),
     why=(
         "A dtype annotation is a promise readers and jaxtyping's run-time checks rely on. "
@@ -99,5 +114,7 @@ RULE = Rule(
         Example(source=CALL_ARGUMENT, expected=((9, "SC301"),)),
         Example(source=JAXTYPING, expected=((9, "SC301"),)),
         Example(source=ADAPTS),
+        # jax.numpy promotes; lax refuses: one dtype for both operands, floats for sin.
+        Example(source=LAX_OPERATORS, expected=((7, "SC301"), (8, "SC301"))),
     ),
 )

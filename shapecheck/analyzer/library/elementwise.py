@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import broadcast as algebra_broadcast
+from shapecheck.algebra import lax_rules
 from shapecheck.algebra.promotion import UNKNOWN, Typed, default, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -83,10 +84,40 @@ def elementwise(interp: Interpreter, call: CallArgs, operands: Sequence[Value]) 
 # Elementwise functions broadcast every positional operand (`lax.clamp(lo, x, hi)`; `jnp.where`,
 # which has a one-argument form, is `indexing_api`'s): one signature for all, whose operands the
 # handler reads together.
-@REGISTRY.handles(*each(JNP, *UNARY), *each(JNP, *BINARY), *each(SPECIAL, *SPECIAL_FUNCTIONS),
-                  *each(LAX, *LAX_ELEMENTWISE), signature="*operands")
+@REGISTRY.handles(*each(JNP, *UNARY), *each(JNP, *BINARY), *each(SPECIAL, *SPECIAL_FUNCTIONS), signature="*operands")
 def elementwise_handler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return elementwise(interp, call, call.rest())
+
+
+# lax's operators that take operands of one dtype (`pow` takes an integer exponent).
+_ONE_DTYPE = frozenset({"add", "sub", "mul", "div", "max", "min", "atan2", "eq", "ne", "lt", "le", "gt", "ge",
+                        "clamp"})
+
+
+@REGISTRY.handles(*each(LAX, *LAX_ELEMENTWISE), signature="*operands")
+def lax_elementwise(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """jax.numpy's rules, after lax's stricter ones (`algebra.lax_rules`): one rank and one
+    dtype, of a kind the operator takes; `select`'s cases of one shape."""
+    operands = call.rest()
+    arrays = [array(value) for value in operands]
+    if not call.opaque and any(isinstance(value, ArrayType) for value in operands) and None not in arrays:
+        known = [value for value in arrays if value is not None]
+        names = labels(call)
+        what = f"lax.{call.short_name}"
+        if call.short_name == "select":
+            problem = lax_rules.select(known[0], known[1:], names) if len(known) >= 2 else None
+        else:
+            problem = lax_rules.ranks(known, what, names) or \
+                (lax_rules.dtypes(known, what, names) if call.short_name in _ONE_DTYPE else None) or \
+                lax_rules.accepted(known[0], call.short_name, what, names) or \
+                (lax_rules.exponent(known[0], known[1], names) if call.short_name == "pow" and len(known) == 2
+                 else None)
+        if problem is not None:
+            interp.reporter.problems([problem], call.node, call.arg_nodes)
+            return None
+    if call.short_name == "select":
+        return elementwise(interp, call, operands[1:])  # the cases' type: the predicate only picks
+    return elementwise(interp, call, operands)
 
 
 @REGISTRY.handles(*each(JNP, *PREDICATES), *each(JNP, *COMPARISONS), signature="*operands")
