@@ -70,9 +70,14 @@ def dtypes(operands: Sequence[ArrayType], what: str, labels: Sequence[str] | Non
 def accepted(operand: ArrayType, name: str, what: str, labels: Sequence[str] | None = None) -> Problem | None:
     """An operand of a kind of dtype the operator refuses (`lax.sin` of ints, `lax.add` of
     booleans): `ACCEPTS`."""
-    kind = _kind(operand)
     kinds = ACCEPTS.get(name)
-    if kind is None or kinds is None or kind in kinds:
+    return None if kinds is None else of_kinds(operand, kinds, what, labels)
+
+
+def of_kinds(operand: ArrayType, kinds: str, what: str, labels: Sequence[str] | None = None) -> Problem | None:
+    """`operand` of one of `kinds` (as `ACCEPTS` writes them), where its dtype is known."""
+    kind = _kind(operand)
+    if kind is None or kind in kinds:
         return None
     taken = ", ".join(_KIND_NAMES[k] for k in kinds)
     return Problem(Code.DTYPE_MISMATCH,
@@ -94,7 +99,8 @@ def exponent(base: ArrayType, power: ArrayType, labels: Sequence[str] | None = N
     return None
 
 
-def select(which: ArrayType, cases: Sequence[ArrayType], labels: Sequence[str] | None = None) -> Problem | None:
+def select(which: ArrayType, cases: Sequence[ArrayType], labels: Sequence[str] | None = None,
+           what: str = "lax.select") -> Problem | None:
     """`lax.select(which, *cases)`: the cases of one shape and dtype, `which` a scalar or of
     their shape, boolean or integer."""
     shown = [value for value in cases if value.ellipsis is None]
@@ -102,21 +108,30 @@ def select(which: ArrayType, cases: Sequence[ArrayType], labels: Sequence[str] |
         reference = cases[0]
         if value.ellipsis is None and reference.ellipsis is None and _differ(reference.dims, value.dims):
             return Problem(Code.BROADCAST_MISMATCH,
-                           f"lax.select takes cases of one shape: {label(labels, 1)} has shape "
+                           f"{what} takes cases of one shape: {label(labels, 1)} has shape "
                            f"{format_shape(reference.dims)} and {label(labels, index + 1)} {format_shape(value.dims)} "
-                           "(lax.select broadcasts nothing; jnp.where does)", operands=(1, index + 1))
+                           f"({what} broadcasts nothing; jnp.where does)", operands=(1, index + 1))
     if which.ellipsis is None and which.dims and shown and _differ(which.dims, shown[0].dims):
         return Problem(Code.BROADCAST_MISMATCH,
-                       f"lax.select's predicate {label(labels, 0)} has shape {format_shape(which.dims)}: it is a "
+                       f"{what}'s predicate {label(labels, 0)} has shape {format_shape(which.dims)}: it is a "
                        f"scalar or of the cases' shape {format_shape(shown[0].dims)}", operands=(0,))
     if _kind(which) in ("f", "c"):
         return Problem(Code.DTYPE_MISMATCH,
-                       f"lax.select's predicate {label(labels, 0)} is {_shown(which)}: it is boolean or integer",
+                       f"{what}'s predicate {label(labels, 0)} is {_shown(which)}: it is boolean or integer",
                        operands=(0,))
-    problem = dtypes(cases, "lax.select", labels[1:] if labels is not None else None)
+    problem = dtypes(cases, what, labels[1:] if labels is not None else None)
     if problem is not None:
         return Problem(problem.code, problem.message, operands=tuple(index + 1 for index in problem.operands))
     return None
+
+
+def select_n(which: ArrayType, cases: Sequence[ArrayType], labels: Sequence[str] | None = None) -> Problem | None:
+    """`lax.select_n(which, *cases)`: `select`'s rules; a boolean `which` picks from two cases."""
+    if _kind(which) == "b" and len(cases) > 2:
+        return Problem(Code.SIZE_ARGUMENT_MISMATCH,
+                       f"lax.select_n's predicate {label(labels, 0)} is boolean, which picks from 2 cases, but "
+                       f"{len(cases)} are given (an integer predicate picks from more)", operands=(0,))
+    return select(which, cases, labels, "lax.select_n")
 
 
 def _differ(first: tuple[Dim, ...], second: tuple[Dim, ...]) -> bool:
