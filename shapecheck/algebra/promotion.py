@@ -183,7 +183,7 @@ def comparison(*operands: Typed) -> Typed:
 _INEXACT_FUNCTIONS: Final = frozenset((
     "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt", "reciprocal",
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
-    "arctanh", "rint", "deg2rad", "rad2deg", "degrees", "radians", "sinc", "i0", "fabs", "spacing",
+    "arctanh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "rint", "deg2rad", "rad2deg", "degrees", "radians", "sinc", "i0", "fabs", "spacing",
     "divide", "true_divide", "float_power", "arctan2", "atan2", "hypot", "logaddexp", "logaddexp2",
     "copysign", "nextafter", "heaviside", "ldexp", "erf", "erfc", "erfinv", "expit", "logit",
     "gammaln", "digamma", "ndtr", "ndtri", "log_ndtr", "xlogy", "xlog1py", "entr", "logistic",
@@ -199,6 +199,7 @@ _UNSURE_FOR_INTS: Final = frozenset((
 _REAL_FUNCTIONS: Final = frozenset(("abs", "absolute", "real", "imag"))
 _NUMERIC_FUNCTIONS: Final = frozenset((  # bool in, int32 out (JAX's to_numeric_dtype)
     "square", "floor_divide", "power", "mod", "remainder", "fmod", "left_shift", "right_shift", "clip",
+    "pow", "bitwise_left_shift", "bitwise_right_shift",
 ))
 _BOOL_FUNCTIONS: Final = frozenset((
     "isnan", "isinf", "isfinite", "logical_not", "signbit", "isneginf", "isposinf", "equal",

@@ -42,6 +42,8 @@ UNARY = (
     "round", "around", "trunc", "fix", "conj", "conjugate", "real", "imag", "angle", "deg2rad",
     "rad2deg", "degrees", "radians", "nan_to_num", "sinc", "i0", "invert", "bitwise_not",
     "fabs", "spacing", "fliplr", "flipud",
+    # The array API's spellings (NumPy 2 has them too).
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert",
 )
 PREDICATES = ("isnan", "isinf", "isfinite", "logical_not", "signbit", "isneginf", "isposinf")
 BINARY = (
@@ -49,6 +51,7 @@ BINARY = (
     "mod", "remainder", "fmod", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot",
     "logaddexp", "logaddexp2", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
     "right_shift", "copysign", "nextafter", "heaviside", "ldexp", "clip", "lerp",
+    "atan2", "pow", "bitwise_left_shift", "bitwise_right_shift",  # the array API's spellings
 )
 COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
                "logical_and", "logical_or", "logical_xor", "isclose")
