@@ -93,6 +93,50 @@ def jax_random_calls(draw: st.DrawFn) -> str:
     return "jax.random.key_data(jax.random.fold_in(jax.random.key(0), 1))"
 
 
+@st.composite
+def more_jax_random_calls(draw: st.DrawFn) -> str:
+    """The distributions beyond the common ones: vectors (multivariate_normal, dirichlet), points
+    and matrices (ball, orthogonal), and samplers with parameters or a shape only."""
+    api = draw(st.sampled_from(("multivariate_normal", "dirichlet", "ball", "orthogonal", "lognormal",
+                                "geometric", "binomial", "pareto", "rayleigh", "wald", "triangular", "maxwell",
+                                "generalized_normal")))
+    shape = draw(shapes)
+    given_shape = draw(st.booleans())
+    option = f", shape={shape!r}" if given_shape else ""
+    if api == "multivariate_normal":
+        n = draw(st.integers(1, 3))
+        batch = draw(parameter_shape(shape)) if given_shape else draw(shapes)
+        mean = (*batch, n) if draw(st.integers(0, 6)) else draw(shapes)
+        cov_batch = draw(parameter_shape(shape)) if given_shape else draw(parameter_shape(batch))
+        cov = (*cov_batch, n, n) if draw(st.integers(0, 6)) else (*cov_batch, n, draw(st.integers(1, 3)))
+        return f"jax.random.multivariate_normal(key, {zeros(mean)}, {zeros(cov)}{option})"
+    if api == "dirichlet":
+        k = draw(st.integers(1, 3))
+        batch = draw(parameter_shape(shape)) if given_shape else draw(shapes)
+        alpha = (*batch, k) if draw(st.integers(0, 6)) else ()
+        return f"jax.random.dirichlet(key, {zeros(alpha)}{option})"
+    if api == "ball":
+        return f"jax.random.ball(key, {draw(st.integers(1, 3))}{option})"
+    if api == "orthogonal":
+        m = f", m={draw(st.integers(1, 3))}" if draw(st.booleans()) else ""
+        return f"jax.random.orthogonal(key, {draw(st.integers(1, 3))}{option}{m})"
+    if api in ("maxwell", "generalized_normal"):
+        return f"jax.random.{api}(key{', 2.0' if api == 'generalized_normal' else ''}{option})"
+    count = {"binomial": 2, "triangular": 3}.get(api, 1)
+    if api == "lognormal" and draw(st.booleans()):
+        count = 0  # sigma's default
+    params = "".join(f", {zeros(draw(parameter_shape(shape)) if given_shape else draw(shapes))}"
+                     for _ in range(count))
+    return f"jax.random.{api}(key{params}{option})"
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(more_jax_random_calls())
+def test_more_jax_random_agrees_with_jax(call: str) -> None:
+    agree(f"import jax\nimport jax.numpy as jnp\nkey = jax.random.key(0)\nout = {call}\n", CODES | {"SC104"})
+
+
 @settings(max_examples=100, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(jax_random_calls(), st.sampled_from(("jax.random.PRNGKey(0)", "jax.random.key(1)")))

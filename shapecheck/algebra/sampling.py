@@ -62,6 +62,38 @@ def drawn(shape: Sequence[Dim] | None, params: Sequence[ArrayType], dtype: str |
     return Outcome(ArrayType(dtype, joined.type.dims, named, joined.type.ellipsis, named_open), joined.problems)
 
 
+def vectors(shape: Sequence[Dim] | None, batches: Sequence[ArrayType], size: Dim, dtype: str | None, what: str,
+            labels: Sequence[str] | None = None) -> Outcome:
+    """A sampler of vectors of `size` (`multivariate_normal`, `dirichlet`): one per element of
+    `shape`, which the parameters' batches (`batches`, their dims before the vector's) broadcast
+    to, or of their broadcast batch."""
+    drawn_ = drawn(shape, batches, dtype, what, labels)
+    if drawn_.type.ellipsis is not None:
+        return drawn_
+    return Outcome(drawn_.type.with_dims((*drawn_.type.dims, size)), drawn_.problems)
+
+
+def multivariate_normal(mean: ArrayType, cov: ArrayType, shape: Sequence[Dim] | None, dtype: str | None,
+                        labels: Sequence[str] | None = None) -> Outcome:
+    """`jax.random.multivariate_normal(key, mean, cov, shape)`: `mean` (..., n), `cov` (..., n, n)."""
+    what = "jax.random.multivariate_normal"
+    unknown = ArrayType(dtype, (), ellipsis=0)
+    if mean.ellipsis is not None or cov.ellipsis is not None:
+        return Outcome(unknown)
+    if not mean.dims or len(cov.dims) < 2:
+        which, needed = ("mean", "(..., n)") if not mean.dims else ("cov", "(..., n, n)")
+        return Outcome(unknown, (Problem(
+            Code.AXIS_OUT_OF_RANGE, f"{what} takes a {which} of shape {needed}, but it has shape "
+            f"{_text((mean if which == 'mean' else cov).dims)}"),))
+    size = mean.dims[-1]
+    if any(certainly_differ(size, dim) for dim in cov.dims[-2:]):
+        return Outcome(unknown, (Problem(
+            Code.CONTRACTION_MISMATCH, f"{what} takes cov of shape (..., n, n) for the mean's n = {format_dim(size)}, "
+            f"but cov has shape {_text(cov.dims)}", sizes=(size, *cov.dims[-2:])),))
+    return vectors(shape, [mean.with_dims(mean.dims[:-1]), cov.with_dims(cov.dims[:-2])], size, dtype, what,
+                   labels)
+
+
 def split(key: ArrayType, num: Sequence[Dim]) -> ArrayType | None:
     """`jax.random.split(key, num)`: `num` (a count or a shape) keys, stacked in front.
 

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Literal
 
 from shapecheck.algebra import broadcast as algebra_broadcast
 from shapecheck.algebra import promotion, sampling
-from shapecheck.algebra.outcome import Outcome
+from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, code_of, dtype_or, flag, shape
+from shapecheck.analyzer.library.common import array, code_of, dtype_or, finished, flag, shape
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Value, as_dim, as_int
+from shapecheck.codes import Code
 from shapecheck.dims import Dim
 from shapecheck.types import ArrayType
 
@@ -29,12 +30,17 @@ _SHARDING = "*, out_sharding=None"
 _PARAMETERS: dict[str, tuple[tuple[str, ...], str]] = {
     "truncated_normal": (("lower", "upper"), "f"), "gamma": (("a",), "f"), "loggamma": (("a",), "f"),
     "beta": (("a", "b"), "f"), "poisson": (("lam",), "i"), "t": (("df",), "f"), "chisquare": (("df",), "f"),
+    "geometric": (("p",), "i"), "binomial": (("n", "p"), "f"), "pareto": (("b",), "f"),
+    "rayleigh": (("scale",), "f"), "wald": (("mean",), "f"), "triangular": (("left", "mode", "right"), "f"),
+    "lognormal": (("sigma",), "f"),
 }
 
 
 @REGISTRY.handles(*each(RANDOM, "normal", "laplace", "logistic", "cauchy", "exponential"),
                   signature=f"key, shape=(), dtype=None, {_SHARDING}")
 @REGISTRY.handles(f"{RANDOM}.gumbel", signature=f"key, shape=(), dtype=None, mode=None, {_SHARDING}")
+@REGISTRY.handles(f"{RANDOM}.maxwell", signature=f"key, shape=(), dtype=None, {_SHARDING}")
+@REGISTRY.handles(f"{RANDOM}.generalized_normal", signature=f"key, p, shape=(), dtype=None, {_SHARDING}")
 @REGISTRY.handles(f"{RANDOM}.rademacher", signature=f"key, shape, dtype=None, {_SHARDING}")
 def sampler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """A sampler of its `shape=`: reals default to the default float, rademacher to the default int."""
@@ -83,10 +89,63 @@ def bernoulli(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
 @REGISTRY.handles(f"{RANDOM}.beta", signature=f"key, a, b, shape=None, dtype=None, {_SHARDING}")
 @REGISTRY.handles(f"{RANDOM}.poisson", signature=f"key, lam, shape=None, dtype=None, {_SHARDING}")
 @REGISTRY.handles(*each(RANDOM, "t", "chisquare"), signature=f"key, df, shape=None, dtype=None, {_SHARDING}")
+@REGISTRY.handles(f"{RANDOM}.geometric", signature=f"key, p, shape=None, dtype=None, {_SHARDING}")
+@REGISTRY.handles(f"{RANDOM}.pareto", signature=f"key, b, shape=None, dtype=None, {_SHARDING}")
+@REGISTRY.handles(f"{RANDOM}.binomial", signature="key, n, p, shape=None, dtype=None")
+@REGISTRY.handles(f"{RANDOM}.rayleigh", signature=f"key, scale, shape=None, dtype=None, {_SHARDING}")
+@REGISTRY.handles(f"{RANDOM}.wald", signature=f"key, mean, shape=None, dtype=None, {_SHARDING}")
+@REGISTRY.handles(f"{RANDOM}.triangular", signature=f"key, left, mode, right, shape=None, dtype=None, {_SHARDING}")
+@REGISTRY.handles(f"{RANDOM}.lognormal", signature=f"key, sigma=1.0, shape=None, dtype=None, {_SHARDING}")
 def with_parameters(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """A sampler with array parameters: they broadcast to `shape=`, or make the shape."""
     names, kind = _PARAMETERS[call.short_name]
-    return _drawn(interp, call, _optional_shape(call), names, dtype_or(call, promotion.default(kind)))
+    given = tuple(name for name in names if call.given(name))  # a default is a Python number: any shape
+    return _drawn(interp, call, _optional_shape(call), given, dtype_or(call, promotion.default(kind)))
+
+
+@REGISTRY.handles(f"{RANDOM}.multivariate_normal",
+                  signature=f"key, mean, cov, shape=None, dtype=None, method='cholesky', {_SHARDING}")
+def multivariate_normal(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """Vectors of the mean's length, over the broadcast batch of mean and cov, or `shape=`."""
+    mean, cov, dims = array(call.arg("mean")), array(call.arg("cov")), _optional_shape(call)
+    if mean is None or cov is None or dims is False:
+        return None
+    names = [f"{name} `{code_of(call.arg_node(name))}`" for name in ("mean", "cov")]
+    outcome = sampling.multivariate_normal(mean, cov, dims, dtype_or(call, promotion.default("f")), names)
+    return finished(interp, call, outcome)
+
+
+@REGISTRY.handles(f"{RANDOM}.dirichlet", signature=f"key, alpha, shape=None, dtype=None, {_SHARDING}")
+def dirichlet(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """Vectors of alpha's last dim, over alpha's batch, or `shape=`."""
+    alpha, dims = array(call.arg("alpha")), _optional_shape(call)
+    if alpha is None or dims is False or alpha.ellipsis is not None:
+        return None
+    what = "jax.random.dirichlet"
+    if not alpha.dims:
+        interp.reporter.problems([Problem(Code.AXIS_OUT_OF_RANGE, f"{what} takes alpha of shape (..., k), but it is 0-d")],
+                                 call.node, call.arg_nodes)
+        return None
+    named = [f"alpha `{code_of(call.arg_node('alpha'))}`"]
+    outcome = sampling.vectors(dims, [alpha.with_dims(alpha.dims[:-1])], alpha.dims[-1],
+                               dtype_or(call, promotion.default("f")), what, named)
+    return finished(interp, call, outcome)
+
+
+@REGISTRY.handles(f"{RANDOM}.ball", signature=f"key, d, p=2, shape=(), dtype=None, {_SHARDING}")
+@REGISTRY.handles(f"{RANDOM}.orthogonal", signature=f"key, n, shape=(), dtype=None, m=None, {_SHARDING}")
+def matrices(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`ball`: points of `d` coordinates; `orthogonal`: `(n, m)` matrices (m = n by default);
+    one per element of `shape=`."""
+    dims = shape(call.arg("shape")) if call.given("shape") else ()
+    dtype = dtype_or(call, promotion.default("f"))
+    if dims is None:
+        return None
+    if call.short_name == "ball":
+        return ArrayType(dtype, (*dims, as_dim(call.arg("d"))))
+    n = as_dim(call.arg("n"))
+    m = as_dim(call.arg("m")) if call.given("m") and call.arg("m") != Const(None) else n
+    return ArrayType(dtype, (*dims, n, m))
 
 
 @REGISTRY.handles(f"{RANDOM}.categorical",
