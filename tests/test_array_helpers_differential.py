@@ -126,3 +126,35 @@ def test_array_helpers_agree_with_jax(program: str) -> None:
 ])
 def test_fixed_programs(a: tuple[int, ...], b: tuple[int, ...], body: str) -> None:
     agree(PROGRAM.format(a=_tuple(list(a)), dtype="jnp.float32", b=_tuple(list(b)), body=body), CODES)
+
+
+@st.composite
+def reduction_programs(draw: st.DrawFn) -> str:
+    """Quantiles (q a scalar, a vector, or of rank 2, which JAX refuses), nanmedian, the array
+    API's cumulative_sum and cumulative_prod, and rot90."""
+    a = draw(st.lists(st.integers(1, 4), max_size=3))
+    dtype = draw(st.sampled_from(("jnp.float32", "jnp.int32", "jnp.bool_")))
+    name = draw(st.sampled_from(("quantile", "percentile", "nanquantile", "nanpercentile", "nanmedian",
+                                 "cumulative_sum", "cumulative_prod", "rot90")))
+    axis = f", axis={draw(st.integers(-len(a) - 1, len(a)))}" if draw(st.booleans()) else ""
+    keep = ", keepdims=True" if draw(st.booleans()) else ""
+    if name == "nanmedian":
+        body = f"out = jnp.nanmedian(a{axis}{keep})"
+    elif name.startswith("cumulative"):
+        initial = ", include_initial=True" if draw(st.booleans()) else ""
+        body = f"out = jnp.{name}(a{axis}{initial})"
+    elif name == "rot90":
+        plane = f", axes={(draw(st.integers(-2, 2)), draw(st.integers(-2, 2)))}" if draw(st.booleans()) else ""
+        body = f"out = jnp.rot90(a, k={draw(st.integers(-1, 3))}{plane})"
+    else:
+        q = draw(st.sampled_from(("0.5", "jnp.zeros((3,))", "jnp.zeros((2, 2))", "jnp.zeros(())")))
+        if dtype == "jnp.bool_":
+            dtype = "jnp.float32"  # JAX's quantiles of booleans fail on the dtype, not the shape
+        body = f"out = jnp.{name}(a, {q}{axis}{keep})"
+    return PROGRAM.format(a=_tuple(a), dtype=dtype, b="(1, )", body=body)
+
+
+@given(reduction_programs())
+@CASES
+def test_quantiles_and_cumulative_agree_with_jax(program: str) -> None:
+    agree(program, CODES)

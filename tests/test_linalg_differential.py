@@ -115,3 +115,60 @@ def test_linalg_agrees_with_jax(program: str) -> None:
 def test_fixed_programs(a: tuple[int, ...], b: tuple[int, ...], body: str) -> None:
     agree(PROGRAM.format(a=_tuple(list(a)), dtype="jnp.float32", b=_tuple(list(b)), body=body),
           frozenset({"SC101", "SC104", "SC106"}))
+
+
+@st.composite
+def more_linalg_programs(draw: st.DrawFn) -> str:
+    """jnp.linalg's other functions, and the array API's matvec and vecmat."""
+    a = draw(matrices())
+    b = draw(st.lists(SIZES, max_size=3))
+    name = draw(st.sampled_from(("eig", "eigvals", "svdvals", "lstsq", "multi_dot", "outer", "diagonal", "trace",
+                                 "vector_norm", "matrix_norm", "matmul", "matvec", "vecmat")))
+    dtype = draw(st.sampled_from(("jnp.float32", "jnp.int32")))
+    if name == "eig":
+        body = f"w, v = jnp.linalg.eig(a)\nout = {draw(st.sampled_from(('w', 'v')))}"
+    elif name == "lstsq":
+        m = draw(SIZES)
+        a = [m, draw(SIZES)]
+        b = [m if draw(st.integers(0, 4)) else m + 1, *draw(st.lists(SIZES, max_size=1))]
+        body = f"x, residuals, rank, s = jnp.linalg.lstsq(a, b)\nout = {draw(st.sampled_from(('x', 's')))}"
+    elif name == "multi_dot":
+        sizes = draw(st.lists(SIZES, min_size=3, max_size=5))
+        shapes = [[sizes[i], sizes[i + 1]] for i in range(len(sizes) - 1)]
+        if draw(st.booleans()):
+            shapes[0] = shapes[0][1:]
+        if draw(st.booleans()):
+            shapes[-1] = shapes[-1][:1]
+        if draw(st.integers(0, 3)) == 0:
+            shapes[-1] = [draw(SIZES), *shapes[-1][1:]]
+        arrays = ", ".join(f"jnp.zeros({_tuple(shape)})" for shape in shapes)
+        body = f"out = jnp.linalg.multi_dot([{arrays}])"
+    elif name == "outer":
+        body = "out = jnp.linalg.outer(a, b)"
+    elif name in ("diagonal", "trace"):
+        offset = f", offset={draw(st.integers(-3, 3))}" if draw(st.booleans()) else ""
+        body = f"out = jnp.linalg.{name}(a{offset})"
+    elif name == "vector_norm":
+        axis = f", axis={draw(st.integers(-len(a) - 1, len(a)))}" if draw(st.booleans()) else ""
+        keep = ", keepdims=True" if draw(st.booleans()) else ""
+        body = f"out = jnp.linalg.vector_norm(a{axis}{keep})"
+    elif name == "matrix_norm":
+        keep = ", keepdims=True" if draw(st.booleans()) else ""
+        body = f"out = jnp.linalg.matrix_norm(a{keep})"
+    elif name == "matmul":
+        body = "out = jnp.linalg.matmul(a, b)"
+    elif name in ("matvec", "vecmat"):
+        if draw(st.integers(0, 2)) and a:
+            core = a[-1] if name == "matvec" else (a[-2] if len(a) > 1 else a[-1])
+            b = [*draw(st.lists(SIZES, max_size=1)), core]
+        first, second = ("a", "b") if name == "matvec" else ("b", "a")
+        body = f"out = jnp.{name}({first}, {second})"
+    else:
+        body = f"out = jnp.linalg.{name}(a)"
+    return PROGRAM.format(a=_tuple(a), dtype=dtype, b=_tuple(b), body=body)
+
+
+@given(more_linalg_programs())
+@CASES
+def test_more_linalg_agrees_with_jax(program: str) -> None:
+    agree(program, frozenset({"SC101", "SC104", "SC106"}))

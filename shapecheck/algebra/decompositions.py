@@ -66,6 +66,43 @@ def matrix_power(value: ArrayType, n: int, what: str) -> Outcome:
     return Outcome(value)
 
 
+def eigenvalues(value: ArrayType, what: str, vectors: bool) -> tuple[Outcome, tuple[ArrayType, ...]]:
+    """`jnp.linalg.eigvals` (and `eig`, with `vectors`): the eigenvalues `(..., n)` of square
+    matrices, complex (and the eigenvectors `(..., n, n)`)."""
+    found = square(value, what)
+    if found.problems or found.type.ellipsis is not None:
+        return found, ()
+    matrices = found.type.with_dtype(_complex(found.type.dtype))
+    values_ = matrices.with_dims(matrices.dims[:-1])
+    return Outcome(values_), ((values_, matrices) if vectors else (values_,))
+
+
+def lstsq(a: ArrayType, b: ArrayType, what: str) -> tuple[Outcome, ArrayType | None]:
+    """`jnp.linalg.lstsq(a, b)`: `a` a matrix (m, n), `b` of its m rows, `(m,)` or `(m, k)`: the
+    solution `(n,)` or `(n, k)`, and the singular values `(min(m, n),)`. None where the ranks
+    are not these (not read)."""
+    if a.ellipsis is not None or b.ellipsis is not None or len(a.dims) != 2 or len(b.dims) not in (1, 2):
+        return Outcome(a.with_dims((), 0)), None
+    rows, columns = a.dims
+    if certainly_differ(rows, b.dims[0]):
+        return Outcome(a.with_dims((), 0), (Problem(
+            Code.CONTRACTION_MISMATCH, f"{what}: the matrix has shape {format_shape(a.dims)} and the right-hand side "
+            f"{format_shape(b.dims)}: both have the m = {format_dim(rows)} rows", sizes=(rows, b.dims[0])),)), None
+    dtype = joint_dtype(_inexact(a), _inexact(b))
+    solution = ArrayType(dtype, (columns, *b.dims[1:]))
+    return Outcome(solution), ArrayType(dtype, (_least(rows, columns),))
+
+
+def _complex(dtype: str | None) -> str | None:
+    """The complex type of a real one's eigenvalues (integers are computed in the default float)."""
+    kind = KINDS.get(dtype) if dtype is not None else None
+    if kind is None:
+        return None
+    if kind[0] == "c":
+        return dtype
+    return "c128" if dtype == "f64" or kind[0] in "biu" else "c64"
+
+
 def pinv(value: ArrayType, what: str) -> Outcome:
     """The pseudo-inverse of each `(m, n)` matrix: `(n, m)`."""
     found = _stack(value, what)

@@ -307,6 +307,27 @@ def diagonal(value: ArrayType, offset: int, first: int, second: int, what: str) 
     return Outcome(value.with_dims((*rest, length)))
 
 
+def rot90(value: ArrayType, k: int, first: int, second: int) -> Outcome:
+    """`jnp.rot90(m, k, axes)`: k quarter turns in the plane of two distinct axes of an array of
+    rank 2 at least; an odd count swaps their sizes."""
+    if value.ellipsis is not None:
+        return Outcome(value.with_dims((), 0))
+    rank = len(value.dims)
+    if rank < 2:
+        return Outcome(value.with_dims((), 0), (Problem(
+            Code.AXIS_OUT_OF_RANGE, f"jnp.rot90 turns in the plane of two dims, but {value.positional_text()} has "
+            f"{rank}", axes=(first, second)),))
+    places = [normalize_axis(axis, rank) for axis in (first, second)]
+    for axis, place in zip((first, second), places, strict=True):
+        if place is None:
+            return Outcome(value.with_dims((), 0), (out_of_range(axis, rank, "jnp.rot90's argument"),))
+    if places[0] == places[1]:
+        return Outcome(value.with_dims((), 0), (Problem(
+            Code.AXIS_OUT_OF_RANGE, f"jnp.rot90's axes ({first}, {second}) are one dim of {value.positional_text()}; "
+            "the plane needs two", axes=(first, second)),))
+    return swapaxes(value, first, second) if k % 2 else Outcome(value)
+
+
 def matrix_transpose(value: ArrayType, what: str) -> Outcome:
     """`jnp.matrix_transpose(x)` and `x.mT`: the last two dims swapped; they must exist."""
     if value.rank is not None and value.rank < 2:

@@ -193,6 +193,45 @@ def vecdot(a: ArrayType, b: ArrayType, axis: int, labels: Sequence[str] | None =
     return _combine(a, b, dims, labels, problems)
 
 
+def matvec(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None, *, vector_first: bool = False) -> Outcome:
+    """`jnp.matvec(a, b)`: matrices `(..., m, n)` times vectors `(..., n)`, `(..., m)`; `vecmat`
+    (`vector_first`): vectors `(..., m)` times matrices `(..., m, n)`, `(..., n)`. Batches broadcast."""
+    problems: list[Problem] = []
+    if a.ellipsis is not None or b.ellipsis is not None:
+        return _combine(a, b, (), labels, problems, open_rank=True)
+    matrix, vector = (b, a) if vector_first else (a, b)
+    where = "vecmat" if vector_first else "matvec"
+    for index, (value, least, kind) in enumerate(((matrix, 2, "matrices"), (vector, 1, "vectors"))):
+        if len(value.dims) < least:
+            operand = (1 - index) if vector_first else index
+            problems.append(out_of_range(-least, len(value.dims), f"{where}'s {kind} {label(labels, operand)}",
+                                         operand))
+            return _combine(a, b, (), labels, problems, open_rank=True)
+    rows, columns = matrix.dims[-2:]
+    _contract(vector.dims[-1], rows if vector_first else columns, labels, where, problems, (a, b))
+    batch = broadcast([matrix.with_dims(matrix.dims[:-2]), vector.with_dims(vector.dims[:-1])], labels)
+    problems.extend(batch.problems)
+    return _combine(a, b, (*batch.type.dims, columns if vector_first else rows), labels, problems)
+
+
+def multi_dot(values: Sequence[ArrayType], labels: Sequence[str] | None = None) -> Outcome | None:
+    """`jnp.linalg.multi_dot(arrays)`: a chain of matrices, the first and last of which may be
+    vectors; each one's last dim is the next one's first. None where the chain is not one the
+    checker reads (fewer than two arrays, a middle one not a matrix, a rank not known)."""
+    if len(values) < 2 or any(value.ellipsis is not None for value in values) or \
+            len(values[0].dims) not in (1, 2) or len(values[-1].dims) not in (1, 2) or \
+            any(len(value.dims) != 2 for value in values[1:-1]):
+        return None
+    problems: list[Problem] = []
+    for index in range(len(values) - 1):
+        left, right = values[index], values[index + 1]
+        pair = [label(labels, index), label(labels, index + 1)]
+        _contract(left.dims[-1], right.dims[0], pair, "multi_dot", problems, (left, right))
+    dims = (*values[0].dims[:-1], *values[-1].dims[1:])
+    dtype = promoted(values).dtype
+    return Outcome(ArrayType(dtype, dims if not problems else (None,) * len(dims)), tuple(problems))
+
+
 def kron(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> Outcome:
     """`jnp.kron(a, b)`: the ranks padded with leading 1s to the larger, each dim the product of
     the two."""

@@ -1,4 +1,4 @@
-"""Contractions: dot, matmul, vdot, inner, vecdot, tensordot, einsum; and kron."""
+"""Contractions: dot, matmul, vdot, inner, vecdot, matvec, vecmat, tensordot, einsum; and kron."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ REGISTRY = Registry()  # what this module handles; collected by `library.handler
 
 _CONTRACTIONS = {
     f"{JNP}.dot": linalg.dot, "method:dot": linalg.dot, "jax.lax.dot": linalg.dot,
-    f"{JNP}.matmul": linalg.matmul, f"{JNP}.vdot": linalg.vdot,
+    f"{JNP}.matmul": linalg.matmul, f"{JNP}.linalg.matmul": linalg.matmul, f"{JNP}.vdot": linalg.vdot,
 }
 
 
@@ -66,6 +66,14 @@ def products(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
         return None
     rule = linalg.inner if call.short_name == "inner" else linalg.kron
     return finished(interp, call, rule(a, b, labels(call, 2)))
+
+
+@REGISTRY.handles(f"{JNP}.matvec", f"{JNP}.vecmat", signature="x1, x2, /")
+def matvec(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    a, b = array(call.arg("x1")), array(call.arg("x2"))
+    if a is None or b is None:
+        return None
+    return finished(interp, call, linalg.matvec(a, b, labels(call, 2), vector_first=call.short_name == "vecmat"))
 
 
 @REGISTRY.handles(f"{JNP}.vecdot", f"{JNP}.linalg.vecdot",

@@ -361,14 +361,20 @@ def diag(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
 
 @REGISTRY.handles(f"{JNP}.diagonal", "method:diagonal", signature="a, offset=0, axis1=0, axis2=1")
 @REGISTRY.handles(f"{JNP}.trace", "method:trace", signature="a, offset=0, axis1=0, axis2=1, dtype=None, out=None")
+@REGISTRY.handles(f"{JNP}.linalg.diagonal", signature="a, /, *, offset=0")
+@REGISTRY.handles(f"{JNP}.linalg.trace", signature="a, /, *, offset=0, dtype=None")
 def diagonal(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    """`jnp.diagonal` (the diagonal last) and `jnp.trace` (its sum)."""
+    """`jnp.diagonal` (the diagonal last) and `jnp.trace` (its sum); jnp.linalg's take each
+    matrix's, of the last two dims."""
     value = array(call.arg("a"))
-    offset, first, second = (as_int(call.arg(name)) if call.given(name) else default
-                             for name, default in (("offset", 0), ("axis1", 0), ("axis2", 1)))
+    matrices = call.name.startswith(f"{JNP}.linalg.")
+    offset = as_int(call.arg("offset")) if call.given("offset") else 0
+    first, second = (-2, -1) if matrices else (as_int(call.arg(name)) if call.given(name) else default
+                                               for name, default in (("axis1", 0), ("axis2", 1)))
     if value is None or offset is None or first is None or second is None:
         return None
-    found = finished(interp, call, layout.diagonal(value, offset, first, second, f"jnp.{call.short_name}"))
+    what = f"jnp.linalg.{call.short_name}" if matrices else f"jnp.{call.short_name}"
+    found = finished(interp, call, layout.diagonal(value, offset, first, second, what))
     if call.short_name == "diagonal" or not isinstance(found, ArrayType):
         return found
     requested = requested_dtype(call)
@@ -376,6 +382,19 @@ def diagonal(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
         return None  # a dtype the checker cannot read
     summed = reduction("sum", Typed(found.dtype, found.weak), requested or None)
     return found.with_dims(found.dims[:-1]).with_dtype(summed.dtype, summed.weak)
+
+
+@REGISTRY.handles(f"{JNP}.rot90", signature="m, k=1, axes=(0, 1)")
+def rot90(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """A quarter turn `k` times in the plane of two distinct axes: an odd count swaps their sizes."""
+    value = array(call.arg("m"))
+    k = as_int(call.arg("k")) if call.given("k") else 1
+    plane = axes(call.arg("axes")) if call.given("axes") else (0, 1)
+    if value is None or k is None or not isinstance(plane, tuple) or len(plane) != 2 or \
+            not all(isinstance(axis, int) for axis in plane) or value.ellipsis is not None:
+        return None
+    first, second = (axis for axis in plane if isinstance(axis, int))
+    return finished(interp, call, layout.rot90(value, k, first, second))
 
 
 @REGISTRY.handles(f"{JNP}.append", signature="arr, values, axis=None")

@@ -1,20 +1,22 @@
 """`jnp.linalg`'s matrix functions (inv, pinv, det, slogdet, cholesky, eigh, eigvalsh, solve, svd,
-qr, matrix_power) and `jnp.outer` and `jnp.diff`: shapes by `algebra.decompositions`. A decomposition's
-parts are a tuple (`u, s, vh = jnp.linalg.svd(a)`); their names (`.U`, `.S`) are not followed."""
+qr, matrix_power, eig, eigvals, svdvals, lstsq, multi_dot, outer) and `jnp.outer` and `jnp.diff`:
+shapes by `algebra.decompositions` (multi_dot's by `algebra.linalg`). A decomposition's parts are a tuple (`u, s, vh = jnp.linalg.svd(a)`); their names (`.U`, `.S`) are not followed."""
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra import decompositions
-from shapecheck.algebra.outcome import Outcome, normalize_axis, out_of_range
+from shapecheck.algebra import decompositions, linalg
+from shapecheck.algebra.outcome import Outcome, Problem, normalize_axis, out_of_range
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, finish, finished
+from shapecheck.analyzer.library.common import array, code_of, finish, finished
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Seq, Value, as_int, as_str
+from shapecheck.codes import Code
 from shapecheck.dims import product
 from shapecheck.types import ArrayType
 
@@ -116,6 +118,70 @@ def qr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value
     if mode == "r":
         return finished(interp, call, outcome)
     return _parts(interp, call, outcome, parts)
+
+
+@REGISTRY.handles(f"{LINALG}.eigvals", signature="a")
+@REGISTRY.handles(f"{LINALG}.eig", signature="a")
+def eig(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """Complex eigenvalues `(..., n)` (and, eig, eigenvectors `(..., n, n)`) of square matrices."""
+    value = array(call.arg("a"))
+    if value is None:
+        return None
+    vectors = call.short_name == "eig"
+    outcome, parts = decompositions.eigenvalues(value, _name(call), vectors)
+    if not vectors:
+        return finished(interp, call, outcome)
+    return _parts(interp, call, outcome, parts)
+
+
+@REGISTRY.handles(f"{LINALG}.svdvals", signature="x, /")
+def svdvals(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = array(call.arg("x"))
+    return None if value is None else finished(interp, call, decompositions.svd(value, False, False, _name(call))[0])
+
+
+@REGISTRY.handles(f"{LINALG}.lstsq", signature="a, b, rcond=None, *, numpy_resid=False")
+def lstsq(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`(solution, residuals, rank, singular values)`; the residuals' and rank's shapes are not followed."""
+    a, b = array(call.arg("a")), array(call.arg("b"))
+    if a is None or b is None:
+        return None
+    outcome, singular = decompositions.lstsq(a, b, _name(call))
+    found = finished(interp, call, outcome)
+    return Seq((found, None, None, singular)) if isinstance(found, ArrayType) else None
+
+
+@REGISTRY.handles(f"{LINALG}.multi_dot", signature="arrays, *, precision=None")
+def multi_dot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    given = call.arg("arrays")
+    if not isinstance(given, Seq):
+        return None
+    values = [array(item) for item in given.items]
+    arrays = [value for value in values if value is not None]
+    if len(arrays) != len(values):
+        return None
+    found = linalg.multi_dot(arrays, _element_labels(given))
+    return None if found is None else finished(interp, call, found)
+
+
+@REGISTRY.handles(f"{LINALG}.outer", signature="x1, x2, /")
+def linalg_outer(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """jnp.outer of two 1-d arrays only."""
+    a, b = array(call.arg("x1")), array(call.arg("x2"))
+    if a is None or b is None or a.ellipsis is not None or b.ellipsis is not None:
+        return None
+    for index, value in enumerate((a, b)):
+        if len(value.dims) != 1:
+            interp.reporter.problems([Problem(
+                Code.AXIS_OUT_OF_RANGE, f"jnp.linalg.outer takes 1-d arrays, but its argument {index + 1} has shape "
+                f"{value.positional_text()} (jnp.outer flattens)", operands=(index,))], call.node, call.arg_nodes)
+            return None
+    return ArrayType(decompositions.joint_dtype(a, b), (a.dims[0], b.dims[0]))
+
+
+def _element_labels(given: Seq) -> list[str] | None:
+    node = given.node
+    return [f"`{code_of(element)}`" for element in node.elts] if isinstance(node, ast.Tuple | ast.List) else None
 
 
 @REGISTRY.handles(f"{JNP}.outer", signature="a, b, out=None")

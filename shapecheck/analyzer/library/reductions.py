@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import promotion, reduction
-from shapecheck.algebra.outcome import normalize_axis, out_of_range
+from shapecheck.algebra.outcome import Problem, normalize_axis, out_of_range
 from shapecheck.algebra.promotion import Typed
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
+    array,
     axes,
     axis_names,
     check_bound,
@@ -22,9 +23,11 @@ from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Const,
+    Seq,
     Value,
     as_int,
 )
+from shapecheck.codes import Code
 from shapecheck.dims import product
 from shapecheck.types import ArrayType
 
@@ -56,6 +59,10 @@ def reduce_call(interp: Interpreter, call: CallArgs, ctx: Context, value: Value,
         check_bound(interp, names, call, ctx, call.arg_node("axis"), what)
     outcome = reduction.reduce(value, axis, keepdims=keep, what=f"the argument of {what}", dtype=dtype,
                                keep_dtype=False)
+    if keep and axis is None and _DTYPE_RULES.get(call.short_name, call.short_name) == "median" and \
+            value.ellipsis is None and not value.dims:
+        # The median and quantiles flatten their argument first: a 0-d one keeps a dim of 1.
+        return finish(interp, outcome, call).with_dims((1,))
     return finish(interp, outcome, call)
 
 
@@ -71,8 +78,17 @@ def _result_dtype(call: CallArgs, value: ArrayType) -> str | None:
     if signature is not None and signature.accepts("promote_integers") and call.given("promote_integers") \
             and call.arg("promote_integers") != Const(True):
         return None
-    name = "norm" if call.name.endswith("linalg.norm") else call.short_name
+    name = "norm" if call.name.endswith("linalg.norm") else _DTYPE_RULES.get(call.short_name, call.short_name)
     return promotion.reduction(name, Typed(value.dtype, value.weak), requested or None).dtype
+
+
+# Reductions whose dtype rule is another's: the norms', cumulative_sum's (which promotes
+# integers as sum does, where cumsum keeps them narrow), the quantiles' (floating, as median's).
+_DTYPE_RULES: Final = {
+    "vector_norm": "norm", "matrix_norm": "norm", "cumulative_sum": "sum", "cumulative_prod": "prod",
+    "nanmedian": "median", "quantile": "median", "percentile": "median", "nanquantile": "median",
+    "nanpercentile": "median",
+}
 
 
 def _what(call: CallArgs) -> str:
@@ -91,7 +107,7 @@ _REDUCTION_SIGNATURES: Final = {
     ("mean", "nanmean"): "a, axis=None, dtype=None, out=None, keepdims=False, *, where=None",
     ("std", "var", "nanstd", "nanvar"):
         "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None",
-    ("median",): "a, axis=None, out=None, overwrite_input=False, keepdims=False",
+    ("median", "nanmedian"): "a, axis=None, out=None, overwrite_input=False, keepdims=False",
     ("ptp",): "a, axis=None, out=None, keepdims=False",
     ("count_nonzero",): "a, axis=None, keepdims=False",
     ("average",): "a, axis=None, weights=None, returned=False, keepdims=False",
@@ -142,3 +158,73 @@ def cumulative(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
 def norm(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return reduce_call(interp, call, ctx, call.arg("x"), call.arg("axis"), call.given("axis"),
                        call.arg("keepdims"), "jnp.linalg.norm")
+
+
+@REGISTRY.handles(f"{JNP}.linalg.vector_norm", signature="x, /, *, axis=None, keepdims=False, ord=2")
+def vector_norm(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return reduce_call(interp, call, ctx, call.arg("x"), call.arg("axis"), call.given("axis"),
+                       call.arg("keepdims"), "jnp.linalg.vector_norm")
+
+
+_MATRIX_AXES: Final = Seq((Const(-2), Const(-1)))
+
+
+@REGISTRY.handles(f"{JNP}.linalg.matrix_norm", signature="x, /, *, keepdims=False, ord='fro'")
+def matrix_norm(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The norm of each matrix: the last two dims reduced (they must exist)."""
+    return reduce_call(interp, call, ctx, call.arg("x"), _MATRIX_AXES, True, call.arg("keepdims"),
+                       "jnp.linalg.matrix_norm")
+
+
+_QUANTILE = "a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False, *, weights=None"
+
+
+@REGISTRY.handles(*each(JNP, "quantile", "nanquantile", "nanpercentile"), signature=_QUANTILE)
+@REGISTRY.handles(f"{JNP}.percentile", signature=f"{_QUANTILE}, out_sharding=None")
+def quantile(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """One reduction per entry of `q` (a scalar or a 1-d array), its dims first."""
+    q = array(call.arg("q"))
+    if q is None or q.ellipsis is not None or (call.given("weights") and call.arg("weights") != Const(None)):
+        return None
+    if len(q.dims) > 1:
+        problem = Problem(Code.AXIS_OUT_OF_RANGE, f"jnp.{call.short_name} takes q of rank 0 or 1, but it has shape "
+                          f"{q.positional_text()}", operands=(1,))
+        interp.reporter.problems([problem], call.node, call.arg_nodes)
+        return None
+    reduced = reduce_call(interp, call, ctx, call.arg("a"), call.arg("axis"), call.given("axis"),
+                          call.arg("keepdims"), f"jnp.{call.short_name}")
+    if not isinstance(reduced, ArrayType) or reduced.ellipsis is not None:
+        return reduced if not q.dims else None
+    return reduced.with_dims((*q.dims, *reduced.dims))
+
+
+@REGISTRY.handles(*each(JNP, "cumulative_sum", "cumulative_prod"),
+                  signature="x, /, *, axis=None, dtype=None, include_initial=False")
+def cumulative_array_api(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The array API's cumulative sums: an axis, given where the rank is above 1; one more
+    element along it with `include_initial`."""
+    value = call.arg("x")
+    initial = flag(call.arg("include_initial")) if call.given("include_initial") else False
+    if not isinstance(value, ArrayType) or value.ellipsis is not None or initial is None:
+        return None
+    value = value.with_dtype(_result_dtype(call, value))
+    rank = len(value.dims)
+    given = call.given("axis") and call.arg("axis") != Const(None)
+    axis = as_int(call.arg("axis")) if given else 0
+    what = f"jnp.{call.short_name}"
+    problem: Problem | None = None
+    if axis is None:
+        return None
+    if not given and rank != 1:
+        problem = Problem(Code.AXIS_OUT_OF_RANGE, f"{what} takes an explicit axis for an array of rank {rank} "
+                          f"({value.positional_text()})")
+    elif normalize_axis(axis, rank) is None:
+        problem = out_of_range(axis, rank, f"the argument of {what}")
+    if problem is not None:
+        interp.reporter.problems([problem], call.node, call.arg_nodes)
+        return None
+    place = normalize_axis(axis, rank)
+    assert place is not None
+    size = value.dims[place]
+    grown = size + 1 if initial and isinstance(size, int) else None if initial else size
+    return value.with_dims((*value.dims[:place], grown, *value.dims[place + 1:]))
