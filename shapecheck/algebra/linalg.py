@@ -232,6 +232,49 @@ def multi_dot(values: Sequence[ArrayType], labels: Sequence[str] | None = None) 
     return Outcome(ArrayType(dtype, dims if not problems else (None,) * len(dims)), tuple(problems))
 
 
+def cross(a: ArrayType, b: ArrayType, axes: tuple[int, int, int], labels: Sequence[str] | None = None, *,
+          three: bool = False) -> Outcome:
+    """`jnp.cross(a, b, axisa, axisb, axisc)`: vectors of 2 or 3 (`three`, jnp.linalg.cross: of 3)
+    along `axisa` and `axisb`, the other dims broadcast; the product is a vector of 3 placed at
+    `axisc`, or, of two 2-vectors, a scalar."""
+    problems: list[Problem] = []
+    if a.ellipsis is not None or b.ellipsis is not None:
+        return _combine(a, b, (), labels, problems, open_rank=True)
+    what = "jnp.linalg.cross" if three else "jnp.cross"
+    rests: list[ArrayType] = []
+    sizes: list[Dim] = []
+    for index, (value, axis) in enumerate(zip((a, b), axes[:2], strict=True)):
+        place = normalize_axis(axis, len(value.dims))
+        if place is None:
+            problems.append(out_of_range(axis, len(value.dims), f"{what}'s {label(labels, index)}", index))
+            return _combine(a, b, (), labels, problems, open_rank=True)
+        size = value.dims[place]
+        allowed = (3,) if three else (2, 3)
+        if isinstance(size, int) and size not in allowed:
+            problems.append(Problem(
+                Code.SIZE_ARGUMENT_MISMATCH, f"{what} takes vectors of {' or '.join(map(str, allowed))}, but "
+                f"{label(labels, index)} of shape {value.positional_text()} has {size} along axis {axis}",
+                sizes=(size,), operands=(index,)))
+            return _combine(a, b, (), labels, problems, open_rank=True)
+        sizes.append(size)
+        rests.append(value.with_dims(value.dims[:place] + value.dims[place + 1:]))
+    batch = broadcast(rests, labels)
+    problems.extend(batch.problems)
+    if problems:
+        return _combine(a, b, (), labels, problems, open_rank=True)
+    if sizes == [2, 2]:
+        return _combine(a, b, batch.type.dims, labels, problems)
+    if not all(isinstance(size, int) for size in sizes):
+        return _combine(a, b, (), labels, problems, open_rank=True)
+    dims = [*batch.type.dims, 3]
+    place = normalize_axis(axes[2], len(dims))
+    if place is None:
+        problems.append(out_of_range(axes[2], len(dims), f"{what}'s result"))
+        return _combine(a, b, (), labels, problems, open_rank=True)
+    dims.insert(place, dims.pop())
+    return _combine(a, b, dims, labels, problems)
+
+
 def kron(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> Outcome:
     """`jnp.kron(a, b)`: the ranks padded with leading 1s to the larger, each dim the product of
     the two."""
