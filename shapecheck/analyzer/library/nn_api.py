@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from shapecheck.algebra import reduction
 from shapecheck.algebra.attention import dot_product_attention as attention_type
 from shapecheck.algebra.one_hot import one_hot as one_hot_type
+from shapecheck.algebra.outcome import Problem, normalize_axis, out_of_range
 from shapecheck.algebra.promotion import Typed, default, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -18,6 +19,7 @@ from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import NN
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Seq, Value, as_int
+from shapecheck.codes import Code
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -37,6 +39,30 @@ def activation(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
         return elementwise(interp, call, [value, *call.rest()])
     dtype = function(call.short_name, [Typed(value.dtype, value.weak)])  # sigmoid of ints is a float
     return value.with_dtype(dtype.dtype, dtype.weak)
+
+
+@REGISTRY.handles(f"{NN}.glu", signature="x, axis=-1")
+def glu(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The gated linear unit: `axis` split in two halves (its size even, SC107), one gating the other."""
+    value = call.arg("x")
+    axis = as_int(call.arg("axis")) if call.given("axis") else -1
+    if not isinstance(value, ArrayType) or axis is None or value.ellipsis is not None:
+        return None
+    rank = len(value.dims)
+    place = normalize_axis(axis, rank)
+    problem = out_of_range(axis, rank, "jax.nn.glu's argument") if place is None else None
+    size = value.dims[place] if place is not None else None
+    if problem is None and isinstance(size, int) and size % 2:
+        problem = Problem(Code.SIZE_ARGUMENT_MISMATCH, f"jax.nn.glu splits axis {axis} in two halves, but "
+                          f"{value.positional_text()} has {size} along it, an odd size", sizes=(size,))
+    if problem is not None or place is None:
+        interp.reporter.problems([problem] if problem is not None else [], call.node, call.arg_nodes)
+        return None
+    dtype = function("glu", [Typed(value.dtype, value.weak)])
+    if value.dtype is not None and value.dtype != dtype.dtype:
+        return None  # integers: JAX's logistic refuses them, which is not a shape's to report
+    half = size // 2 if isinstance(size, int) else None
+    return value.with_dims((*value.dims[:place], half, *value.dims[place + 1:])).with_dtype(dtype.dtype, dtype.weak)
 
 
 @REGISTRY.handles(f"{NN}.logsumexp", signature="a, axis=None, b=None, keepdims=False, return_sign=False, where=None")
