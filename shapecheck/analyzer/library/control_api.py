@@ -1,5 +1,5 @@
-"""Control flow (DESIGN.md section 3c): `lax.scan`, `lax.map`, `fori_loop`, `while_loop`, `cond`
-and `switch`.
+"""Control flow (DESIGN.md section 3c): `lax.scan`, `lax.map`, `fori_loop`, `while_loop`, `cond`,
+`switch` and `associative_scan`.
 
 Each body or branch is analysed for the values JAX traces it with: the carry (Python numbers as
 the weak scalars JAX makes of them, never constants to fold), one slice of a scan's `xs`, the
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from shapecheck.algebra import control_flow, replication
 from shapecheck.algebra.control_flow import BOOL_KIND, INDEX_KINDS, PRED_KINDS, Node, Tree
-from shapecheck.algebra.outcome import Problem
+from shapecheck.algebra.outcome import Problem, normalize_axis, out_of_range
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import code_of
@@ -24,7 +24,17 @@ from shapecheck.analyzer.library.pytrees import leaf, map_leaves, rebuild, tree
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import LAX
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Dict, Function, Jitted, Partial, Seq, Value, as_dim
+from shapecheck.analyzer.values import (
+    Const,
+    Dict,
+    Function,
+    Jitted,
+    Partial,
+    Seq,
+    Value,
+    as_dim,
+    as_int,
+)
 from shapecheck.codes import Code
 from shapecheck.dims import Dim
 from shapecheck.types import ArrayType, scalar
@@ -382,3 +392,67 @@ def _named_axes(shape: Tree) -> tuple[frozenset[str] | None, ...]:
     return tuple(frozenset(name for name, _ in item.named) if isinstance(item, ArrayType) else None
                  for _, item in control_flow.leaves(shape, ""))
 
+
+
+@REGISTRY.handles(f"{LAX}.associative_scan", takes_functions=True, signature="fn, elems, reverse=False, axis=0")
+def associative_scan(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The prefix combinations of `elems` along `axis`: its own structure and shapes. Every leaf
+    has the axis, of one length (SC106, SC107); `fn` is analysed on chunks of them, of a length
+    not known, which is what it is called with."""
+    elems = call.arg("elems")
+    axis = as_int(call.arg("axis")) if call.given("axis") else 0
+    leaves = _leaves(elems)
+    if axis is None or leaves is None or not leaves or any(value.ellipsis is not None for value in leaves):
+        return None
+    problem: Problem | None = None
+    lengths: list[Dim] = []
+    # JAX reads a negative axis against the first leaf's rank, and that dim of every leaf.
+    place = normalize_axis(axis, len(leaves[0].dims))
+    for value in leaves:
+        if place is None or place >= len(value.dims):
+            problem = out_of_range(axis, len(value.dims), "lax.associative_scan's elems")
+            break
+        lengths.append(value.dims[place])
+    axis = place if place is not None else axis
+    known = [length for length in lengths if isinstance(length, int)]
+    if problem is None and len(set(known)) > 1:
+        problem = Problem(Code.SIZE_ARGUMENT_MISMATCH, f"lax.associative_scan's elems have lengths "
+                          f"{', '.join(str(length) for length in known)} along axis {axis}: the arrays scanned "
+                          "together have one length", sizes=tuple(known))
+    if problem is not None:
+        interp.reporter.problems([problem], call.node, call.arg_nodes)
+        return None
+    chunk = _chunked(elems, axis)
+    node = call.arg_node("elems")
+    interp.call(call.arg("fn"), CallArgs(call.node, [chunk, chunk], [node, node]), ctx, scope)
+    return elems
+
+
+def _leaves(value: Value) -> list[ArrayType] | None:
+    """The arrays of a tuple, list or dict tree (None where a leaf is not an array)."""
+    if isinstance(value, ArrayType):
+        return [value]
+    if isinstance(value, Seq | Dict):
+        items = value.items if isinstance(value, Seq) else tuple(item for _, item in value.items)
+        found: list[ArrayType] = []
+        for item in items:
+            inner = _leaves(item)
+            if inner is None:
+                return None
+            found.extend(inner)
+        return found
+    return None
+
+
+def _chunked(value: Value, axis: int) -> Value:
+    """`value` with each leaf's `axis` of a length not known."""
+    if isinstance(value, ArrayType):
+        place = normalize_axis(axis, len(value.dims))
+        if place is None:
+            return value
+        return value.with_dims((*value.dims[:place], None, *value.dims[place + 1:]))
+    if isinstance(value, Seq):
+        return Seq(tuple(_chunked(item, axis) for item in value.items), value.is_list)
+    if isinstance(value, Dict):
+        return Dict(tuple((key, _chunked(item, axis)) for key, item in value.items))
+    return value

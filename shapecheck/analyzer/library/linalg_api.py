@@ -5,10 +5,12 @@ shapes by `algebra.decompositions` (multi_dot's by `algebra.linalg`). A decompos
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import decompositions, linalg
 from shapecheck.algebra.outcome import Outcome, Problem, normalize_axis, out_of_range
+from shapecheck.algebra.promotion import promoted
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import array, code_of, finish, finished
@@ -17,7 +19,7 @@ from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Seq, Value, as_int, as_str
 from shapecheck.codes import Code
-from shapecheck.dims import product
+from shapecheck.dims import Dim, product
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -118,6 +120,85 @@ def qr(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value
     if mode == "r":
         return finished(interp, call, outcome)
     return _parts(interp, call, outcome, parts)
+
+
+# jax.scipy.linalg's functions of the same shapes as jnp.linalg's (their extra parameters only
+# choose a triangle or skip checks); expm keeps each square matrix.
+SCIPY_LINALG: Final = "jax.scipy.linalg"
+
+
+@REGISTRY.handles(f"{SCIPY_LINALG}.inv", signature="a, overwrite_a=False, check_finite=True")
+@REGISTRY.handles(f"{SCIPY_LINALG}.cholesky", signature="a, lower=False, overwrite_a=False, check_finite=True")
+@REGISTRY.handles(f"{SCIPY_LINALG}.expm", signature="A, *, upper_triangular=False, max_squarings=16")
+def scipy_square(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = array(call.arg("A" if call.short_name == "expm" else "a"))
+    what = f"jax.scipy.linalg.{call.short_name}"
+    return None if value is None else finished(interp, call, decompositions.square(value, what))
+
+
+@REGISTRY.handles(f"{SCIPY_LINALG}.det", signature="a, overwrite_a=False, check_finite=True")
+def scipy_det(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    value = array(call.arg("a"))
+    return None if value is None else finished(interp, call, decompositions.batch(value, "jax.scipy.linalg.det"))
+
+
+@REGISTRY.handles(f"{SCIPY_LINALG}.cho_factor", signature="a, lower=False, overwrite_a=False, check_finite=True")
+def cho_factor(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`(c, lower)`: the factor of each square matrix, and the triangle it is in."""
+    value = array(call.arg("a"))
+    if value is None:
+        return None
+    found = finished(interp, call, decompositions.square(value, "jax.scipy.linalg.cho_factor"))
+    return Seq((found, ArrayType("bool_", ()))) if isinstance(found, ArrayType) else None
+
+
+@REGISTRY.handles(f"{SCIPY_LINALG}.solve_triangular",
+                  signature="a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, debug=None, "
+                            "check_finite=True")
+@REGISTRY.handles(f"{SCIPY_LINALG}.cho_solve", signature="c_and_lower, b, overwrite_b=False, check_finite=True")
+def triangular_solve(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """A square `(n, n)` matrix (a factor) and a right-hand side of its n rows, `(n,)` or `(n, k)`:
+    the solution has the right-hand side's shape. Batches are not followed."""
+    if call.short_name == "cho_solve":
+        pair = call.arg("c_and_lower")
+        a = array(pair.items[0]) if isinstance(pair, Seq) and len(pair.items) == 2 else None
+    else:
+        a = array(call.arg("a"))
+    b = array(call.arg("b"))
+    if a is None or b is None or a.ellipsis is not None or b.ellipsis is not None or len(a.dims) != 2 or \
+            len(b.dims) not in (1, 2):
+        return None
+    what = f"jax.scipy.linalg.{call.short_name}"
+    found = finished(interp, call, decompositions.square(a, what))
+    if not isinstance(found, ArrayType):
+        return None
+    result = finished(interp, call, decompositions.solve(a, b, what))
+    return result if isinstance(result, ArrayType) else None
+
+
+@REGISTRY.handles(f"{SCIPY_LINALG}.block_diag", signature="*arrs")
+def block_diag(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The arrays (each raised to a matrix, as atleast_2d) on the diagonal of one matrix."""
+    values = [array(value) for value in call.rest()]
+    if not values or None in values or call.opaque:
+        return None
+    known = [value for value in values if value is not None]
+    if any(value.ellipsis is not None or len(value.dims) > 2 for value in known):
+        return None  # of rank 3 or more: JAX refuses; not read
+    matrices = [value.dims if len(value.dims) == 2 else (1, *value.dims) if value.dims else (1, 1)
+                for value in known]
+    rows, columns = (product_sum(dims[i] for dims in matrices) for i in (0, 1))
+    return ArrayType(promoted(known).dtype, (rows, columns))
+
+
+def product_sum(sizes: Iterable[Dim]) -> Dim:
+    """The sum of sizes, where all are known."""
+    total = 0
+    for size in sizes:
+        if not isinstance(size, int):
+            return None
+        total += size
+    return total
 
 
 @REGISTRY.handles(f"{LINALG}.eigvals", signature="a")
