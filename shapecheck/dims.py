@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -112,3 +112,13 @@ def product(dims: tuple[Dim, ...]) -> int | None:
             return None
         total *= dim
     return total
+
+
+def total(sizes: Iterable[Dim]) -> int | None:
+    """The sizes added up (pieces joined along one dim), or None when any is not a known int."""
+    found = 0
+    for size in sizes:
+        if not isinstance(size, int):
+            return None
+        found += size
+    return found

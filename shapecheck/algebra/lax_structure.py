@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from shapecheck.algebra.outcome import Outcome, Pieces, Problem, normalize_axis, out_of_range
 from shapecheck.codes import Code
-from shapecheck.dims import Dim, certainly_differ, format_dim, format_shape, product
+from shapecheck.dims import Dim, certainly_differ, format_dim, format_shape, product, total
 from shapecheck.types import ArrayType
 
 
@@ -166,9 +166,8 @@ def split(value: ArrayType, sizes: Sequence[Dim], axis: int) -> Pieces:
     if place is None:
         return Pieces(None, (out_of_range(axis, rank, "lax.split"),))
     whole = value.dims[place]
-    counted = [size for size in sizes if isinstance(size, int)]
-    added = sum(counted)
-    if len(counted) == len(sizes) and isinstance(whole, int) and added != whole:
+    added = total(sizes)
+    if added is not None and isinstance(whole, int) and added != whole:
         return Pieces(None, (Problem(
             Code.SIZE_ARGUMENT_MISMATCH, f"lax.split: sizes {tuple(sizes)} add up to {added}, but dim {axis} of "
             f"{value.positional_text()} has size {whole}", sizes=(added, whole)),))

@@ -21,7 +21,7 @@ from shapecheck.algebra.indexing import index as index
 from shapecheck.algebra.outcome import Outcome, Pieces, Problem, label, normalize_axis, out_of_range
 from shapecheck.algebra.promotion import promoted
 from shapecheck.codes import Code
-from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim, product, unify
+from shapecheck.dims import CONFLICT, Dim, certainly_differ, format_dim, product, total, unify
 from shapecheck.types import ArrayType
 
 
@@ -112,8 +112,8 @@ def concatenate(values: Sequence[ArrayType], axis: int | None = 0,
     if not values or any(v.ellipsis is not None for v in values):
         return Outcome(ArrayType(dtype, (), named, 0, open_named), tuple(problems))
     if axis is None:
-        total = _sum([_count(v.dims) for v in values])
-        return Outcome(ArrayType(dtype, (total,), named, None, open_named), tuple(problems))
+        flat = total([product(v.dims) for v in values])
+        return Outcome(ArrayType(dtype, (flat,), named, None, open_named), tuple(problems))
     rank = len(values[0].dims)
     for number, v in enumerate(values):
         if len(v.dims) != rank:
@@ -128,7 +128,7 @@ def concatenate(values: Sequence[ArrayType], axis: int | None = 0,
     dims: list[Dim] = []
     for i in range(rank):
         if i == position:
-            dims.append(_sum([v.dims[i] for v in values]))
+            dims.append(total([v.dims[i] for v in values]))
             continue
         dims.append(_agree([v.dims[i] for v in values], i, "concatenate", labels, problems))
     return Outcome(ArrayType(dtype, tuple(dims), named, None, open_named), tuple(problems))
@@ -179,7 +179,7 @@ def repeat(value: ArrayType, repeats: Dim, axis: int | None, *, counts: Dim = No
         if found is None:
             return Outcome(value.with_dims((), 0), (out_of_range(axis, len(dims), "jnp.repeat's argument"),))
         place = found
-    elements = _count(dims) if flat else dims[place]
+    elements = product(dims) if flat else dims[place]
     if isinstance(counts, int) and isinstance(elements, int) and counts not in (1, elements):
         where = "of the flattened array" if flat else f"along axis {axis}"
         return Outcome(value.with_dims((), 0), (Problem(
@@ -221,24 +221,6 @@ def _agree(sizes: Sequence[Dim], axis: int, what: str, labels: Sequence[str] | N
             first = number
         result = unify(result, size)
     return result
-
-
-def _sum(sizes: Sequence[Dim]) -> Dim:
-    total = 0
-    for size in sizes:
-        if not isinstance(size, int):
-            return None
-        total += size
-    return total
-
-
-def _count(dims: Sequence[Dim]) -> Dim:
-    total = 1
-    for size in dims:
-        if not isinstance(size, int):
-            return None
-        total *= size
-    return total
 
 
 def _dtype(values: Sequence[ArrayType]) -> str | None:

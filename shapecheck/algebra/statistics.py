@@ -12,7 +12,7 @@ from shapecheck.algebra.broadcast import broadcast
 from shapecheck.algebra.outcome import Outcome, Problem, normalize_axis, out_of_range
 from shapecheck.algebra.promotion import inexact, promoted
 from shapecheck.codes import Code
-from shapecheck.dims import Dim, certainly_differ, format_dim
+from shapecheck.dims import Dim, certainly_differ, format_dim, total
 from shapecheck.types import ArrayType
 
 
@@ -74,11 +74,10 @@ def covariance(m: ArrayType, y: ArrayType | None, rowvar: bool, what: str) -> Ou
         return Outcome(unknown.type, (Problem(
             Code.BROADCAST_MISMATCH, f"{what}: m has {format_dim(observations[0])} observations of each variable and "
             f"y {format_dim(observations[1])}", sizes=tuple(observations)),))
-    total: Dim = sum(count for count in counts if isinstance(count, int)) \
-        if all(isinstance(count, int) for count in counts) else None
-    if total == 1:
+    variables = total(counts)
+    if variables == 1:
         return Outcome(ArrayType(dtype.dtype, ()))
-    return Outcome(ArrayType(dtype.dtype, (total, total)))
+    return Outcome(ArrayType(dtype.dtype, (variables, variables)))
 
 
 def histogram(a: ArrayType, bins: Dim | ArrayType) -> tuple[Outcome, ArrayType | None]:

@@ -5,7 +5,6 @@ shapes by `algebra.decompositions` (multi_dot's by `algebra.linalg`). A decompos
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import decompositions, linalg
@@ -19,7 +18,7 @@ from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Seq, Value, as_int, as_str
 from shapecheck.codes import Code
-from shapecheck.dims import Dim, product
+from shapecheck.dims import product, total
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -187,18 +186,8 @@ def block_diag(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
         return None  # of rank 3 or more: JAX refuses; not read
     matrices = [value.dims if len(value.dims) == 2 else (1, *value.dims) if value.dims else (1, 1)
                 for value in known]
-    rows, columns = (product_sum(dims[i] for dims in matrices) for i in (0, 1))
+    rows, columns = (total(dims[i] for dims in matrices) for i in (0, 1))
     return ArrayType(promoted(known).dtype, (rows, columns))
-
-
-def product_sum(sizes: Iterable[Dim]) -> Dim:
-    """The sum of sizes, where all are known."""
-    total = 0
-    for size in sizes:
-        if not isinstance(size, int):
-            return None
-        total += size
-    return total
 
 
 @REGISTRY.handles(f"{LINALG}.eigvals", signature="a")
