@@ -158,3 +158,41 @@ def reduction_programs(draw: st.DrawFn) -> str:
 @CASES
 def test_quantiles_and_cumulative_agree_with_jax(program: str) -> None:
     agree(program, CODES)
+
+
+@st.composite
+def pair_programs(draw: st.DrawFn) -> str:
+    """gcd and lcm (integers only), frexp, modf and divmod (two results), allclose, array_equal
+    and array_equiv (one boolean), ediff1d, partition and argpartition (kth within the axis),
+    and jax.nn's log1mexp, sparse_sigmoid and logmeanexp."""
+    a = draw(st.lists(st.integers(1, 4), max_size=3))
+    b = draw(st.sampled_from((a[1:], a, draw(st.lists(st.integers(1, 4), max_size=3)))))
+    dtype = draw(st.sampled_from(("jnp.float32", "jnp.int32")))
+    name = draw(st.sampled_from(("gcd", "lcm", "frexp", "modf", "divmod", "allclose", "array_equal", "array_equiv",
+                                 "ediff1d", "partition", "argpartition", "log1mexp", "sparse_sigmoid", "logmeanexp")))
+    if name in ("gcd", "lcm", "allclose", "array_equal", "array_equiv"):
+        body = f"out = jnp.{name}(a, b)"
+    elif name in ("frexp", "modf"):
+        body = f"first, second = jnp.{name}(a)\nout = {draw(st.sampled_from(('first', 'second')))}"
+    elif name == "divmod":
+        body = f"first, second = jnp.divmod(a, b)\nout = {draw(st.sampled_from(('first', 'second')))}"
+    elif name == "ediff1d":
+        extra = ", to_end=b" if draw(st.booleans()) else ""
+        body = f"out = jnp.ediff1d(a{extra})"
+    elif name in ("partition", "argpartition"):
+        axis = f", axis={draw(st.integers(-len(a) - 1, len(a)))}" if draw(st.booleans()) else ""
+        body = f"out = jnp.{name}(a, {draw(st.integers(-4, 4))}{axis})"
+    elif name == "logmeanexp":
+        axis = f", axis={draw(st.integers(-len(a) - 1, len(a)))}" if draw(st.booleans()) else ""
+        body = f"out = jax.nn.logmeanexp(a{axis})"
+    else:
+        body = f"out = jax.nn.{name}(a)"
+    b_dtype = draw(st.sampled_from((dtype, "jnp.float32")))
+    return (f"import jax\nimport jax.numpy as jnp\n\na = jnp.zeros({_tuple(a)}, {dtype})\n"
+            f"b = jnp.zeros({_tuple(b)}, {b_dtype})\n{body}\n")
+
+
+@given(pair_programs())
+@CASES
+def test_pairs_and_comparisons_agree_with_jax(program: str) -> None:
+    agree(program, CODES | {"SC301"})  # gcd and lcm of floats

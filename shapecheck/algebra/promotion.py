@@ -189,8 +189,9 @@ _INEXACT_FUNCTIONS: Final = frozenset((
     "gammaln", "digamma", "ndtr", "ndtri", "log_ndtr", "xlogy", "xlog1py", "entr", "logistic",
     "sigmoid", "log_sigmoid", "softplus", "silu", "swish", "gelu", "elu", "celu", "selu", "glu",
     "softmax", "log_softmax", "logsumexp", "standardize", "normalize", "hard_tanh", "tanh_", "mish", "sparse_plus",
+    "log1mexp", "sparse_sigmoid",
 ))
-_WEAK_FROM_INTS: Final = frozenset(("elu", "celu", "selu"))
+_WEAK_FROM_INTS: Final = frozenset(("elu", "celu", "selu", "sparse_sigmoid"))
 # jax.nn activations whose dtype for integer inputs follows their implementation, not a rule.
 _UNSURE_FOR_INTS: Final = frozenset((
     "relu6", "soft_sign", "leaky_relu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "mish",
@@ -204,7 +205,7 @@ _NUMERIC_FUNCTIONS: Final = frozenset((  # bool in, int32 out (JAX's to_numeric_
 _BOOL_FUNCTIONS: Final = frozenset((
     "isnan", "isinf", "isfinite", "logical_not", "signbit", "isneginf", "isposinf", "equal",
     "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
-    "logical_xor", "isclose", "eq", "ne", "lt", "le", "gt", "ge",
+    "logical_xor", "isclose", "eq", "ne", "lt", "le", "gt", "ge", "isreal", "iscomplex",
 ))
 
 
@@ -248,7 +249,7 @@ _SUMS: Final = frozenset(("sum", "prod", "nansum", "nanprod"))
 _CUMULATIVE: Final = frozenset(("cumsum", "cumprod", "nancumsum", "nancumprod"))
 _KEEPS: Final = frozenset(("max", "min", "amax", "amin", "nanmax", "nanmin", "ptp", "cummax", "cummin")) | _CUMULATIVE
 _INEXACTS: Final = frozenset(("mean", "var", "std", "nanmean", "nanvar", "nanstd", "average", "median", "logsumexp",
-                              "softmax", "log_softmax", "norm"))
+                              "logmeanexp", "softmax", "log_softmax", "norm"))
 _REAL: Final = frozenset(("var", "std", "nanvar", "nanstd", "norm"))
 _BOOLS: Final = frozenset(("any", "all"))
 _INDICES: Final = frozenset(("argmax", "argmin", "nanargmax", "nanargmin", "count_nonzero"))

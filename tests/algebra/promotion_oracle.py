@@ -26,7 +26,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
         "cbrt", "square", "reciprocal", "sin", "cos", "tan", "arcsin", "arctanh", "floor", "ceil", "rint",
         "round", "trunc", "conj", "real", "imag", "angle", "deg2rad", "degrees", "sinc", "i0", "invert",
         "fabs", "spacing", "flip", "sort", "isnan", "isfinite", "logical_not", "signbit", "acos", "asinh",
-        "atanh", "bitwise_invert"),
+        "atanh", "bitwise_invert", "isreal", "iscomplex"),
     "jax.numpy:2": (
         "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "float_power", "mod",
         "remainder", "fmod", "maximum", "minimum", "fmax", "arctan2", "hypot", "logaddexp", "bitwise_and",
@@ -35,7 +35,8 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     "jax.scipy.special": ("erf", "erfc", "erfinv", "expit", "logit", "gammaln", "digamma", "entr"),
     "jax.nn": ("relu", "relu6", "sigmoid", "softplus", "soft_sign", "silu", "swish", "log_sigmoid", "leaky_relu",
                "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "elu", "celu", "selu", "gelu", "mish",
-               "squareplus", "sparse_plus", "identity", "softmax", "log_softmax", "standardize"),
+               "squareplus", "sparse_plus", "identity", "softmax", "log_softmax", "standardize", "log1mexp",
+               "sparse_sigmoid"),
     "jax.lax": ("exp", "tanh", "neg", "abs", "floor", "logistic", "rsqrt"),
     "jax.lax:2": ("add", "mul", "div", "max", "pow", "eq", "lt"),
 }

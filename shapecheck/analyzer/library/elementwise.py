@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING
 
 from shapecheck.algebra import broadcast as algebra_broadcast
 from shapecheck.algebra import lax_rules
-from shapecheck.algebra.promotion import UNKNOWN, Typed, default, function
+from shapecheck.algebra.outcome import Problem, normalize_axis, out_of_range
+from shapecheck.algebra.promotion import UNKNOWN, Typed, default, function, inexact
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
     array,
     axes_within,
+    code_of,
     dtype_arg,
     finish,
     labels,
@@ -24,9 +26,13 @@ from shapecheck.analyzer.qualnames import JNP, LAX, SPECIAL
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Const,
+    Seq,
     Value,
+    as_int,
 )
+from shapecheck.codes import Code
 from shapecheck.dims import product
+from shapecheck.dtypes import KINDS
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -45,7 +51,7 @@ UNARY = (
     # The array API's spellings (NumPy 2 has them too).
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert",
 )
-PREDICATES = ("isnan", "isinf", "isfinite", "logical_not", "signbit", "isneginf", "isposinf")
+PREDICATES = ("isnan", "isinf", "isfinite", "logical_not", "signbit", "isneginf", "isposinf", "isreal", "iscomplex")
 BINARY = (
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "float_power",
     "mod", "remainder", "fmod", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot",
@@ -175,3 +181,103 @@ def sort(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
 def integer_pow(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value = call.arg("x")
     return value if isinstance(value, ArrayType) else None
+
+
+@REGISTRY.handles(f"{JNP}.gcd", f"{JNP}.lcm", signature="x1, x2")
+def gcd(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """Of integers only (SC301), broadcast as any binary function."""
+    for name in ("x1", "x2"):
+        value = array(call.arg(name))
+        kind = KINDS.get(value.dtype) if value is not None and value.dtype is not None else None
+        if kind is not None and kind[0] not in "iu":
+            interp.reporter.problems([Problem(
+                Code.DTYPE_MISMATCH, f"jnp.{call.short_name} takes integers, but `{code_of(call.arg_node(name))}` is of "
+                f"dtype {value.dtype if value is not None else None}")], call.node, call.arg_nodes)
+            return None
+    return elementwise(interp, call, [call.arg("x1"), call.arg("x2")])
+
+
+@REGISTRY.handles(f"{JNP}.frexp", signature="x, /")
+@REGISTRY.handles(f"{JNP}.modf", signature="x, /, out=None")
+@REGISTRY.handles(f"{JNP}.divmod", signature="x1, x2, /")
+def pairs(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """Two arrays of the (broadcast) shape: frexp's mantissas and integer exponents, modf's
+    fractional and integral parts, divmod's quotients and remainders."""
+    if call.short_name == "divmod":
+        quotient = elementwise_as(interp, call, [call.arg("x1"), call.arg("x2")], "floor_divide")
+        return Seq((quotient, quotient)) if isinstance(quotient, ArrayType) else None
+    value = array(call.arg("x"))
+    if value is None:
+        return None
+    fraction = value.with_dtype(inexact(Typed(value.dtype, value.weak)).dtype)
+    second = fraction.with_dtype(default("i").dtype if call.short_name == "frexp" else fraction.dtype)
+    return Seq((fraction, second))
+
+
+@REGISTRY.handles(f"{JNP}.allclose", signature="a, b, rtol=1e-05, atol=1e-08, equal_nan=False")
+@REGISTRY.handles(f"{JNP}.array_equal", signature="a1, a2, equal_nan=False")
+@REGISTRY.handles(f"{JNP}.array_equiv", signature="a1, a2")
+def all_equal(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """One boolean: allclose's arrays broadcast (SC101); array_equal compares any two; array_equiv
+    is False for shapes of two ranks that do not broadcast, but compares (and so raises for)
+    shapes of one rank (JAX 0.10.2 checks the broadcast only across ranks)."""
+    names = ("a", "b") if call.short_name == "allclose" else ("a1", "a2")
+    arrays = [array(call.arg(name)) for name in names]
+    known = [value for value in arrays if value is not None]
+    if call.short_name != "array_equal" and len(known) == 2 and not call.opaque and (
+            call.short_name == "allclose" or (known[0].ellipsis is None and known[1].ellipsis is None
+                                              and len(known[0].dims) == len(known[1].dims))):
+        outcome = algebra_broadcast.broadcast(known, labels(call, 2))
+        if outcome.problems:
+            finish(interp, outcome, call)
+            return None
+    return ArrayType("bool_", ())
+
+
+def elementwise_as(interp: Interpreter, call: CallArgs, operands: Sequence[Value], name: str) -> Value:
+    """`elementwise` with another function's dtype rule (divmod's is floor_divide's)."""
+    arrays = [array(value) for value in operands]
+    if None in arrays or call.opaque:
+        return None
+    known = [value for value in arrays if value is not None]
+    outcome = algebra_broadcast.broadcast(known, labels(call))
+    found = finish(interp, outcome, call)
+    dtype = function(name, [Typed(value.dtype, value.weak) for value in known])
+    return None if outcome.problems else replace(found, dtype=dtype.dtype, weak=dtype.weak)
+
+
+@REGISTRY.handles(f"{JNP}.ediff1d", signature="ary, to_end=None, to_begin=None")
+def ediff1d(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The differences of the flattened array, with what `to_begin` and `to_end` add."""
+    value = array(call.arg("ary"))
+    if value is None or value.ellipsis is not None:
+        return None
+    size = product(value.dims)
+    parts: list[int | None] = [max(size - 1, 0) if size is not None else None]
+    for name in ("to_begin", "to_end"):
+        if call.given(name) and call.arg(name) != Const(None):
+            extra = array(call.arg(name))
+            parts.append(product(extra.dims) if extra is not None and extra.ellipsis is None else None)
+    length = sum(part for part in parts if part is not None) if None not in parts else None
+    return value.with_dims((length,))
+
+
+@REGISTRY.handles(f"{JNP}.partition", f"{JNP}.argpartition", signature="a, kth, axis=-1")
+def partition(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The array's shape (argpartition's indices, integers); `kth` one of the axis' positions."""
+    value = call.arg("a")
+    kth = as_int(call.arg("kth"))
+    axis = as_int(call.arg("axis")) if call.given("axis") else -1
+    what = f"jnp.{call.short_name}"
+    if not isinstance(value, ArrayType) or kth is None or axis is None or value.ellipsis is not None:
+        return None
+    place = normalize_axis(axis, len(value.dims))
+    size = value.dims[place] if place is not None else None
+    problem = out_of_range(axis, len(value.dims), f"the argument of {what}") if place is None else None
+    if problem is None and isinstance(size, int) and not -size <= kth < size:
+        problem = Problem(Code.AXIS_OUT_OF_RANGE, f"{what}: kth {kth} is not a position along axis {axis}, of size "
+                          f"{size}", axes=(kth,))
+    if problem is not None:
+        interp.reporter.problems([problem], call.node, call.arg_nodes)
+        return None
+    return value.with_dtype(default("i").dtype) if call.short_name == "argpartition" else value

@@ -29,7 +29,8 @@ REGISTRY = Registry()  # what this module handles; collected by `library.handler
 
 ACTIVATIONS = ("relu", "relu6", "sigmoid", "softplus", "soft_sign", "silu", "swish", "log_sigmoid",
                "leaky_relu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "elu", "celu",
-               "selu", "gelu", "mish", "squareplus", "sparse_plus", "tanh", "identity")
+               "selu", "gelu", "mish", "squareplus", "sparse_plus", "tanh", "identity", "log1mexp",
+               "sparse_sigmoid")
 
 
 @REGISTRY.handles(*each(NN, *ACTIVATIONS), signature="x, *params")
@@ -66,9 +67,10 @@ def glu(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
 
 
 @REGISTRY.handles(f"{NN}.logsumexp", signature="a, axis=None, b=None, keepdims=False, return_sign=False, where=None")
+@REGISTRY.handles(f"{NN}.logmeanexp", signature="a, axis=None, where=None, keepdims=False")
 def logsumexp(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return reduce_call(interp, call, ctx, call.arg("a"), call.arg("axis"), call.given("axis"),
-                       call.arg("keepdims"), "logsumexp")
+                       call.arg("keepdims"), call.short_name)
 
 
 @REGISTRY.handles(*each(NN, "softmax", "log_softmax"), signature="x, axis=-1, where=None")
