@@ -92,7 +92,12 @@ RULE = Rule(
         "kernel's in-features: with `feature_group_count` groups the features must divide into "
         "them, and the kernel's out-features (`batch_group_count` too) must be a multiple of the "
         "groups. `jax.nn.dot_product_attention` contracts query and key over the head size: value "
-        "has key's shape, query key's batch, and the query heads are a multiple of the key heads."
+        "has key's shape, query key's batch, and the query heads are a multiple of the key heads. "
+        "The other products: `inner` and `vecdot` (one size for the contracted dims), `matvec` "
+        "and `vecmat`, `jnp.linalg.multi_dot` (each array's last dim the next one's first), "
+        "`lstsq`'s and `jax.scipy.linalg`'s right-hand sides (the matrix's rows), the square "
+        "matrices of `matrix_power`, `eig`, `eigvals`, `expm` and `cho_factor`, and "
+        "`jax.random.multivariate_normal`'s cov `(..., n, n)` for its mean's n."
     ),
     why=(
         "A weight matrix stored as (512, 784) instead of (784, 512) is the classic first bug of "

@@ -88,7 +88,13 @@ RULE = Rule(
         "the rank and never negative (nor copied from an empty axis), `lax.top_k`'s `k` between 0 "
         "and the axis size, and a non-negative `num_segments`. Samples drawn without replacement "
         "(`jax.random.choice`, `jax.random.categorical` with `replace=False`) number at most the "
-        "entries drawn from, and `choice`'s `p` holds one probability per entry."
+        "entries drawn from, and `choice`'s `p` holds one probability per entry. Also: "
+        "`lax.pad`'s interior padding (never negative) and padded sizes (never below 0), "
+        "`lax.tile`'s one count per dim, `lax.split`'s sizes that add up to the dim, "
+        "`lax.select_n`'s two cases for a boolean predicate, `jnp.convolve` and `correlate` of "
+        "non-empty arrays, `jnp.interp`'s `xp` and `fp` of one length, `jnp.select`'s one choice "
+        "per condition, `jnp.cross`'s vectors of 2 or 3, `jax.nn.glu`'s even axis, and "
+        "`lax.associative_scan`'s leaves of one length."
     ),
     why=(
         "Each is a ValueError when the program runs, after the data pipeline has started: a fused "
