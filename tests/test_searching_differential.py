@@ -93,3 +93,39 @@ def test_searching_agrees_with_jax(program: str) -> None:
 ])
 def test_fixed_programs(body: str) -> None:
     agree(f"import jax.numpy as jnp\n\n{body}\n", CODES)
+
+
+@st.composite
+def writing_programs(draw: st.DrawFn) -> str:
+    """put_along_axis and fill_diagonal (with inplace=False, as JAX takes them), piecewise, and
+    apply_along_axis over a drawn axis with functions of a 1-d slice."""
+    shape = draw(st.lists(SIZES, max_size=3))
+    name = draw(st.sampled_from(("put_along_axis", "fill_diagonal", "piecewise", "apply_along_axis")))
+    if name == "put_along_axis":
+        indices = [*shape[:-1], 1] if shape and draw(st.integers(0, 3)) else draw(st.lists(SIZES, max_size=3))
+        values = draw(st.sampled_from(("1.0", _zeros(indices[-1:]), _zeros(draw(st.lists(SIZES, max_size=2))))))
+        axis = draw(st.integers(-len(shape), max(len(shape) - 1, 0)))
+        body = (f"out = jnp.put_along_axis({_zeros(shape)}, {_zeros(indices, 'jnp.int32')}, {values}, "
+                f"axis={axis}, inplace=False)")
+    elif name == "fill_diagonal":
+        if draw(st.booleans()):
+            n = draw(SIZES)
+            shape = [n] * draw(st.integers(2, 3))
+        body = f"out = jnp.fill_diagonal({_zeros(shape)}, 1.0, inplace=False)"
+    elif name == "piecewise":
+        count = draw(st.integers(1, 3))
+        conditions = ", ".join(_zeros(draw(st.sampled_from((shape, shape[1:]))), "jnp.bool_") for _ in range(count))
+        functions = ", ".join(draw(st.sampled_from(("0.0", "lambda v: v * 2", "1.0")))
+                              for _ in range(count + draw(st.sampled_from((0, 1, 1, 2)))))
+        body = f"out = jnp.piecewise({_zeros(shape)}, [{conditions}], [{functions}])"
+    else:
+        function = draw(st.sampled_from(("jnp.sum", "lambda v: jnp.outer(v, v)", "lambda v: v[:2]", "jnp.cumsum")))
+        body = f"out = jnp.apply_along_axis({function}, {draw(st.integers(-len(shape) - 1, len(shape)))}, " \
+               f"{_zeros(shape)})"
+    return f"import jax.numpy as jnp\n\n{body}\n"
+
+
+@given(writing_programs())
+@CASES
+def test_writing_agrees_with_jax(program: str) -> None:
+    agree(program, CODES | {"SC104"})
