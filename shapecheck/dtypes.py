@@ -50,6 +50,13 @@ def admitted(dtype: str | None) -> frozenset[str] | None:
     return CATEGORIES.get(dtype)
 
 
+def kind_of(dtype: str | None) -> str | None:
+    """NumPy's kind letter of a dtype (`b`, `i`, `u`, `f`, `c`); None for one not known, or a
+    jaxtyping category."""
+    found = _KIND.get(dtype) if dtype is not None else None
+    return found[0] if found is not None else None
+
+
 def narrowed(dtype: str) -> str:
     """What JAX makes of `dtype` with `jax_enable_x64` off: 64-bit types become 32-bit ones."""
     kind, width = _KIND[dtype]

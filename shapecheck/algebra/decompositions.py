@@ -16,7 +16,7 @@ from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.algebra.promotion import default
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, certainly_differ, format_dim, format_shape
-from shapecheck.dtypes import KINDS
+from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
 
@@ -95,12 +95,12 @@ def lstsq(a: ArrayType, b: ArrayType, what: str) -> tuple[Outcome, ArrayType | N
 
 def _complex(dtype: str | None) -> str | None:
     """The complex type of a real one's eigenvalues (integers are computed in the default float)."""
-    kind = KINDS.get(dtype) if dtype is not None else None
+    kind = kind_of(dtype)
     if kind is None:
         return None
-    if kind[0] == "c":
+    if kind == "c":
         return dtype
-    return "c128" if dtype == "f64" or kind[0] in "biu" else "c64"
+    return "c128" if dtype == "f64" or kind in "biu" else "c64"
 
 
 def pinv(value: ArrayType, what: str) -> Outcome:
@@ -220,8 +220,7 @@ def _least(first: Dim, second: Dim) -> Dim:
 
 def _inexact(value: ArrayType) -> ArrayType:
     """`value` as floating point: JAX computes these in the default float for integers."""
-    found = KINDS.get(value.dtype) if value.dtype is not None else None
-    if found is not None and found[0] in ("b", "i", "u"):
+    if kind_of(value.dtype) in ("b", "i", "u"):
         return value.with_dtype(default("f").dtype)
     return value
 

@@ -20,7 +20,7 @@ from shapecheck.algebra.outcome import Problem, label
 from shapecheck.algebra.promotion import Typed, shown
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, certainly_differ, format_shape
-from shapecheck.dtypes import KINDS, narrowed
+from shapecheck.dtypes import kind_of, narrowed
 from shapecheck.types import ArrayType
 
 # The kinds of dtype each operator takes (b: bool, i: signed and u: unsigned integers, f:
@@ -76,7 +76,7 @@ def accepted(operand: ArrayType, name: str, what: str, labels: Sequence[str] | N
 
 def of_kinds(operand: ArrayType, kinds: str, what: str, labels: Sequence[str] | None = None) -> Problem | None:
     """`operand` of one of `kinds` (as `ACCEPTS` writes them), where its dtype is known."""
-    kind = _kind(operand)
+    kind = kind_of(operand.dtype)
     if kind is None or kind in kinds:
         return None
     taken = ", ".join(_KIND_NAMES[k] for k in kinds)
@@ -87,7 +87,7 @@ def of_kinds(operand: ArrayType, kinds: str, what: str, labels: Sequence[str] | 
 
 def exponent(base: ArrayType, power: ArrayType, labels: Sequence[str] | None = None) -> Problem | None:
     """`lax.pow(x, y)`: an integer exponent of any width, or one of the base's own dtype."""
-    kind = _kind(power)
+    kind = kind_of(power.dtype)
     if kind == "b":
         return Problem(Code.DTYPE_MISMATCH, f"lax.pow's exponent {label(labels, 1)} is boolean: it is an integer, or "
                        "of the base's dtype", operands=(1,))
@@ -115,7 +115,7 @@ def select(which: ArrayType, cases: Sequence[ArrayType], labels: Sequence[str] |
         return Problem(Code.BROADCAST_MISMATCH,
                        f"{what}'s predicate {label(labels, 0)} has shape {format_shape(which.dims)}: it is a "
                        f"scalar or of the cases' shape {format_shape(shown[0].dims)}", operands=(0,))
-    if _kind(which) in ("f", "c"):
+    if kind_of(which.dtype) in ("f", "c"):
         return Problem(Code.DTYPE_MISMATCH,
                        f"{what}'s predicate {label(labels, 0)} is {_shown(which)}: it is boolean or integer",
                        operands=(0,))
@@ -127,7 +127,7 @@ def select(which: ArrayType, cases: Sequence[ArrayType], labels: Sequence[str] |
 
 def select_n(which: ArrayType, cases: Sequence[ArrayType], labels: Sequence[str] | None = None) -> Problem | None:
     """`lax.select_n(which, *cases)`: `select`'s rules; a boolean `which` picks from two cases."""
-    if _kind(which) == "b" and len(cases) > 2:
+    if kind_of(which.dtype) == "b" and len(cases) > 2:
         return Problem(Code.SIZE_ARGUMENT_MISMATCH,
                        f"lax.select_n's predicate {label(labels, 0)} is boolean, which picks from 2 cases, but "
                        f"{len(cases)} are given (an integer predicate picks from more)", operands=(0,))
@@ -138,14 +138,9 @@ def _differ(first: tuple[Dim, ...], second: tuple[Dim, ...]) -> bool:
     return len(first) != len(second) or any(certainly_differ(a, b) for a, b in zip(first, second, strict=True))
 
 
-def _kind(value: ArrayType) -> str | None:
-    found = KINDS.get(value.dtype) if value.dtype is not None else None
-    return found[0] if found is not None else None
-
-
 def _apart(first: ArrayType, second: ArrayType) -> bool:
     """Certainly two dtypes, in either x64 mode."""
-    a, b = _kind(first), _kind(second)
+    a, b = kind_of(first.dtype), kind_of(second.dtype)
     if a is None or b is None or first.dtype is None or second.dtype is None:
         return False
     if first.weak and second.weak:
@@ -154,7 +149,7 @@ def _apart(first: ArrayType, second: ArrayType) -> bool:
         # A Python number (or a weakly typed value) takes its kind's default type, 32-bit with
         # x64 off and 64-bit with it on: another type than both clashes in either mode.
         number, other = (first, second) if first.weak else (second, first)
-        return other.dtype not in _DEFAULTS.get(_kind(number) or "", ())
+        return other.dtype not in _DEFAULTS.get(kind_of(number.dtype) or "", ())
     return narrowed(first.dtype) != narrowed(second.dtype)
 
 
@@ -163,5 +158,5 @@ _DEFAULTS: Final = {"i": ("i32", "i64"), "f": ("f32", "f64"), "c": ("c64", "c128
 
 def _shown(value: ArrayType) -> str:
     if value.weak and value.dtype is not None:
-        return {"i": "a Python int", "f": "a Python float", "c": "a Python complex"}.get(_kind(value) or "", "weak")
+        return {"i": "a Python int", "f": "a Python float", "c": "a Python complex"}.get(kind_of(value.dtype) or "", "weak")
     return shown(Typed(value.dtype))

@@ -174,6 +174,39 @@ def finished(interp: Interpreter, call: CallArgs, outcome: Outcome) -> Value:
     return None if outcome.problems or result.ellipsis is not None else result
 
 
+def element_nodes(call: CallArgs, name: str) -> list[ast.expr]:
+    """The elements of the list or tuple literal written for parameter `name` (none where it is
+    not one); a starred element is quoted and reported as what it unpacks (`xs` of `*xs`)."""
+    written = call.arg_expr(name)
+    if not isinstance(written, ast.Tuple | ast.List):
+        return []
+    return [element.value if isinstance(element, ast.Starred) else element for element in written.elts]
+
+
+def element_labels(call: CallArgs, name: str) -> list[str]:
+    """`element_nodes` as messages name operands."""
+    return [f"`{code_of(node)}`" for node in element_nodes(call, name)]
+
+
+def reported(interp: Interpreter, call: CallArgs, problem: Problem | None) -> bool:
+    """Report `problem`, where there is one, at the call; whether there was."""
+    if problem is None:
+        return False
+    interp.reporter.problems([problem], call.node, call.arg_nodes)
+    return True
+
+
+def refused(interp: Interpreter, call: CallArgs, problem: Problem) -> Value:
+    """Report `problem` at the call: what JAX refuses has no value to go on with (None)."""
+    reported(interp, call, problem)
+    return None
+
+
+def passed(call: CallArgs, name: str) -> bool:
+    """Whether the call gives parameter `name` a value other than None (`axis=None` is none)."""
+    return call.given(name) and call.arg(name) != Const(None)
+
+
 def axes_within(interp: Interpreter, call: CallArgs, value: ArrayType, what: str, *, unique: bool = False,
                 name: str = "axis") -> bool:
     """Whether each axis the call's argument `name` names (an int or a tuple of ints) is one

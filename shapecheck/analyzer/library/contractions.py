@@ -18,6 +18,7 @@ from shapecheck.analyzer.library.common import (
     finish,
     finished,
     labels,
+    passed,
     requested_dtype,
     shape,
 )
@@ -82,7 +83,7 @@ def vecdot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     a, b = array(call.arg("x1")), array(call.arg("x2"))
     axis = as_int(call.arg("axis")) if call.given("axis") else -1
     if a is None or b is None or axis is None or (
-            call.given("preferred_element_type") and call.arg("preferred_element_type") != Const(None)):
+            passed(call, "preferred_element_type")):
         return None
     return finished(interp, call, linalg.vecdot(a, b, axis, labels(call, 2)))
 

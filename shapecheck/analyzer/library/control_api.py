@@ -19,7 +19,7 @@ from shapecheck.algebra.control_flow import BOOL_KIND, INDEX_KINDS, PRED_KINDS, 
 from shapecheck.algebra.outcome import Problem, normalize_axis, out_of_range
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import code_of
+from shapecheck.analyzer.library.common import code_of, passed, refused
 from shapecheck.analyzer.library.pytrees import leaf, map_leaves, rebuild, tree
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import LAX
@@ -58,7 +58,7 @@ def scan(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     """`(carry, ys)`: the carry keeps its type, each y is stacked along a new leading dim."""
     if call.opaque:
         return None
-    given = call.given("length") and call.arg("length") != Const(None)
+    given = passed(call, "length")
     x, length = _sliced(interp, call, call.arg("xs") if call.given("xs") else Const(None),
                         as_dim(call.arg("length")) if given else None, given)
     body = _Body(call.arg("f"), carry_at=0)
@@ -420,8 +420,7 @@ def associative_scan(interp: Interpreter, call: CallArgs, ctx: Context, scope: S
                           f"{', '.join(str(length) for length in known)} along axis {axis}: the arrays scanned "
                           "together have one length", sizes=tuple(known))
     if problem is not None:
-        interp.reporter.problems([problem], call.node, call.arg_nodes)
-        return None
+        return refused(interp, call, problem)
     chunk = _chunked(elems, axis)
     node = call.arg_node("elems")
     interp.call(call.arg("fn"), CallArgs(call.node, [chunk, chunk], [node, node]), ctx, scope)

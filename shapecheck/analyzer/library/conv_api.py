@@ -20,7 +20,14 @@ from shapecheck.algebra.convolution import (
 from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, finished, flag, labels, requested_dtype
+from shapecheck.analyzer.library.common import (
+    array,
+    finished,
+    flag,
+    labels,
+    passed,
+    requested_dtype,
+)
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import JNP, LAX
 from shapecheck.analyzer.scope import Scope
@@ -56,7 +63,7 @@ def convolve(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
     a, v = array(call.arg("a")), array(call.arg("v"))
     mode = as_str(call.arg("mode")) if call.given("mode") else ("full" if call.short_name == "convolve" else "valid")
     if a is None or v is None or mode not in ("full", "same", "valid") or (
-            call.given("preferred_element_type") and call.arg("preferred_element_type") != Const(None)):
+            passed(call, "preferred_element_type")):
         return None
     return finished(interp, call, convolution.convolve(a, v, mode, f"jnp.{call.short_name}",
                                                                 labels(call, 2)))

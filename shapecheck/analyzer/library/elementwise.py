@@ -19,6 +19,7 @@ from shapecheck.analyzer.library.common import (
     dtype_arg,
     finish,
     labels,
+    refused,
 )
 from shapecheck.analyzer.library.operators import unknown_partner
 from shapecheck.analyzer.library.registry import Registry, each
@@ -32,7 +33,7 @@ from shapecheck.analyzer.values import (
 )
 from shapecheck.codes import Code
 from shapecheck.dims import product
-from shapecheck.dtypes import KINDS
+from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -122,8 +123,7 @@ def lax_elementwise(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sc
                 (lax_rules.exponent(known[0], known[1], names) if call.short_name == "pow" and len(known) == 2
                  else None)
         if problem is not None:
-            interp.reporter.problems([problem], call.node, call.arg_nodes)
-            return None
+            return refused(interp, call, problem)
     if call.short_name == "select":
         return elementwise(interp, call, operands[1:])  # the cases' type: the predicate only picks
     return elementwise(interp, call, operands)
@@ -188,12 +188,11 @@ def gcd(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
     """Of integers only (SC301), broadcast as any binary function."""
     for name in ("x1", "x2"):
         value = array(call.arg(name))
-        kind = KINDS.get(value.dtype) if value is not None and value.dtype is not None else None
-        if kind is not None and kind[0] not in "iu":
-            interp.reporter.problems([Problem(
+        kind = kind_of(value.dtype) if value is not None else None
+        if kind is not None and kind not in "iu":
+            return refused(interp, call, Problem(
                 Code.DTYPE_MISMATCH, f"jnp.{call.short_name} takes integers, but `{code_of(call.arg_node(name))}` is of "
-                f"dtype {value.dtype if value is not None else None}")], call.node, call.arg_nodes)
-            return None
+                f"dtype {value.dtype if value is not None else None}"))
     return elementwise(interp, call, [call.arg("x1"), call.arg("x2")])
 
 
@@ -278,6 +277,5 @@ def partition(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         problem = Problem(Code.AXIS_OUT_OF_RANGE, f"{what}: kth {kth} is not a position along axis {axis}, of size "
                           f"{size}", axes=(kth,))
     if problem is not None:
-        interp.reporter.problems([problem], call.node, call.arg_nodes)
-        return None
+        return refused(interp, call, problem)
     return value.with_dtype(default("i").dtype) if call.short_name == "argpartition" else value

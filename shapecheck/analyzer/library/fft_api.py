@@ -17,7 +17,7 @@ from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Value, as_int
 from shapecheck.dims import Dim
-from shapecheck.dtypes import KINDS
+from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -97,8 +97,7 @@ def _optional_int(call: CallArgs, name: str) -> Dim | bool:
 
 def _complex_into_real(value: ArrayType, name: str) -> bool:
     """rfft and its kin take real input only (JAX: ValueError): not followed."""
-    found = KINDS.get(value.dtype) if value.dtype is not None else None
-    return _KINDS[name] == "r2c" and found is not None and found[0] == "c"
+    return _KINDS[name] == "r2c" and kind_of(value.dtype) == "c"
 
 
 def _name(call: CallArgs) -> str:

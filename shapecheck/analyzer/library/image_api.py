@@ -9,7 +9,7 @@ from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.promotion import Typed, inexact
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, code_of, shape
+from shapecheck.analyzer.library.common import array, code_of, refused, shape
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Qual, Value, as_str
@@ -33,11 +33,10 @@ def resize(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     if image is None or dims is None or method is None or image.ellipsis is not None:
         return None
     if len(dims) != len(image.dims):
-        interp.reporter.problems([Problem(
+        return refused(interp, call, Problem(
             Code.AXIS_OUT_OF_RANGE, f"jax.image.resize takes a shape of the image's rank: {len(dims)} sizes for "
             f"`{code_of(call.arg_node('image'))}` of shape {image.positional_text()} (batch and channel dims "
-            "included)", operands=(1,))], call.node, call.arg_nodes)
-        return None
+            "included)", operands=(1,)))
     dtype = image.dtype if method == "nearest" else inexact(Typed(image.dtype)).dtype
     return ArrayType(dtype, dims, image.named, None, image.named_open)
 

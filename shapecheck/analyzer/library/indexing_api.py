@@ -12,7 +12,7 @@ from shapecheck.algebra.outcome import Problem, normalize_axis, out_of_range
 from shapecheck.algebra.promotion import Typed, default, result_type
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, finish, labels
+from shapecheck.analyzer.library.common import array, finish, labels, refused
 from shapecheck.analyzer.library.elementwise import elementwise
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import JNP, LAX, OPS
@@ -118,17 +118,17 @@ def put_along_axis(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
         return None
     place = normalize_axis(number, len(arr.dims))
     if place is None:
-        return _refused(interp, call, out_of_range(number, len(arr.dims), "jnp.put_along_axis's arr"))
+        return refused(interp, call, out_of_range(number, len(arr.dims), "jnp.put_along_axis's arr"))
     if len(indices.dims) != len(arr.dims):
-        return _refused(interp, call, Problem(
+        return refused(interp, call, Problem(
             Code.AXIS_OUT_OF_RANGE, f"jnp.put_along_axis takes indices of the array's rank: "
             f"{indices.positional_text()} for {arr.positional_text()}", operands=(1,)))
     others = broadcast([arr.with_dims(arr.dims[:place] + arr.dims[place + 1:]),
                         indices.with_dims(indices.dims[:place] + indices.dims[place + 1:])], labels(call, 2))
     if others.problems:
-        return _refused(interp, call, others.problems[0])
+        return refused(interp, call, others.problems[0])
     if not broadcasts_to(values.dims, indices.dims) and values.ellipsis is None:
-        return _refused(interp, call, Problem(
+        return refused(interp, call, Problem(
             Code.BROADCAST_MISMATCH, f"jnp.put_along_axis's values {values.positional_text()} must broadcast to its "
             f"indices {indices.positional_text()}", operands=(2,)))
     return arr
@@ -141,12 +141,12 @@ def fill_diagonal(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
     if a is None or call.arg("inplace") != Const(False) or a.ellipsis is not None:
         return None
     if len(a.dims) < 2:
-        return _refused(interp, call, Problem(
+        return refused(interp, call, Problem(
             Code.AXIS_OUT_OF_RANGE, f"jnp.fill_diagonal takes an array of rank 2 at least, but it has shape "
             f"{a.positional_text()}"))
     known = {size for size in a.dims if isinstance(size, int)}
     if len(a.dims) > 2 and len(known) > 1:
-        return _refused(interp, call, Problem(
+        return refused(interp, call, Problem(
             Code.CONTRACTION_MISMATCH, f"jnp.fill_diagonal of an array of rank above 2 takes dims of one size, but it "
             f"has shape {a.positional_text()}"))
     return a
@@ -163,11 +163,11 @@ def piecewise(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     shapes = {value.dims for value in stacked if value is not None and value.ellipsis is None
               and all(isinstance(size, int) for size in value.dims)}
     if len(shapes) > 1:
-        return _refused(interp, call, Problem(
+        return refused(interp, call, Problem(
             Code.BROADCAST_MISMATCH, f"jnp.piecewise stacks its conditions, which have one shape, but they have "
             f"shapes {', '.join(map(format_shape, sorted(shapes, key=len)))}"))
     if count is not None and len(functions.items) not in (count, count + 1):
-        return _refused(interp, call, Problem(
+        return refused(interp, call, Problem(
             Code.SIZE_ARGUMENT_MISMATCH, f"jnp.piecewise takes a function per condition and one more at most: "
             f"{count} condition(s), {len(functions.items)} functions", sizes=(count, len(functions.items))))
     return x
@@ -181,14 +181,9 @@ def apply_along_axis(interp: Interpreter, call: CallArgs, ctx: Context, scope: S
         return None
     place = normalize_axis(axis, len(arr.dims))
     if place is None:
-        return _refused(interp, call, out_of_range(axis, len(arr.dims), "jnp.apply_along_axis's arr"))
+        return refused(interp, call, out_of_range(axis, len(arr.dims), "jnp.apply_along_axis's arr"))
     row = arr.with_dims((arr.dims[place],))
     result = array(interp.call(call.arg("func1d"), CallArgs(call.node, [row], [call.arg_node("arr")]), ctx, scope))
     if result is None or result.ellipsis is not None:
         return None
     return result.with_dims((*arr.dims[:place], *result.dims, *arr.dims[place + 1:]))
-
-
-def _refused(interp: Interpreter, call: CallArgs, problem: Problem) -> Value:
-    interp.reporter.problems([problem], call.node, call.arg_nodes)
-    return None

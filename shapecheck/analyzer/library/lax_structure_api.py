@@ -5,18 +5,27 @@ reductions, argmax/argmin, sort and select_n; their rules in `algebra.lax_struct
 
 from __future__ import annotations
 
-import ast
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import lax_rules, lax_structure, layout, reduction
 from shapecheck.algebra.outcome import Problem, normalize_axis, out_of_range
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, code_of, dtype_arg, finished, labels, shape
+from shapecheck.analyzer.library.common import (
+    array,
+    dtype_arg,
+    element_labels,
+    finished,
+    labels,
+    passed,
+    refused,
+    reported,
+    shape,
+)
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import LAX
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Seq, Value, as_dim, as_int
+from shapecheck.analyzer.values import Seq, Value, as_dim, as_int
 from shapecheck.codes import Code
 from shapecheck.dims import Dim
 from shapecheck.types import ArrayType
@@ -33,13 +42,6 @@ def _ints(value: Value) -> tuple[int, ...] | None:
         return None
     found = tuple(as_int(item) for item in value.items)
     return None if None in found else tuple(n for n in found if n is not None)
-
-
-def _report(interp: Interpreter, call: CallArgs, problem: Problem | None) -> bool:
-    if problem is None:
-        return False
-    interp.reporter.problems([problem], call.node, call.arg_nodes)
-    return True
 
 
 @REGISTRY.handles(f"{LAX}.broadcast_in_dim", signature="operand, shape, broadcast_dimensions, *, out_sharding=None")
@@ -61,7 +63,7 @@ def broadcast(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
 @REGISTRY.handles(f"{LAX}.reshape", signature="operand, new_sizes, dimensions=None, *, out_sharding=None")
 def reshape(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value, sizes = array(call.arg("operand")), shape(call.arg("new_sizes"))
-    given = call.given("dimensions") and not _none(call.arg("dimensions"))
+    given = passed(call, "dimensions")
     order = _ints(call.arg("dimensions")) if given else None
     if value is None or sizes is None or (given and order is None):
         return None
@@ -85,10 +87,9 @@ def concatenate(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
     arrays = [value for value in values if value is not None]
     if len(arrays) != len(values):
         return None
-    node = call.arg_expr("operands")
-    names = [f"`{code_of(element)}`" for element in node.elts] if isinstance(node, ast.Tuple | ast.List) else None
+    names = element_labels(call, "operands")
     problem = lax_structure.positions(arrays[0], (dimension,), "lax.concatenate's dimension")
-    if _report(interp, call, problem) or _report(interp, call, lax_rules.dtypes(arrays, "lax.concatenate", names)):
+    if reported(interp, call, problem) or reported(interp, call, lax_rules.dtypes(arrays, "lax.concatenate", names)):
         return None
     return finished(interp, call, layout.concatenate(arrays, dimension, names))
 
@@ -106,18 +107,12 @@ def pad(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
         entries.append((low, high, interior))
     if filler is not None:
         if filler.ellipsis is None and filler.dims:
-            return _refused(interp, call, Problem(
+            return refused(interp, call, Problem(
                 Code.SIZE_ARGUMENT_MISMATCH, f"lax.pad's padding_value has shape {filler.positional_text()}: it is a "
                 "scalar", operands=(1,)))
-        if _report(interp, call, lax_rules.dtypes([value, filler], "lax.pad", labels(call, 2))):
+        if reported(interp, call, lax_rules.dtypes([value, filler], "lax.pad", labels(call, 2))):
             return None
     return finished(interp, call, lax_structure.pad(value, entries))
-
-
-def _refused(interp: Interpreter, call: CallArgs, problem: Problem) -> Value:
-    """Report `problem`: what JAX refuses has no value to go on with."""
-    _report(interp, call, problem)
-    return None
 
 
 # The kinds of dtype each reduction takes (as `lax_rules.ACCEPTS`).
@@ -140,7 +135,7 @@ def reduce(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
         axes = tuple(sorted(place for place in places if place is not None))
     else:
         problem = lax_structure.positions(value, axes, what)
-    if _report(interp, call, problem or lax_rules.of_kinds(value, kinds, what, labels(call, 1))):
+    if reported(interp, call, problem or lax_rules.of_kinds(value, kinds, what, labels(call, 1))):
         return None
     return finished(interp, call, reduction.reduce(value, axes, what=what))
 
@@ -169,7 +164,7 @@ def rev(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
     value, dims = array(call.arg("operand")), _ints(call.arg("dimensions"))
     if value is None or dims is None:
         return None
-    if _report(interp, call, lax_structure.positions(value, dims, "lax.rev")):
+    if reported(interp, call, lax_structure.positions(value, dims, "lax.rev")):
         return None
     return value
 
@@ -177,15 +172,11 @@ def rev(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
 @REGISTRY.handles(f"{LAX}.collapse", signature="operand, start_dimension, stop_dimension=None")
 def collapse(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     value, start = array(call.arg("operand")), as_int(call.arg("start_dimension"))
-    given = call.given("stop_dimension") and not _none(call.arg("stop_dimension"))
+    given = passed(call, "stop_dimension")
     stop = as_int(call.arg("stop_dimension")) if given else None
     if value is None or start is None or (given and stop is None):
         return None
     return finished(interp, call, lax_structure.collapse(value, start, stop))
-
-
-def _none(value: Value) -> bool:
-    return value == Const(None)
 
 
 @REGISTRY.handles(f"{LAX}.tile", signature="operand, multiples")
@@ -219,7 +210,7 @@ def broadcasted_iota(interp: Interpreter, call: CallArgs, ctx: Context, scope: S
     if dims is None or dimension is None or not isinstance(call.arg("shape"), Seq):
         return None
     if not 0 <= dimension < len(dims):
-        return _refused(interp, call, out_of_range(dimension, len(dims), "lax.broadcasted_iota's shape"))
+        return refused(interp, call, out_of_range(dimension, len(dims), "lax.broadcasted_iota's shape"))
     return ArrayType(dtype_arg(call.arg("dtype")), dims)
 
 
@@ -228,7 +219,7 @@ def full(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     dims, filler = shape(call.arg("shape")), array(call.arg("fill_value"))
     if dims is None:
         return None
-    if call.given("dtype") and not _none(call.arg("dtype")):
+    if passed(call, "dtype"):
         return ArrayType(dtype_arg(call.arg("dtype")), dims)
     return ArrayType(filler.dtype, dims, weak=filler.weak) if filler is not None and not filler.dims else None
 
@@ -245,9 +236,9 @@ def along_axis(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
         return None
     what = f"lax.{call.short_name}"
     if call.short_name != "sort":  # the cumulative reductions count no axis from the end
-        return None if _report(interp, call, lax_structure.positions(value, (axis,), what)) else value
+        return None if reported(interp, call, lax_structure.positions(value, (axis,), what)) else value
     if normalize_axis(axis, len(value.dims)) is None:
-        return _refused(interp, call, out_of_range(axis, len(value.dims), f"{what}'s operand"))
+        return refused(interp, call, out_of_range(axis, len(value.dims), f"{what}'s operand"))
     return value
 
 
@@ -257,7 +248,7 @@ def argmax(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     if value is None or axis is None or value.ellipsis is not None or axis < 0:
         return None  # a negative axis: not followed
     if axis >= len(value.dims):
-        return _refused(interp, call, out_of_range(axis, len(value.dims), f"lax.{call.short_name}'s operand"))
+        return refused(interp, call, out_of_range(axis, len(value.dims), f"lax.{call.short_name}'s operand"))
     found = value.with_dims(size for index, size in enumerate(value.dims) if index != axis)
     return found.with_dtype(dtype_arg(call.arg("index_dtype")))
 
@@ -268,6 +259,6 @@ def select_n(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
     if which is None or not cases or None in cases or call.opaque:
         return None
     known = [case for case in cases if case is not None]
-    if _report(interp, call, lax_rules.select_n(which, known, labels(call))):
+    if reported(interp, call, lax_rules.select_n(which, known, labels(call))):
         return None
     return known[0] if known[0].ellipsis is None else None

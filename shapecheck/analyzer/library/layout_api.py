@@ -4,7 +4,6 @@ meshgrid."""
 
 from __future__ import annotations
 
-import ast
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import broadcast as algebra_broadcast
@@ -17,6 +16,7 @@ from shapecheck.analyzer.library.common import (
     array,
     axes,
     code_of,
+    element_nodes,
     finish,
     finished,
     flag,
@@ -205,9 +205,9 @@ def concatenate(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
     axis = as_int(axis_value)
     if axis is None and axis_value != Const(None):
         return None
-    element_nodes = _element_nodes(call)
-    outcome = layout.concatenate(values, axis, [f"`{code_of(n)}`" for n in element_nodes])
-    return finish(interp, outcome, call, element_nodes)
+    nodes = element_nodes(call, "arrays")
+    outcome = layout.concatenate(values, axis, [f"`{code_of(n)}`" for n in nodes])
+    return finish(interp, outcome, call, nodes)
 
 
 @REGISTRY.handles(f"{JNP}.stack", signature="arrays, axis=0, out=None, dtype=None")
@@ -218,17 +218,9 @@ def stack(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
     axis = as_int(call.arg("axis")) if call.given("axis") else 0
     if axis is None:
         return None
-    element_nodes = _element_nodes(call)
-    outcome = layout.stack(values, axis, [f"`{code_of(n)}`" for n in element_nodes])
-    return finish(interp, outcome, call, element_nodes)
-
-
-def _element_nodes(call: CallArgs) -> list[ast.expr]:
-    first = call.arg_expr("arrays")
-    if isinstance(first, ast.Tuple | ast.List):
-        # A starred element is quoted and reported as what it unpacks (`xs` of `*xs`).
-        return [el.value if isinstance(el, ast.Starred) else el for el in first.elts]
-    return []
+    nodes = element_nodes(call, "arrays")
+    outcome = layout.stack(values, axis, [f"`{code_of(n)}`" for n in nodes])
+    return finish(interp, outcome, call, nodes)
 
 
 @REGISTRY.handles(f"{JNP}.broadcast_to", signature="array, shape")
@@ -285,13 +277,9 @@ def joined(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     values = _sequence_of_arrays(call.arg("tup"))
     if values is None:
         return None
-    element_nodes = [el.value if isinstance(el, ast.Starred) else el for el in _elements(call.arg_expr("tup"))]
-    outcome = layout.joined(values, call.short_name, [f"`{code_of(n)}`" for n in element_nodes])
-    return finish(interp, outcome, call, element_nodes)
-
-
-def _elements(node: ast.expr | None) -> list[ast.expr]:
-    return list(node.elts) if isinstance(node, ast.Tuple | ast.List) else []
+    nodes = element_nodes(call, "tup")
+    outcome = layout.joined(values, call.short_name, [f"`{code_of(n)}`" for n in nodes])
+    return finish(interp, outcome, call, nodes)
 
 
 # -- splitting: the pieces are a list (`q, k, v = jnp.split(qkv, 3, axis=-1)` unpacks them)

@@ -4,7 +4,6 @@ shapes by `algebra.decompositions` (multi_dot's by `algebra.linalg`). A decompos
 
 from __future__ import annotations
 
-import ast
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import decompositions, linalg
@@ -12,7 +11,14 @@ from shapecheck.algebra.outcome import Outcome, Problem, normalize_axis, out_of_
 from shapecheck.algebra.promotion import promoted
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, code_of, finish, finished
+from shapecheck.analyzer.library.common import (
+    array,
+    element_labels,
+    finish,
+    finished,
+    passed,
+    refused,
+)
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
@@ -101,7 +107,7 @@ def svd(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
     value = array(call.arg("a"))
     full, vectors = _flag(call, "full_matrices"), _flag(call, "compute_uv")
     if value is None or full is None or vectors is None or (
-            call.given("subset_by_index") and call.arg("subset_by_index") != Const(None)):
+            passed(call, "subset_by_index")):
         return None
     outcome, parts = decompositions.svd(value, full, vectors, _name(call))
     if not vectors:
@@ -230,7 +236,7 @@ def multi_dot(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     arrays = [value for value in values if value is not None]
     if len(arrays) != len(values):
         return None
-    found = linalg.multi_dot(arrays, _element_labels(given))
+    found = linalg.multi_dot(arrays, element_labels(call, "arrays"))
     return None if found is None else finished(interp, call, found)
 
 
@@ -242,16 +248,10 @@ def linalg_outer(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope
         return None
     for index, value in enumerate((a, b)):
         if len(value.dims) != 1:
-            interp.reporter.problems([Problem(
+            return refused(interp, call, Problem(
                 Code.AXIS_OUT_OF_RANGE, f"jnp.linalg.outer takes 1-d arrays, but its argument {index + 1} has shape "
-                f"{value.positional_text()} (jnp.outer flattens)", operands=(index,))], call.node, call.arg_nodes)
-            return None
+                f"{value.positional_text()} (jnp.outer flattens)", operands=(index,)))
     return ArrayType(decompositions.joint_dtype(a, b), (a.dims[0], b.dims[0]))
-
-
-def _element_labels(given: Seq) -> list[str] | None:
-    node = given.node
-    return [f"`{code_of(element)}`" for element in node.elts] if isinstance(node, ast.Tuple | ast.List) else None
 
 
 @REGISTRY.handles(f"{JNP}.outer", signature="a, b, out=None")
@@ -280,8 +280,7 @@ def diff(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     place = normalize_axis(axis, rank) if rank else None
     if place is None:
         what = "jnp.diff's argument" + (" (diff needs at least one dim)" if not rank else "")
-        interp.reporter.problems([out_of_range(axis, rank, what)], call.node, call.arg_nodes)
-        return None
+        return refused(interp, call, out_of_range(axis, rank, what))
     if extended:
         return None
     size = value.dims[place]

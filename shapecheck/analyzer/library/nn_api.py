@@ -12,7 +12,15 @@ from shapecheck.algebra.outcome import Problem, normalize_axis, out_of_range
 from shapecheck.algebra.promotion import Typed, default, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import axes, axis_names, check_bound, dtype_or, finish, flag
+from shapecheck.analyzer.library.common import (
+    axes,
+    axis_names,
+    check_bound,
+    dtype_or,
+    finish,
+    flag,
+    refused,
+)
 from shapecheck.analyzer.library.elementwise import elementwise
 from shapecheck.analyzer.library.reductions import reduce_call
 from shapecheck.analyzer.library.registry import Registry, each
@@ -56,8 +64,9 @@ def glu(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
     if problem is None and isinstance(size, int) and size % 2:
         problem = Problem(Code.SIZE_ARGUMENT_MISMATCH, f"jax.nn.glu splits axis {axis} in two halves, but "
                           f"{value.positional_text()} has {size} along it, an odd size", sizes=(size,))
-    if problem is not None or place is None:
-        interp.reporter.problems([problem] if problem is not None else [], call.node, call.arg_nodes)
+    if problem is not None:
+        return refused(interp, call, problem)
+    if place is None:
         return None
     dtype = function("glu", [Typed(value.dtype, value.weak)])
     if value.dtype is not None and value.dtype != dtype.dtype:

@@ -20,7 +20,7 @@ from shapecheck.analyzer.library.common import array, finished
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Value, as_int
-from shapecheck.dtypes import KINDS
+from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def integer_cross_entropy(interp: Interpreter, call: CallArgs, ctx: Context, sco
         return None  # axis=None raises in optax (neither an int nor a tuple): not a shape rule
     logits, labels = pair
     outcome = losses.integer_cross_entropy(logits, labels, axis, _name(call))
-    if _kind(labels) == "f" and not outcome.problems:
+    if kind_of(labels.dtype) == "f" and not outcome.problems:
         return None  # optax refuses float labels (a TypeError), whatever their shape: not a shape rule
     # One-hot labels, float as `jax.nn.one_hot` makes them, are the usual mistake: their shape
     # is what the message is about.
@@ -106,13 +106,7 @@ def _floating_first(call: CallArgs, first: str, second: str) -> tuple[ArrayType,
 
 def _floating(value: ArrayType) -> bool:
     """False only for a dtype certainly not floating point (optax's `check_subdtype`)."""
-    return _kind(value) in (None, "f")
-
-
-def _kind(value: ArrayType) -> str | None:
-    """numpy's kind letter of the value's dtype; None for a dtype not known (or a category)."""
-    found = KINDS.get(value.dtype) if value.dtype is not None else None
-    return found[0] if found is not None else None
+    return kind_of(value.dtype) in (None, "f")
 
 
 def _axis(call: CallArgs) -> int | bool | None:

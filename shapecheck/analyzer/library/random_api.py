@@ -10,7 +10,15 @@ from shapecheck.algebra import promotion, sampling
 from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, code_of, dtype_or, finished, flag, shape
+from shapecheck.analyzer.library.common import (
+    array,
+    code_of,
+    dtype_or,
+    finished,
+    flag,
+    passed,
+    shape,
+)
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Value, as_dim, as_int
@@ -144,7 +152,7 @@ def matrices(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
     if call.short_name == "ball":
         return ArrayType(dtype, (*dims, as_dim(call.arg("d"))))
     n = as_dim(call.arg("n"))
-    m = as_dim(call.arg("m")) if call.given("m") and call.arg("m") != Const(None) else n
+    m = as_dim(call.arg("m")) if passed(call, "m") else n
     return ArrayType(dtype, (*dims, n, m))
 
 

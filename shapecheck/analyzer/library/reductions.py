@@ -16,6 +16,8 @@ from shapecheck.analyzer.library.common import (
     check_bound,
     finish,
     flag,
+    passed,
+    refused,
     requested_dtype,
 )
 from shapecheck.analyzer.library.registry import Registry, each
@@ -149,8 +151,7 @@ def cumulative(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     axis = as_int(call.arg("axis"))
     if axis is not None and value.ellipsis is None and normalize_axis(axis, len(value.dims)) is None:
         problem = out_of_range(axis, len(value.dims), f"the argument of {_what(call)}")
-        interp.reporter.problems([problem], call.node, call.arg_nodes)
-        return None
+        return refused(interp, call, problem)
     return value
 
 
@@ -184,13 +185,12 @@ _QUANTILE = "a, q, axis=None, out=None, overwrite_input=False, method='linear', 
 def quantile(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """One reduction per entry of `q` (a scalar or a 1-d array), its dims first."""
     q = array(call.arg("q"))
-    if q is None or q.ellipsis is not None or (call.given("weights") and call.arg("weights") != Const(None)):
+    if q is None or q.ellipsis is not None or passed(call, "weights"):
         return None
     if len(q.dims) > 1:
         problem = Problem(Code.AXIS_OUT_OF_RANGE, f"jnp.{call.short_name} takes q of rank 0 or 1, but it has shape "
                           f"{q.positional_text()}", operands=(1,))
-        interp.reporter.problems([problem], call.node, call.arg_nodes)
-        return None
+        return refused(interp, call, problem)
     reduced = reduce_call(interp, call, ctx, call.arg("a"), call.arg("axis"), call.given("axis"),
                           call.arg("keepdims"), f"jnp.{call.short_name}")
     if not isinstance(reduced, ArrayType) or reduced.ellipsis is not None:
@@ -209,7 +209,7 @@ def cumulative_array_api(interp: Interpreter, call: CallArgs, ctx: Context, scop
         return None
     value = value.with_dtype(_result_dtype(call, value))
     rank = len(value.dims)
-    given = call.given("axis") and call.arg("axis") != Const(None)
+    given = passed(call, "axis")
     axis = as_int(call.arg("axis")) if given else 0
     what = f"jnp.{call.short_name}"
     problem: Problem | None = None
@@ -221,8 +221,7 @@ def cumulative_array_api(interp: Interpreter, call: CallArgs, ctx: Context, scop
     elif normalize_axis(axis, rank) is None:
         problem = out_of_range(axis, rank, f"the argument of {what}")
     if problem is not None:
-        interp.reporter.problems([problem], call.node, call.arg_nodes)
-        return None
+        return refused(interp, call, problem)
     place = normalize_axis(axis, rank)
     assert place is not None
     size = value.dims[place]

@@ -4,7 +4,6 @@ tri; and jnp.cross. Their rules are `algebra.searching`'s (cross's, `algebra.lin
 
 from __future__ import annotations
 
-import ast
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import linalg, searching
@@ -12,14 +11,23 @@ from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, code_of, dtype_or, finished, labels
+from shapecheck.analyzer.library.common import (
+    array,
+    code_of,
+    dtype_or,
+    element_labels,
+    finished,
+    labels,
+    passed,
+    refused,
+)
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Seq, Value, as_dim, as_int
 from shapecheck.codes import Code
 from shapecheck.dims import Dim
-from shapecheck.dtypes import KINDS
+from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -33,7 +41,7 @@ _INDEX = default("i").dtype  # the default int: what the searches count in
 @REGISTRY.handles(f"{JNP}.searchsorted", signature="a, v, side='left', sorter=None, *, method='scan'")
 def searchsorted(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     a, v = array(call.arg("a")), array(call.arg("v"))
-    if a is None or v is None or (call.given("sorter") and call.arg("sorter") != Const(None)):
+    if a is None or v is None or passed(call, "sorter"):
         return None
     return finished(interp, call, searching.queried(v, a, "jnp.searchsorted", _INDEX, [_label(call, "v"),
                                                                                         _label(call, "a")]))
@@ -67,8 +75,8 @@ def select(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     fallback = array(call.arg("default")) if call.given("default") else array(Const(0))
     if conditions is None or choices is None or fallback is None:
         return None
-    names = [*_elements(call, "condlist"), f"default {_label(call, 'default')}" if call.given("default") else "0",
-             *_elements(call, "choicelist")]
+    names = [*element_labels(call, "condlist"), f"default {_label(call, 'default')}" if call.given("default") else "0",
+             *element_labels(call, "choicelist")]
     return finished(interp, call, searching.select(conditions, choices, fallback, names))
 
 
@@ -109,14 +117,13 @@ def bincount(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
     if x is None or length is False or x.ellipsis is not None:
         return None
     problem = searching.one_dimensional(x, f"jnp.bincount's {_label(call, 'x')}")
-    kind = KINDS.get(x.dtype) if x.dtype is not None else None
-    if problem is None and kind is not None and kind[0] not in "iu":
+    kind = kind_of(x.dtype)
+    if problem is None and kind is not None and kind not in "iu":
         problem = Problem(Code.DTYPE_MISMATCH, f"jnp.bincount counts integers, but {_label(call, 'x')} is of dtype "
                           f"{x.dtype}", operands=(0,))
     if problem is not None:
-        interp.reporter.problems([problem], call.node, call.arg_nodes)
-        return None
-    weights = array(call.arg("weights")) if call.given("weights") and call.arg("weights") != Const(None) else None
+        return refused(interp, call, problem)
+    weights = array(call.arg("weights")) if passed(call, "weights") else None
     dtype = weights.dtype if weights is not None else _INDEX
     return ArrayType(dtype, (length,))
 
@@ -124,7 +131,7 @@ def bincount(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
 @REGISTRY.handles(f"{JNP}.tri", signature="N, M=None, k=0, dtype=None")
 def tri(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     rows = as_dim(call.arg("N"))
-    columns = as_dim(call.arg("M")) if call.given("M") and call.arg("M") != Const(None) else rows
+    columns = as_dim(call.arg("M")) if passed(call, "M") else rows
     return ArrayType(dtype_or(call, default("f")), (rows, columns))
 
 
@@ -135,7 +142,7 @@ def cross(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
     three = call.name == f"{JNP}.linalg.cross"
     names = ("axis",) if three else ("axisa", "axisb", "axisc")
     given = [as_int(call.arg(name)) if call.given(name) else -1 for name in names]
-    if not three and call.given("axis") and call.arg("axis") != Const(None):
+    if not three and passed(call, "axis"):
         given = [as_int(call.arg("axis"))] * 3
     if a is None or b is None or None in given:
         return None
@@ -146,7 +153,7 @@ def cross(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
 
 def _size(call: CallArgs, name: str) -> Dim | bool:
     """A static size argument: its value, None when not given, False when it cannot be read."""
-    if not call.given(name) or call.arg(name) == Const(None):
+    if not passed(call, name):
         return None
     size = as_dim(call.arg(name))
     return size if size is not None else False
@@ -157,11 +164,6 @@ def _arrays(value: Value) -> list[ArrayType] | None:
         return None
     found = [array(item) for item in value.items]
     return None if None in found else [item for item in found if item is not None]
-
-
-def _elements(call: CallArgs, name: str) -> list[str]:
-    node = call.arg_expr(name)
-    return [f"`{code_of(element)}`" for element in node.elts] if isinstance(node, ast.Tuple | ast.List) else []
 
 
 def _label(call: CallArgs, name: str) -> str:

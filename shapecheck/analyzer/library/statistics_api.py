@@ -10,7 +10,7 @@ from shapecheck.algebra import statistics
 from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, dtype_or, finished, flag, shape
+from shapecheck.analyzer.library.common import array, dtype_or, finished, flag, passed, shape
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import JNP
 from shapecheck.analyzer.scope import Scope
@@ -26,16 +26,12 @@ REGISTRY = Registry()  # what this module handles; collected by `library.handler
 _INDEX = default("i").dtype
 
 
-def _given(call: CallArgs, name: str) -> bool:
-    return call.given(name) and call.arg(name) != Const(None)
-
-
 @REGISTRY.handles(f"{JNP}.trapezoid", signature="y, x=None, dx=1.0, axis=-1")
 def trapezoid(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     y = array(call.arg("y"))
-    x = array(call.arg("x")) if _given(call, "x") else None
+    x = array(call.arg("x")) if passed(call, "x") else None
     axis = as_int(call.arg("axis")) if call.given("axis") else -1
-    if y is None or axis is None or (_given(call, "x") and x is None):
+    if y is None or axis is None or (passed(call, "x") and x is None):
         return None
     return finished(interp, call, statistics.trapezoid(y, x, axis))
 
@@ -45,11 +41,11 @@ def trapezoid(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
 @REGISTRY.handles(f"{JNP}.corrcoef", signature="x, y=None, rowvar=True, dtype=None")
 def covariance(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     m = array(call.arg("m" if call.short_name == "cov" else "x"))
-    y = array(call.arg("y")) if _given(call, "y") else None
+    y = array(call.arg("y")) if passed(call, "y") else None
     rowvar = flag(call.arg("rowvar"), True) if call.given("rowvar") else True
-    weighted = any(_given(call, name) for name in ("fweights", "aweights", "dtype") if call.signature is not None
+    weighted = any(passed(call, name) for name in ("fweights", "aweights", "dtype") if call.signature is not None
                    and call.signature.accepts(name))
-    if m is None or rowvar is None or weighted or (_given(call, "y") and y is None) or (y is not None and not rowvar):
+    if m is None or rowvar is None or weighted or (passed(call, "y") and y is None) or (y is not None and not rowvar):
         return None  # y's variables by columns: JAX's transposes are not followed
     return finished(interp, call, statistics.covariance(m, y, rowvar, f"jnp.{call.short_name}"))
 
@@ -60,7 +56,7 @@ def histogram(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     a = array(call.arg("a"))
     given = call.arg("bins") if call.given("bins") else Const(10)
     bins: Dim | ArrayType = given if isinstance(given, ArrayType) else as_dim(given)
-    if a is None or bins is None or _given(call, "weights"):
+    if a is None or bins is None or passed(call, "weights"):
         return None
     counts, edges = statistics.histogram(a, bins)
     found = finished(interp, call, counts)
@@ -102,7 +98,7 @@ def triangle_indices(interp: Interpreter, call: CallArgs, ctx: Context, scope: S
     """The row and column indices of a triangle of an `(n, m)` matrix: as many as it has entries."""
     n = as_int(call.arg("n"))
     k = as_int(call.arg("k")) if call.given("k") else 0
-    m = as_int(call.arg("m")) if _given(call, "m") else n
+    m = as_int(call.arg("m")) if passed(call, "m") else n
     count: Dim = None
     if n is not None and k is not None and m is not None and n >= 0 and m >= 0:
         lower = call.short_name == "tril_indices"

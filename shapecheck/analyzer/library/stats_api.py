@@ -16,7 +16,7 @@ from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Value
 from shapecheck.codes import Code
-from shapecheck.dtypes import KINDS
+from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -71,8 +71,8 @@ def univariate(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     known = [value for value in arrays if value is not None]
     names = [f"`{code_of(node)}`" for node in call.arg_nodes] + \
         [f"{name} `{code_of(call.kwarg_nodes.get(name, call.node))}`" for name in parameters]
-    kind = KINDS.get(known[0].dtype) if known[0].dtype is not None else None
-    if call.name in _FLOAT_VALUES and kind is not None and kind[0] in "biu":
+    kind = kind_of(known[0].dtype)
+    if call.name in _FLOAT_VALUES and kind is not None and kind in "biu":
         # norm's quantiles compute ndtri, which refuses integers (JAX 0.10.2; the others convert).
         interp.reporter.problems([Problem(
             Code.DTYPE_MISMATCH, f"{call.name.removeprefix('jax.')} takes floating-point probabilities, but "

@@ -31,7 +31,7 @@ from shapecheck.analyzer.values import (
 )
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, certainly_differ, format_shape
-from shapecheck.dtypes import KINDS
+from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -127,9 +127,7 @@ def grad_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     args = call.rest()
     if not numbers or max(numbers) >= len(args) or min(numbers) < 0:
         return None
-    inner = CallArgs(call.node, list(args), list(call.arg_nodes[len(call.args) - len(args):]), call.keywords(),
-                     dict(call.kwarg_nodes))
-    result = interp.call(fun, inner, ctx, scope)
+    result = interp.call(fun, _forwarded(call, args), ctx, scope)
     value = result.items[0] if has_aux and isinstance(result, Seq) and result.items else result
     if has_aux and not isinstance(result, Seq):
         value = None
@@ -192,8 +190,8 @@ def jacobian_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
         None if has_aux else result
     argument = args[number]
     found: Value = None
-    if isinstance(value, ArrayType) and isinstance(argument, ArrayType) and _inexact(value) and \
-            _inexact(argument) and value.ellipsis is None and argument.ellipsis is None:
+    if isinstance(value, ArrayType) and isinstance(argument, ArrayType) and _floating(value) and \
+            _floating(argument) and value.ellipsis is None and argument.ellipsis is None:
         named = dict(value.named)
         named.update(argument.named)
         found = replace(value.with_dims((*value.dims, *argument.dims * order)).with_named(named),
@@ -203,9 +201,8 @@ def jacobian_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
     return found
 
 
-def _inexact(value: ArrayType) -> bool:
-    found = KINDS.get(value.dtype) if value.dtype is not None else None
-    return found is not None and found[0] in ("f", "c")
+def _floating(value: ArrayType) -> bool:
+    return kind_of(value.dtype) in ("f", "c")
 
 
 def _forwarded(call: CallArgs, args: list[Value]) -> CallArgs:
@@ -257,7 +254,7 @@ def _tangent(tree: ValueTree) -> ValueTree:
     """A value's tangent: the same arrays where they are floating point; unknown elsewhere
     (an integer's tangent is JAX's float0)."""
     if isinstance(tree, ArrayType):
-        return replace(tree, weak=False) if _inexact(tree) else None
+        return replace(tree, weak=False) if _floating(tree) else None
     if isinstance(tree, tuple):
         return tuple(_tangent(item) for item in tree)
     if isinstance(tree, dict):
