@@ -123,6 +123,12 @@ def test_array_helpers_agree_with_jax(program: str) -> None:
     ((3, 4), (1,), "out = jnp.linalg.matrix_power(a, 2)"),
     ((0,), (3,), "out = jnp.convolve(a, b)"),  # empty
     ((3,), (5,), "out = jnp.correlate(a, b, mode='same')"),  # (5,)
+    ((3,), (1,), "parts = jnp.meshgrid()\nout = jnp.zeros((len(parts),))"),  # no inputs: no grids
+    ((3,), (1,), "parts = jnp.broadcast_arrays()\nout = jnp.zeros((len(parts),))"),
+    ((1, 3), (1,), "out = jnp.broadcast_arrays(a)[0]"),  # one array: itself
+    ((0,), (0,), "out = jnp.vecdot(a, b)"),  # empty vectors: a 0-d sum
+    ((), (1,), "out = jnp.kron(a, a)"),  # 0-d: 0-d
+    ((1, 1), (1,), "out = jnp.trace(a)"),
 ])
 def test_fixed_programs(a: tuple[int, ...], b: tuple[int, ...], body: str) -> None:
     agree(PROGRAM.format(a=_tuple(list(a)), dtype="jnp.float32", b=_tuple(list(b)), body=body), CODES)

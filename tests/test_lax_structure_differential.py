@@ -146,6 +146,11 @@ def test_lax_structure_agrees_with_jax(program: str) -> None:
     "lax.collapse(jnp.zeros((2, 3, 4)), 0, 5)",  # (24,): the stop is clipped as a slice's
     "lax.tile(jnp.zeros((2, 3)), (2,))",
     "lax.select_n(jnp.zeros((), jnp.bool_), jnp.zeros((2,)), jnp.zeros((2,)), jnp.zeros((2,)))",
+    "lax.pad(jnp.zeros(()), 0.0, [])",  # a 0-d operand: no dims to pad
+    "lax.transpose(jnp.zeros(()), ())",
+    "lax.reduce_sum(jnp.zeros((2, 3)), ())",  # no axes: the operand
+    "lax.broadcast_in_dim(jnp.zeros(()), (), ())",
+    "lax.split(jnp.zeros((0, 3)), (0, 0))[0]",  # pieces of size 0
 ])
 def test_fixed_programs(call: str) -> None:
     agree(f"import jax.numpy as jnp\nfrom jax import lax\n\nout = {call}\n", CODES)

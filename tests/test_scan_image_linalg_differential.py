@@ -85,6 +85,7 @@ def test_scan_image_linalg_agree_with_jax(program: str) -> None:
     "out = jax.image.resize(jnp.zeros((8, 8, 3), jnp.int32), (16, 16, 3), 'bilinear')",  # floating point
     "out = jax.scipy.linalg.solve_triangular(jnp.zeros((3, 3)), jnp.zeros((4,)))",
     "out = jax.scipy.linalg.block_diag(jnp.zeros(()), jnp.zeros((4, 5)))",  # (5, 6)
+    "out = jax.lax.associative_scan(jnp.add, jnp.zeros((0, 2)))",  # nothing to scan: (0, 2)
 ])
 def test_fixed_programs(body: str) -> None:
     agree(f"import jax\nimport jax.numpy as jnp\nimport jax.scipy.linalg\n\n{body}\n", CODES)

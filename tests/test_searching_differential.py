@@ -90,6 +90,9 @@ def test_searching_agrees_with_jax(program: str) -> None:
     "out = jnp.cross(jnp.zeros((5, 2)), jnp.zeros((5, 2)))",  # two 2-vectors: a scalar each, (5,)
     "out = jnp.cross(jnp.zeros((5, 4)), jnp.zeros((5, 3)))",
     "out = jnp.linalg.cross(jnp.zeros((5, 2)), jnp.zeros((2,)))",  # linalg's takes 3-vectors only
+    "out = jnp.select([], [])",  # no condition: JAX refuses
+    "out = jnp.unique(jnp.zeros((2, 3)), size=0)",  # (0,)
+    "out = jnp.interp(jnp.zeros((0,)), jnp.zeros((1,)), jnp.zeros((1,)))",  # no queries: (0,)
 ])
 def test_fixed_programs(body: str) -> None:
     agree(f"import jax.numpy as jnp\n\n{body}\n", CODES)

@@ -87,6 +87,7 @@ def test_statistics_agree_with_jax(program: str) -> None:
     "counts, edges = jnp.histogram(jnp.zeros((5, 3)), bins=4)\nout = edges",  # (5,)
     "rows, cols = jnp.tril_indices(4, -1, 3)\nout = cols",  # (6,)
     "out = jax.nn.glu(jnp.zeros((3, 5)))",  # an odd size to halve
+    "rows, cols = jnp.tril_indices(0)\nout = rows",  # an empty triangle: (0,)
 ])
 def test_fixed_programs(body: str) -> None:
     agree(f"import jax\nimport jax.numpy as jnp\n\n{body}\n", CODES)

@@ -52,9 +52,13 @@ def interp(x: ArrayType, xp: ArrayType, fp: ArrayType, labels: Sequence[str] | N
 
 def select(conditions: Sequence[ArrayType], choices: Sequence[ArrayType], default: ArrayType,
            labels: Sequence[str] | None = None) -> Outcome:
-    """`jnp.select(condlist, choicelist, default)`: as many conditions as choices, all of them
-    and the default broadcast together; the choices' and default's dtype."""
+    """`jnp.select(condlist, choicelist, default)`: as many conditions as choices, one at least,
+    all of them and the default broadcast together; the choices' and default's dtype."""
     dtype = promoted((*choices, default))
+    if not conditions:
+        return Outcome(ArrayType(dtype.dtype, (), ellipsis=0), (Problem(
+            Code.SIZE_ARGUMENT_MISMATCH, "jnp.select takes one condition at least (and a choice for each); it is "
+            "given none", sizes=(0,)),))
     if len(conditions) != len(choices):
         return Outcome(ArrayType(dtype.dtype, (), ellipsis=0), (Problem(
             Code.SIZE_ARGUMENT_MISMATCH, f"jnp.select takes a choice per condition, but is given {len(conditions)} "
