@@ -21,10 +21,23 @@ from shapecheck.watch import changes
 FINDING = "import jax.numpy as jnp\n\nx = jnp.ones((3, 4)) + jnp.ones((5,))\n"
 
 
+# Ctrl-C as a terminal delivers it. A child inherits SIGINT ignored or blocked, and pytest's
+# worker, after hundreds of tests and the libraries they load, does not certainly have it as a
+# shell's foreground command does: twice in three full runs the watcher outlived its SIGINT, never
+# when this file ran alone. The watcher starts with SIGINT raising KeyboardInterrupt, unblocked.
+_AS_IN_A_TERMINAL = ("import runpy, signal, sys\n"
+                     "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})\n"
+                     "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+                     "sys.argv[0] = 'shapecheck'\n"
+                     "runpy.run_module('shapecheck', run_name='__main__', alter_sys=True)\n")
+
+
 class Watcher:
     def __init__(self, folder: Path, *args: str) -> None:
         env = dict(os.environ, SHAPECHECK_WATCH_INTERVAL="0.1")
-        self.process = subprocess.Popen([sys.executable, "-P", "-m", "shapecheck", "check", "--watch", *args],
+        # faulthandler: a watcher that outlives Ctrl-C prints where each of its threads stands.
+        self.process = subprocess.Popen([sys.executable, "-P", "-X", "faulthandler", "-c", _AS_IN_A_TERMINAL,
+                                         "check", "--watch", *args],
                                         cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True)
         self.lines: queue.Queue[str] = queue.Queue()
@@ -49,8 +62,29 @@ class Watcher:
         self.process.send_signal(signal.SIGINT)
         try:
             return self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"still running 30 s after Ctrl-C:\n{self._state()}") from None
         finally:
             self.process.kill()
+
+    def _state(self) -> str:
+        """The signal masks of a watcher that did not stop, and its threads' tracebacks."""
+        try:
+            status = Path(f"/proc/{self.process.pid}/status").read_text().splitlines()
+        except OSError:
+            status = []
+        masks = "\n".join(line for line in status if line.startswith(("State", "Sig", "Shd", "Threads")))
+        mine = Path(f"/proc/self/task/{threading.get_native_id()}/status")
+        if mine.exists():  # what this test's process would hand a child
+            masks += "\npytest: " + " ".join(line for line in mine.read_text().splitlines()
+                                             if line.startswith(("SigBlk", "SigIgn")))
+        self.process.send_signal(signal.SIGABRT)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            return f"{masks}\n(no traceback within 10 s of SIGABRT)"
+        assert self.process.stderr is not None
+        return f"{masks}\n{self.process.stderr.read()[-6000:]}"
 
 
 @pytest.fixture
