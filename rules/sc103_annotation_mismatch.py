@@ -142,6 +142,24 @@ GRADIENT = dedent("""\
     tangent_out = jax.jvp(jnp.sin, (w,), (x,))
 """)
 
+FLAX_VARIABLES = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import flax.linen as nn
+
+
+    class MLP(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            return nn.Dense(10)(nn.relu(nn.Dense(64)(x)))
+
+
+    model = MLP()
+    variables = model.init(jax.random.key(0), jnp.ones((1, 784)))
+    logits = model.apply(variables, jnp.ones((32, 28, 28)))
+    fixed = model.apply(variables, jnp.ones((32, 28, 28)).reshape(32, 784))
+""")
+
 RULE = Rule(
     code=Code.ANNOTATION_MISMATCH,
     name="annotation-mismatch",
@@ -154,7 +172,9 @@ RULE = Rule(
         "unknown sharding, or one over Auto axes, is never reported. The trees `jax.tree.map` "
         "maps over: each after the first has the first's structure (or more below its leaves). "
         "Differentiation declares types too: `jax.grad` and `value_and_grad` differentiate a "
-        "function with a scalar output, and `jax.jvp` takes a tangent of each primal's shape."
+        "function with a scalar output, and `jax.jvp` takes a tangent of each primal's shape. "
+        "flax's `apply` reads back the parameters `init` made: an input that would make one "
+        "of another shape (a Dense kernel for other features) is refused."
     ),
     why=(
         "Annotations are documentation that readers trust. `z: f32[(2, 7)] = x @ y` claims a "
@@ -181,5 +201,8 @@ RULE = Rule(
         Example(source=AUTO_AXES),
         # A gradient needs a scalar loss ((5,) here: a mean is missing); a tangent, its primal's shape.
         Example(source=GRADIENT, expected=((11, "SC103"), (12, "SC103"))),
+        # Variables made for inputs of 784 features, applied to images of 28 by 28: the first
+        # Dense's kernel would be (28, 64), not (784, 64) (flax's ScopeParamShapeError).
+        Example(source=FLAX_VARIABLES, expected=((14, "SC103"),)),
     ),
 )

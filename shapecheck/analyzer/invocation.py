@@ -154,12 +154,15 @@ class Invocation(InterpreterState):
         arg_key = tuple(scope.bindings.items())
         key = (id(function.node), _hashable((arg_key, tuple(_shardings(scope.bindings.values())))), ctx.key())
         first = positional[0].node.arg if positional else None
-        if key in self.cache:
+        log = self.params_log
+        if key in self.cache and (log is None or key in self.params_made):
+            if log is not None:  # what the analysis created, created again (flax_variables)
+                log.events.extend(self.params_made[key])
             self.last_receiver = self.receivers.get(key)
             if recorder is not None and recorder.active:
                 recorder.hit(key, self.cache[key])
             return self._returned(self.cache[key], declared_return, bindings)
-        if recorder is not None:
+        if recorder is not None and log is None:
             replayed, value = recorder.replay(function, key, ctx)
             if replayed:  # the last run's analysis of this call, all it read as it was
                 self.last_receiver = None
@@ -183,6 +186,7 @@ class Invocation(InterpreterState):
         self.analysed.add(id(function.node))
         frame = Frame(function, declared_return=declared_return, bindings=dict(bindings))
         self.frames.append(frame)
+        logged_from = len(log.events) if log is not None else 0
         try:
             try:
                 inner = ctx.deeper()
@@ -215,6 +219,8 @@ class Invocation(InterpreterState):
         elif not isinstance(function.node, ast.Lambda):
             result = Const(None)
         self.cache[key] = result
+        if log is not None:
+            self.params_made[key] = tuple(log.events[logged_from:])
         receiver = scope.bindings.get(first) if first is not None else None
         if isinstance(receiver, Instance):
             self.receivers[key] = receiver

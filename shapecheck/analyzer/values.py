@@ -386,10 +386,25 @@ class Layer(PythonObject):
         return any(key == name for key, _ in self.settings)
 
 
+ParamKey: TypeAlias = tuple[int, str, int]
+"""A parameter by where a module creates it: the node id of the layer or `self.param` call, the
+parameter's name, and how many with that node and name came before it in the same run."""
+
+
+@dataclass(frozen=True, slots=True)
+class Variables(PythonObject):
+    """What flax's `model.init(key, x)` returns, as far as `apply` reads it back: the parameters
+    the module created, in order, by where it created them, with their shapes. `apply` checks
+    the ones its own inputs make against these (flax.linen's ScopeParamShapeError)."""
+
+    params: tuple[tuple[ParamKey, str, ArrayType | None], ...]  # key, what it is (for messages), shape
+    node: ast.AST = field(compare=False, hash=False)  # the `init` call
+
+
 Value: TypeAlias = (
     ArrayType | Const | Seq | Dict | ContainerMethod | Qual | BoundMethod | Function | Partial | Xmap | Vmap
     | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Class | Instance | BoundFunction | Lazy | Module | SymSize
-    | Spec | Sharding | Jitted | ShardMap | Layer | None
+    | Spec | Sharding | Jitted | ShardMap | Layer | Variables | None
 )
 """None is the unknown value: nothing is certain about it, so nothing is reported."""
 

@@ -17,6 +17,7 @@ from shapecheck.algebra.convolution import Layout
 from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library import flax_variables
 from shapecheck.analyzer.library.common import dtype_arg, finish, shape
 from shapecheck.analyzer.library.layers_api import LayerRules, build, layer_dtype
 from shapecheck.analyzer.library.registry import Registry, each
@@ -69,7 +70,10 @@ def dense(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Va
     x = call.arg("inputs")
     if not isinstance(x, ArrayType):
         return None
-    return finish(interp, layers.dense(x, as_dim(layer.setting("features")), layer_dtype(layer, x)), call)
+    features = as_dim(layer.setting("features"))
+    if x.rank:
+        _created(interp, layer, kernel=(x.dims[-1], features), bias=(features,))
+    return finish(interp, layers.dense(x, features, layer_dtype(layer, x)), call)
 
 
 @LAYERS.rule(f"{LINEN}.DenseGeneral", signature="inputs")
@@ -81,6 +85,8 @@ def dense_general(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Contex
     axis = _sizes(layer.setting("axis")) if layer.given("axis") else (-1,)
     if features is None or axis is None or not all(isinstance(a, int) for a in axis):
         return None
+    if x.rank is not None and x.ellipsis is None and all(isinstance(a, int) and -x.rank <= a < x.rank for a in axis):
+        _created(interp, layer, kernel=(*(x.dims[a] for a in axis if isinstance(a, int)), *features), bias=features)
     return finish(interp, layers.dense_general(x, features, [a for a in axis if isinstance(a, int)],
                                                layer_dtype(layer, x)), call)
 
@@ -91,7 +97,9 @@ def embed(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Va
     if not isinstance(ids, ArrayType):
         return None
     dtype = dtype_arg(layer.setting("dtype")) if layer.given("dtype") else default("f").dtype
-    return finish(interp, layers.embed(ids, as_dim(layer.setting("features")), dtype), call)
+    features = as_dim(layer.setting("features"))
+    _created(interp, layer, embedding=(as_dim(layer.setting("num_embeddings")), features))
+    return finish(interp, layers.embed(ids, features, dtype), call)
 
 
 @LAYERS.rule(*each(LINEN, "LayerNorm", "RMSNorm", "BatchNorm"),
@@ -100,6 +108,11 @@ def normalization(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Contex
     x = call.arg("x")
     if not isinstance(x, ArrayType):
         return None
+    # Over the last axis, flax's default (`reduction_axes`, `feature_axes`, BatchNorm's `axis`).
+    if x.rank and not any(layer.given(name) for name in ("reduction_axes", "feature_axes", "axis")):
+        features = (x.dims[-1],)
+        _created(interp, layer, scale=features,
+                 bias=None if layer.name.endswith("RMSNorm") else features)
     return ArrayType(layer_dtype(layer, x), x.dims, x.named, x.ellipsis, x.named_open)
 
 
@@ -116,6 +129,7 @@ def group_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
         if problem is not None:
             interp.reporter.problems([problem], call.node, call.arg_nodes)
             return None
+        _created(interp, layer, scale=(x.dims[-1],), bias=(x.dims[-1],))
     return ArrayType(layer_dtype(layer, x), x.dims, x.named, x.ellipsis, x.named_open)
 
 
@@ -174,6 +188,8 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
         batch = batch * size if isinstance(batch, int) and isinstance(size, int) else None
     lhs = ArrayType(x.dtype, (batch, *x.dims[batch_rank:]), x.named, None, x.named_open)
     rhs = ArrayType(x.dtype, (*kernel, per_group, features))
+    if per_group is not None:
+        _created(interp, layer, kernel=rhs.dims, bias=(features,))
     last = spatial + 1
     layout = Layout((0, last, *range(1, last)), (last, spatial, *range(spatial)), (0, last, *range(1, last)))
     outcome = convolution.conv_general_dilated(
@@ -188,6 +204,22 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     dtype = layer_dtype(layer, x)
     dims = (*x.dims[:batch_rank], *result.dims[1:])
     return ArrayType(dtype, dims, x.named, None, x.named_open)
+
+
+def _created(interp: Interpreter, layer: Layer, **params: tuple[Dim, ...] | None) -> None:
+    """The parameters a layer creates when called, where a module run is logged for `init` or
+    `apply`: each of `params` the layer has with its settings (`use_bias`, `use_scale`), by
+    name. A flag that is not a known bool leaves that parameter out."""
+    if interp.params_log is None:
+        return
+    where = f"nn.{layer.name.rpartition('.')[2]} (line {getattr(layer.node, 'lineno', '?')})"
+    for name, dims in params.items():
+        flag = {"bias": "use_bias", "scale": "use_scale"}.get(name)
+        setting = layer.setting(flag) if flag is not None and layer.given(flag) else Const(True)
+        if dims is None or setting != Const(True):
+            continue
+        flax_variables.created(interp, layer.node, name, f"parameter `{name}` of {where}",
+                               ArrayType("float32", dims))
 
 
 def _shown(size: Dim) -> str:
@@ -255,7 +287,12 @@ def param(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
         return None
     args = call.rest()
     inner = CallArgs(call.node, [None, *args], [call.node, *call.arg_nodes[3:]], dict(call.keywords()))
-    return interp.call(init, inner, ctx, scope)
+    made = interp.call(init, inner, ctx, scope)
+    name = as_str(call.arg("name"))
+    if name is not None:
+        flax_variables.created(interp, call.node, name,
+                               f"parameter `{name}` (`self.param`, line {getattr(call.node, 'lineno', '?')})", made)
+    return made
 
 
 def _is_initializer(value: Value) -> bool:
@@ -318,7 +355,13 @@ _RUN: Final = "self, variables, *args, rngs=None, method=None, mutable=False, ca
 
 @REGISTRY.handles(f"{MODULE}.apply", signature=_RUN)
 def apply(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    result = _run(interp, call, ctx, scope)
+    variables = flax_variables.given(call.arg("variables"))
+    if variables is None:
+        result = _run(interp, call, ctx, scope)
+    else:
+        with flax_variables.logged(interp) as log:
+            result = _run(interp, call, ctx, scope)
+        flax_variables.check(interp, variables, log, call)
     mutable = call.arg("mutable") if call.given("mutable") else Const(False)
     return result if mutable == Const(False) else None  # (output, updated state): not followed
 
@@ -326,9 +369,12 @@ def apply(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
 @REGISTRY.handles(f"{MODULE}.init", f"{MODULE}.init_with_output",
                   signature="self, rngs, *args, method=None, mutable=..., capture_intermediates=False, **kwargs")
 def init(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    """The variables are unknown (their tree is not modelled); the body is checked all the same."""
-    result = _run(interp, call, ctx, scope)
+    """The variables as `apply` reads them back (`flax_variables`): the parameters the run
+    created, by where; their tree is not modelled."""
+    with flax_variables.logged(interp) as log:
+        result = _run(interp, call, ctx, scope)
+    variables = flax_variables.made(log, call.node) if not call.given("mutable") else None
     if call.name.endswith("init_with_output") and not call.given("mutable"):
-        return Seq((result, None))
-    return None
+        return Seq((result, variables))
+    return variables
 

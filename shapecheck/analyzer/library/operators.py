@@ -11,10 +11,20 @@ from shapecheck.algebra.promotion import Typed, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.folding import number_operation
+from shapecheck.analyzer.library import flax_variables
 from shapecheck.analyzer.library.common import array, code_of, finish, labels
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import AtIndexer, Const, Devices, Dict, Seq, Value, as_int
+from shapecheck.analyzer.values import (
+    AtIndexer,
+    Const,
+    Devices,
+    Dict,
+    Seq,
+    Value,
+    Variables,
+    as_int,
+)
 from shapecheck.dtypes import KINDS
 from shapecheck.types import ArrayType
 
@@ -151,6 +161,8 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
             # Assumes the program runs on enough devices: `jax.devices()[:4]` is four devices.
             return Devices(max(piece.stop - (piece.start or 0), 0))
         return Devices(None)
+    if isinstance(base, Variables) and len(raw) == 1:
+        return flax_variables.collection(base, raw[0])
     if isinstance(base, Dict) and len(raw) == 1 and isinstance(raw[0], Const):
         for key, value in base.items:
             if key == raw[0]:

@@ -1,0 +1,105 @@
+"""flax.linen's `init` and `apply` on inputs of other shapes, against flax itself.
+
+Each drawn program builds a module of a few layers (Dense, DenseGeneral, LayerNorm, RMSNorm, a
+`self.param` made from the input, a residual block applied once or in a loop, a convolution
+flattened into a Dense), initialises it on zeros of one shape and applies the variables, as
+returned or as `{'params': variables['params']}`, to zeros of the same shape or of one with a
+dim changed. flax refuses a parameter the new input would make of another shape
+(ScopeParamShapeError); the checker must report exactly those programs, with SC103, and infer
+the output where flax accepts (`tests.differential.agree`).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.differential import agree, cases
+
+pytest.importorskip("jax")
+pytest.importorskip("flax")
+
+PROGRAM = """\
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+class Block(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return x + nn.Dense(x.shape[-1])(x)
+
+class M(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+{body}
+        return x
+
+m = M()
+variables = m.init(jax.random.key(0), jnp.zeros({init}))
+out = m.apply({given}, jnp.zeros({applied}))
+"""
+
+sizes = st.integers(1, 5)
+
+
+def _shape(dims: list[int]) -> str:
+    return "(" + "".join(f"{d}, " for d in dims) + ")"
+
+
+@st.composite
+def layer(draw: st.DrawFn, index: int) -> str:
+    kind = draw(st.sampled_from(["Dense", "DenseGeneral", "LayerNorm", "RMSNorm", "param", "Block", "loop"]))
+    if kind == "Dense":
+        return f"x = nn.Dense({draw(sizes)})(x)"
+    if kind == "DenseGeneral":
+        return f"x = nn.DenseGeneral({draw(sizes)})(x)"
+    if kind in ("LayerNorm", "RMSNorm"):
+        return f"x = nn.{kind}()(x)"
+    if kind == "param":
+        return f"x = x @ self.param('w{index}', nn.initializers.zeros, (x.shape[-1], {draw(sizes)}))"
+    if kind == "Block":
+        return "x = Block()(x)"
+    return f"for _ in range({draw(st.integers(1, 3))}):\n            x = Block()(x)"
+
+
+@st.composite
+def programs(draw: st.DrawFn) -> str:
+    convolved = draw(st.booleans())
+    if convolved:
+        dims = [draw(sizes), draw(st.integers(2, 6)), draw(st.integers(2, 6)), draw(sizes)]
+        lines = [f"x = nn.Conv({draw(sizes)}, (3, 3))(x)", "x = x.reshape((x.shape[0], -1))"]
+    else:
+        dims = draw(st.lists(sizes, min_size=1, max_size=3))
+        lines = []
+    lines += [draw(layer(index)) for index in range(draw(st.integers(1, 3)))]
+    applied = list(dims)
+    if draw(st.booleans()):
+        where = draw(st.integers(0, len(dims) - 1))
+        applied[where] = draw(st.integers(2, 6) if convolved and where in (1, 2) else sizes)
+    given_ = draw(st.sampled_from(["variables", "{'params': variables['params']}"]))
+    body = "\n".join(" " * 8 + line for line in lines)
+    return PROGRAM.format(body=body, init=_shape(dims), applied=_shape(applied), given=given_)
+
+
+@given(programs())
+@cases(60)
+def test_apply_reads_back_what_init_made_as_flax_does(program: str) -> None:
+    agree(program, frozenset({"SC103"}))
+
+
+@pytest.mark.parametrize("program", [
+    # A module applied to inputs of its own features, another batch: accepted.
+    PROGRAM.format(body="        x = nn.Dense(3)(x)", init="(2, 4)", applied="(9, 4)", given="variables"),
+    # The features the first Dense was made for, changed.
+    PROGRAM.format(body="        x = nn.Dense(3)(x)", init="(2, 4)", applied="(2, 5)", given="variables"),
+    # A block applied three times: each of its Dense kernels is (features, features).
+    PROGRAM.format(body="        for _ in range(3):\n            x = Block()(x)", init="(2, 4)", applied="(2, 5)",
+                   given="{'params': variables['params']}"),
+    # The spatial size of an image reaches the Dense after the flatten only.
+    PROGRAM.format(body="        x = nn.Conv(2, (3, 3))(x)\n        x = x.reshape((x.shape[0], -1))\n"
+                        "        x = nn.Dense(3)(x)", init="(1, 4, 4, 1)", applied="(1, 5, 4, 1)", given="variables"),
+])
+def test_fixed_cases_agree_with_flax(program: str) -> None:
+    agree(program, frozenset({"SC103"}))
