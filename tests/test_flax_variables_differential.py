@@ -103,3 +103,44 @@ def test_apply_reads_back_what_init_made_as_flax_does(program: str) -> None:
 ])
 def test_fixed_cases_agree_with_flax(program: str) -> None:
     agree(program, frozenset({"SC103"}))
+
+
+TRAINING = """\
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+import optax
+from typing import Any
+from flax.training import train_state
+
+class M(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        x = nn.Conv(2, (3, 3))(x)
+        x = nn.max_pool(x, (2, 2), strides=(2, 2))
+        return nn.Dense(3)(x.reshape((x.shape[0], -1)))
+
+class State(train_state.TrainState):
+    extra: Any = None
+
+m = M()
+variables = m.init(jax.random.key(0), jnp.zeros((1, 8, 8, 1)))
+state = {create}(apply_fn=m.apply, params=variables['params'], tx=optax.sgd(0.1))
+
+@jax.jit
+def step(state, x):
+    def loss(params):
+        return state.apply_fn({{'params': params}}, x).mean()
+    return state.apply_gradients(grads=jax.grad(loss)(state.params))
+
+state = step(state, jnp.zeros((4, 8, 8, 1)))
+out = state.apply_fn({{'params': state.params}}, jnp.zeros({images}))
+"""
+
+
+@pytest.mark.parametrize("create", ["train_state.TrainState.create", "State.create"])
+@pytest.mark.parametrize("images", ["(5, 8, 8, 1)", "(5, 9, 9, 1)", "(5, 10, 10, 1)"])
+def test_a_train_state_carries_the_variables_through_jit_grad_and_steps(create: str, images: str) -> None:
+    """The pooled 8 by 8 image flattens to 32 features; 9 by 9 pools to 4 by 4 too, 10 by 10
+    does not (a kernel of (50, 3))."""
+    agree(TRAINING.format(create=create, images=images), frozenset({"SC103"}))

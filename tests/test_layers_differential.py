@@ -148,3 +148,31 @@ def test_a_wrong_group_count_is_reported_where_the_layer_is_called() -> None:
     out = f(3, jnp.zeros((2, 8)))
     """
     assert check(program).codes == ("SC105",)
+
+
+POOL = """\
+import jax.numpy as jnp
+import flax.linen as nn
+
+out = nn.{kind}(jnp.zeros({shape}, {dtype}), {window}{strides}{padding})
+"""
+
+
+@st.composite
+def flax_pools(draw: st.DrawFn) -> str:
+    spatial = draw(st.integers(1, 2))
+    dims = [*draw(st.lists(sizes, min_size=0, max_size=2)), *[draw(st.integers(1, 7)) for _ in range(spatial)], draw(sizes)]
+    window = tuple(draw(st.integers(1, 3)) for _ in range(spatial))
+    strides = draw(st.one_of(st.just(""), st.tuples(*[st.integers(1, 3)] * spatial).map(lambda s: f", strides={s!r}")))
+    padding = draw(st.sampled_from(["", ", padding='SAME'", ", padding='VALID'", ", padding='same'",
+                                    ", padding=" + repr(tuple((1, 0) for _ in range(spatial)))]))
+    kind = draw(st.sampled_from(["max_pool", "avg_pool", "pooling.min_pool"]))
+    dtype = draw(st.sampled_from(["jnp.float32", "jnp.bfloat16"]))
+    return POOL.format(kind=kind, shape=_shape(dims), dtype=dtype, window=repr(window), strides=strides,
+                       padding=padding)
+
+
+@given(flax_pools())
+@CASES
+def test_flax_pooling_agrees_with_flax(program: str) -> None:
+    agree(program)

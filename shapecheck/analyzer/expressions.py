@@ -195,7 +195,8 @@ class Expressions(InterpreterState):
                 return BoundFunction(base, found)  # a method: the instance is its first argument
             return found if found is not None or base.has(attr) else objects.library_method(base, attr)
         if isinstance(base, Class):
-            return base.attribute(attr)
+            found = base.attribute(attr)
+            return found if found is not None else objects.library_class_method(base, attr)
         if isinstance(base, AtIndexer) and base.indexed:
             return BoundMethod(base.receiver, f"at.{attr}", base.target)
         if isinstance(base, Layer):

@@ -37,12 +37,19 @@ _RECORD_BASES: Final = {
     "equinox.Module": "struct",
     "flax.struct.PyTreeNode": "struct",
     "flax.linen.Module": "dataclass",  # its fields by keyword or position; `parent`, `name` besides
+    "flax.training.train_state.TrainState": "struct",
 }
 # The methods a library base class gives its subclasses that the checker follows: `self.param`
 # in a flax module, `model.apply(variables, x)` (see `library.flax_api`). Read as a partial
 # call of the base's method with the instance first.
 _LIBRARY_METHODS: Final = {
     "flax.linen.Module": frozenset({"param", "apply", "init", "init_with_output"}),
+    "flax.training.train_state.TrainState": frozenset({"apply_gradients"}),
+}
+# The class methods such a base gives its subclasses (`MyState.create(...)`): a call of the
+# base's with the subclass first (`library.flax_training_api`).
+_LIBRARY_CLASS_METHODS: Final = {
+    "flax.training.train_state.TrainState": frozenset({"create"}),
 }
 
 
@@ -54,6 +61,16 @@ def library_method(instance: Instance, name: str) -> Value:
         for base in cls.bases:
             if isinstance(base, Qual) and name in _LIBRARY_METHODS.get(base.name, ()):
                 return Partial(Qual(f"{base.name}.{name}"), (instance,))
+    return None
+
+
+def library_class_method(cls: Class, name: str) -> Value:
+    """`MyState.create`: a class method a library base class of `cls` defines, as a call of
+    that base's with `cls` first; None where the checker has no rule for it."""
+    for each in cls.lineage():
+        for base in each.bases:
+            if isinstance(base, Qual) and name in _LIBRARY_CLASS_METHODS.get(base.name, ()):
+                return Partial(Qual(f"{base.name}.{name}"), (cls,))
     return None
 
 

@@ -33,7 +33,7 @@ MODULES: tuple[str, ...] = (
     "indexing_api", "array_attributes", "operators", "sharding_api", "shard_map_api", "trees_api", "control_api",
     "axis_types_api", "einops_api", "layer_calls", "flax_api", "equinox_api", "optax_api",
     "slicing_api", "linalg_api", "fft_api", "lax_structure_api", "searching_api",
-    "statistics_api", "stats_api", "image_api",
+    "statistics_api", "stats_api", "image_api", "flax_training_api",
 )
 """Every library module with a registry (a test fails for one left out)."""
 

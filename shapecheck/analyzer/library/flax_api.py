@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import convolution, layers
 from shapecheck.algebra.convolution import Layout
+from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import flax_variables
-from shapecheck.analyzer.library.common import dtype_arg, finish, shape
+from shapecheck.analyzer.library.common import dtype_arg, finish, refused, shape
 from shapecheck.analyzer.library.layers_api import LayerRules, build, layer_dtype
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import canonical
@@ -36,7 +37,9 @@ from shapecheck.analyzer.values import (
     as_int,
     as_str,
 )
+from shapecheck.codes import Code
 from shapecheck.dims import Dim
+from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -269,6 +272,57 @@ def _padding(value: Value, spatial: int) -> convolution.Padding:
                 return None
         return tuple(pairs)
     return None
+
+
+# -- pooling ----------------------------------------------------------------------------------
+
+@REGISTRY.handles(f"{LINEN}.avg_pool", f"{LINEN}.pooling.avg_pool",
+                  signature="inputs, window_shape, strides=None, padding='VALID', count_include_pad=True")
+@REGISTRY.handles(f"{LINEN}.max_pool", f"{LINEN}.pooling.max_pool", f"{LINEN}.pooling.min_pool",
+                  signature="inputs, window_shape, strides=None, padding='VALID'")
+def pool(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`nn.max_pool(x, (2, 2), strides=(2, 2))`: x is `(*batch, *spatial, features)`, one window
+    size per spatial dim; the batch dims and the features are kept, each spatial dim pooled as
+    `lax.reduce_window` pools it. flax adds the window and strides to tuples: other sequences,
+    and a malformed window, are left unknown (flax fails on them in its own asserts)."""
+    x = call.arg("inputs")
+    window, strides = call.arg("window_shape"), call.arg("strides") if call.given("strides") else Const(None)
+    if not isinstance(x, ArrayType) or x.rank is None or not isinstance(window, Seq) or window.is_list:
+        return None
+    spatial = len(window.items)
+    batch_rank = x.rank - spatial - 1
+    if batch_rank < 0 or not (strides == Const(None) or (isinstance(strides, Seq) and not strides.is_list
+                                                          and len(strides.items) == spatial)):
+        return None
+    sizes = [as_dim(item) for item in window.items]
+    steps = [1] * spatial if not isinstance(strides, Seq) else [as_dim(item) for item in strides.items]
+    if not all(isinstance(n, int) and n > 0 for n in (*sizes, *steps)):
+        return None
+    padding = call.arg("padding") if call.given("padding") else Const("VALID")
+    text = as_str(padding)
+    pads: list[str | tuple[Dim, Dim]]
+    if text is not None and text.upper() in ("VALID", "SAME", "SAME_LOWER"):
+        pads = ["VALID" if text.upper() == "VALID" else "SAME"] * spatial
+    else:
+        read = _padding(padding, spatial) if text is None else None
+        if not isinstance(read, tuple):
+            return None
+        if batch_rank > 1:
+            # flax puts (0, 0) around the pairs for one batch dim and the features only.
+            return refused(interp, call, Problem(
+                Code.SIZE_ARGUMENT_MISMATCH,
+                f"flax.linen.{call.name.rpartition('.')[2]}: padding given as (low, high) pairs is laid "
+                f"around one batch dim, but the input {x.positional_text()} has {batch_rank} before its "
+                f"{spatial} window dim{'s' if spatial != 1 else ''} and its features; lax.reduce_window "
+                "refuses the padding (pool with 'SAME' or 'VALID', or merge the batch dims)"))
+        pads = list(read)
+    spatial_dims = x.dims[batch_rank:batch_rank + spatial]
+    pooled = [convolution.window_output(size, window_size, step, pad)[0]
+              for size, window_size, step, pad in zip(spatial_dims, sizes, steps, pads, strict=True)]
+    dtype = x.dtype
+    if call.name.endswith("avg_pool") and (dtype is None or kind_of(dtype) != "f"):
+        dtype = None  # a mean of integers: not followed
+    return ArrayType(dtype, (*x.dims[:batch_rank], *pooled, x.dims[-1]), x.named, None, x.named_open)
 
 
 # -- modules ----------------------------------------------------------------------------------
