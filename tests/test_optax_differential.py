@@ -99,3 +99,39 @@ def test_the_label_mix_ups_are_named(call: str, hint: str) -> None:
     found = analyze_source("t.py", program).diagnostics
     assert [d.code for d in found] == ["SC101"] and hint in found[0].message, found
     assert check(program).codes == ("SC101",)
+
+
+STEP = """\
+import jax
+import jax.numpy as jnp
+import optax
+
+params = {{'w': jnp.zeros(({rows}, {columns})), 'b': jnp.zeros(({columns},))}}
+opt = {optimizer}
+state = opt.init(params)
+for _ in range({steps}):
+    grads = jax.grad(lambda p: jnp.sum(p['w'] ** 2) + jnp.sum(p['b']))(params)
+    updates, state = opt.update(grads, state, params)
+    params = optax.apply_updates(params, updates)
+out = jnp.zeros(({batch}, {features})) @ params['w'] + params['b']
+"""
+
+OPTIMIZERS = ("optax.adam(0.1)", "optax.sgd(0.1, momentum=0.9)", "optax.adamw(0.1)", "optax.rmsprop(0.1)",
+              "optax.adagrad(0.1)", "optax.lion(0.1)", "optax.lamb(0.1)", "optax.adafactor(0.1)",
+              "optax.chain(optax.clip_by_global_norm(1.0), optax.adam(0.1))", "optax.scale(-0.1)",
+              "optax.add_decayed_weights(1e-4)", "optax.trace(0.9)", "optax.identity()")
+
+
+@st.composite
+def steps(draw: st.DrawFn) -> str:
+    rows, columns = draw(SIZES), draw(SIZES)
+    return STEP.format(rows=rows, columns=columns, optimizer=draw(st.sampled_from(OPTIMIZERS)),
+                       steps=draw(st.integers(1, 2)), batch=draw(SIZES),
+                       features=draw(st.sampled_from((rows, rows, draw(SIZES)))))
+
+
+@given(steps())
+@cases(40)
+def test_parameters_keep_their_shapes_through_optimizer_steps(program: str) -> None:
+    """The step's parameters are known after it: a batch of other features fails the product."""
+    agree(program, frozenset({"SC104"}))

@@ -45,6 +45,7 @@ _RECORD_BASES: Final = {
 _LIBRARY_METHODS: Final = {
     "flax.linen.Module": frozenset({"param", "apply", "init", "init_with_output"}),
     "flax.training.train_state.TrainState": frozenset({"apply_gradients"}),
+    "optax.GradientTransformation": frozenset({"init", "update"}),  # an optimizer (optax_updates_api)
 }
 # The class methods such a base gives its subclasses (`MyState.create(...)`): a call of the
 # base's with the subclass first (`library.flax_training_api`).
