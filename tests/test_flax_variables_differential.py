@@ -1,8 +1,8 @@
 """flax.linen's `init` and `apply` on inputs of other shapes, against flax itself.
 
 Each drawn program builds a module of a few layers (Dense, DenseGeneral, LayerNorm, RMSNorm, a
-`self.param` made from the input, a residual block applied once or in a loop, a convolution
-flattened into a Dense), initialises it on zeros of one shape and applies the variables, as
+`self.param` made from the input, a residual block applied once or in a loop, an nn.Sequential,
+a convolution flattened into a Dense), initialises it on zeros of one shape and applies the variables, as
 returned or as `{'params': variables['params']}`, to zeros of the same shape or of one with a
 dim changed. flax refuses a parameter the new input would make of another shape
 (ScopeParamShapeError); the checker must report exactly those programs, with SC103, and infer
@@ -50,9 +50,12 @@ def _shape(dims: list[int]) -> str:
 
 @st.composite
 def layer(draw: st.DrawFn, index: int) -> str:
-    kind = draw(st.sampled_from(["Dense", "DenseGeneral", "LayerNorm", "RMSNorm", "param", "Block", "loop"]))
+    kind = draw(st.sampled_from(["Dense", "DenseGeneral", "LayerNorm", "RMSNorm", "param", "Block", "loop",
+                                 "Sequential"]))
     if kind == "Dense":
         return f"x = nn.Dense({draw(sizes)})(x)"
+    if kind == "Sequential":
+        return f"x = nn.Sequential([nn.Dense({draw(sizes)}), nn.relu, nn.LayerNorm(), nn.Dense({draw(sizes)})])(x)"
     if kind == "DenseGeneral":
         return f"x = nn.DenseGeneral({draw(sizes)})(x)"
     if kind in ("LayerNorm", "RMSNorm"):

@@ -27,6 +27,7 @@ from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     BoundFunction,
     Const,
+    Dict,
     Function,
     Instance,
     Layer,
@@ -64,6 +65,7 @@ REGISTRY.handles(f"{LINEN}.Conv", signature="features, kernel_size, strides=1, p
 REGISTRY.handles(*each(LINEN, "LayerNorm", "RMSNorm", "BatchNorm"), signature="**options")(build)
 REGISTRY.handles(f"{LINEN}.GroupNorm", signature="num_groups=32, group_size=None, **options")(build)
 REGISTRY.handles(f"{LINEN}.Dropout", signature="rate, broadcast_dims=(), deterministic=None, **options")(build)
+REGISTRY.handles(f"{LINEN}.Sequential", signature="layers, **options")(build)
 REGISTRY.handles(*each(LINEN, "MultiHeadDotProductAttention", "SelfAttention"),
                  signature=f"num_heads, {_OPTIONS}")(build)
 
@@ -159,6 +161,27 @@ def attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -
     what = f"flax.linen.{layer.name.rpartition('.')[2]}"
     return finish(interp, layers.multi_head_attention(query, None, as_dim(layer.setting("num_heads")), qkv, out,
                                                       layer_dtype(layer, query), what), call)
+
+
+@LAYERS.rule(f"{LINEN}.Sequential", signature="*args, **kwargs")
+def sequential(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nn.Sequential([nn.Dense(4), nn.relu, nn.Dense(2)])(x)`: each layer or function called on
+    what the one before returned (a tuple spread into its arguments, as flax does)."""
+    layers = layer.setting("layers")
+    if not isinstance(layers, Seq) or not layers.items:
+        return None  # flax refuses an empty list; a list the checker cannot read is unknown
+    inner = CallArgs(call.node, list(call.rest()), call.arg_nodes[:len(call.rest())], dict(call.keywords()),
+                     {name: call.kwarg_nodes.get(name, call.node) for name in call.keywords()})
+    out = interp.call(layers.items[0], inner, ctx, interp.scope)
+    for following in layers.items[1:]:
+        if isinstance(out, Seq) and not out.is_list:
+            args = list(out.items)
+        elif out is None or isinstance(out, Dict):
+            return None  # unknown, or a dict spread as keywords: not followed
+        else:
+            args = [out]
+        out = interp.call(following, CallArgs(call.node, args, [call.node] * len(args)), ctx, interp.scope)
+    return out
 
 
 @LAYERS.rule(f"{LINEN}.Conv", signature="inputs")

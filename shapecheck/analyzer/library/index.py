@@ -51,6 +51,7 @@ FUNCTIONS: Final[dict[str, str]] = {
     "flax.linen.MultiHeadDotProductAttention": "flax_api",
     "flax.linen.RMSNorm": "flax_api",
     "flax.linen.SelfAttention": "flax_api",
+    "flax.linen.Sequential": "flax_api",
     "flax.linen.avg_pool": "flax_api",
     "flax.linen.compact": "flax_api",
     "flax.linen.max_pool": "flax_api",
