@@ -173,8 +173,8 @@ RULE = Rule(
         "maps over: each after the first has the first's structure (or more below its leaves). "
         "Differentiation declares types too: `jax.grad` and `value_and_grad` differentiate a "
         "function with a scalar output, and `jax.jvp` takes a tangent of each primal's shape. "
-        "flax's `apply` reads back the parameters `init` made: an input that would make one "
-        "of another shape (a Dense kernel for other features) is refused."
+        "flax's and haiku's `apply` read back the parameters `init` made: an input that would "
+        "make one of another shape (a Dense kernel for other features) is refused."
     ),
     why=(
         "Annotations are documentation that readers trust. `z: f32[(2, 7)] = x @ y` claims a "

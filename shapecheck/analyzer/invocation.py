@@ -156,7 +156,7 @@ class Invocation(InterpreterState):
         first = positional[0].node.arg if positional else None
         log = self.params_log
         if key in self.cache and (log is None or key in self.params_made):
-            if log is not None:  # what the analysis created, created again (flax_variables)
+            if log is not None:  # what the analysis created, created again (model_params)
                 log.events.extend(self.params_made[key])
             self.last_receiver = self.receivers.get(key)
             if recorder is not None and recorder.active:

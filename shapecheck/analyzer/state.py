@@ -36,7 +36,7 @@ Typed = tuple[ast.AST, ArrayType, Placement | None]
 if TYPE_CHECKING:
     # Only a type here: the loader builds interpreters for imported modules, so importing it
     # at run time would close a cycle.
-    from shapecheck.analyzer.library.flax_variables import Event, ParamLog
+    from shapecheck.analyzer.library.model_params import Event, ParamLog
     from shapecheck.analyzer.modules import ModuleLoader
 
 MAX_DEPTH = 12  # nested analyses (calls within calls) before results are left unknown
@@ -83,7 +83,7 @@ class InterpreterState:
         # per cache key, and for the call that returned last.
         self.receivers: dict[tuple[object, ...], Value] = {}
         self.last_receiver: Value = None
-        # The parameters a flax module creates while `init` or `apply` runs it (`flax_variables`);
+        # The parameters a model creates while `init` or `apply` runs it (`model_params`);
         # None: not logged. Per cache key, those an analysis made while logged: a summary reused
         # in a logged run logs them again.
         self.params_log: ParamLog | None = None

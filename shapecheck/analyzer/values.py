@@ -393,9 +393,10 @@ parameter's name, and how many with that node and name came before it in the sam
 
 @dataclass(frozen=True, slots=True)
 class Variables(PythonObject):
-    """What flax's `model.init(key, x)` returns, as far as `apply` reads it back: the parameters
-    the module created, in order, by where it created them, with their shapes. `apply` checks
-    the ones its own inputs make against these (flax.linen's ScopeParamShapeError)."""
+    """What a model's `init` returns (flax.linen's `model.init(key, x)`, haiku's `net.init(rng,
+    x)`), as far as `apply` reads it back: the parameters the model created, in order, by where
+    it created them, with their shapes. `apply` checks the ones its own inputs make against
+    these (`library.model_params`)."""
 
     params: tuple[tuple[ParamKey, str, ArrayType | None], ...]  # key, what it is (for messages), shape
     node: ast.AST = field(compare=False, hash=False)  # the `init` call

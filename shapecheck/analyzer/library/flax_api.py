@@ -18,7 +18,7 @@ from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library import flax_variables
+from shapecheck.analyzer.library import model_params
 from shapecheck.analyzer.library.common import dtype_arg, finish, refused, shape
 from shapecheck.analyzer.library.layers_api import LayerRules, build, layer_dtype
 from shapecheck.analyzer.library.registry import Registry, each
@@ -244,7 +244,7 @@ def _created(interp: Interpreter, layer: Layer, **params: tuple[Dim, ...] | None
         setting = layer.setting(flag) if flag is not None and layer.given(flag) else Const(True)
         if dims is None or setting != Const(True):
             continue
-        flax_variables.created(interp, layer.node, name, f"parameter `{name}` of {where}",
+        model_params.created(interp, layer.node, name, f"parameter `{name}` of {where}",
                                ArrayType("float32", dims))
 
 
@@ -367,7 +367,7 @@ def param(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
     made = interp.call(init, inner, ctx, scope)
     name = as_str(call.arg("name"))
     if name is not None:
-        flax_variables.created(interp, call.node, name,
+        model_params.created(interp, call.node, name,
                                f"parameter `{name}` (`self.param`, line {getattr(call.node, 'lineno', '?')})", made)
     return made
 
@@ -432,13 +432,13 @@ _RUN: Final = "self, variables, *args, rngs=None, method=None, mutable=False, ca
 
 @REGISTRY.handles(f"{MODULE}.apply", signature=_RUN)
 def apply(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    variables = flax_variables.given(call.arg("variables"))
+    variables = model_params.given(call.arg("variables"))
     if variables is None:
         result = _run(interp, call, ctx, scope)
     else:
-        with flax_variables.logged(interp) as log:
+        with model_params.logged(interp) as log:
             result = _run(interp, call, ctx, scope)
-        flax_variables.check(interp, variables, log, call)
+        model_params.check(interp, variables, log, call)
     mutable = call.arg("mutable") if call.given("mutable") else Const(False)
     return result if mutable == Const(False) else None  # (output, updated state): not followed
 
@@ -446,11 +446,11 @@ def apply(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
 @REGISTRY.handles(f"{MODULE}.init", f"{MODULE}.init_with_output",
                   signature="self, rngs, *args, method=None, mutable=..., capture_intermediates=False, **kwargs")
 def init(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    """The variables as `apply` reads them back (`flax_variables`): the parameters the run
+    """The variables as `apply` reads them back (`model_params`): the parameters the run
     created, by where; their tree is not modelled."""
-    with flax_variables.logged(interp) as log:
+    with model_params.logged(interp) as log:
         result = _run(interp, call, ctx, scope)
-    variables = flax_variables.made(log, call.node) if not call.given("mutable") else None
+    variables = model_params.made(log, call.node) if not call.given("mutable") else None
     if call.name.endswith("init_with_output") and not call.given("mutable"):
         return Seq((result, variables))
     return variables

@@ -2,7 +2,7 @@
 
 `TrainState.create(apply_fn=model.apply, params=params, tx=tx)` is a record of its fields, so
 `state.params` is the parameters it was given and `state.apply_fn(...)` is `model.apply(...)`,
-checked as written there (`flax_api`, `flax_variables`). `state.apply_gradients(grads=g)` is the
+checked as written there (`flax_api`, `model_params`). `state.apply_gradients(grads=g)` is the
 state after an optimizer step: the parameters keep their shapes (optax updates leaf by leaf),
 the step and the optimizer's state are not followed. A subclass with fields of its own
 (`batch_stats`) is created and stepped alike.

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library import equinox_api, flax_api
+from shapecheck.analyzer.library import equinox_api, flax_api, haiku_api
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Layer, Value
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
-_RULES = {**flax_api.LAYERS.rules, **equinox_api.LAYERS.rules}
+_RULES = {**flax_api.LAYERS.rules, **equinox_api.LAYERS.rules, **haiku_api.LAYERS.rules}
 
 
 @REGISTRY.calls(Layer)

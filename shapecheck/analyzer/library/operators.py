@@ -11,7 +11,7 @@ from shapecheck.algebra.promotion import Typed, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.folding import number_operation
-from shapecheck.analyzer.library import flax_variables
+from shapecheck.analyzer.library import model_params
 from shapecheck.analyzer.library.common import array, code_of, finish, labels
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
@@ -162,7 +162,7 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
             return Devices(max(piece.stop - (piece.start or 0), 0))
         return Devices(None)
     if isinstance(base, Variables) and len(raw) == 1:
-        return flax_variables.collection(base, raw[0])
+        return model_params.collection(base, raw[0])
     if isinstance(base, Dict) and len(raw) == 1 and isinstance(raw[0], Const):
         for key, value in base.items:
             if key == raw[0]:

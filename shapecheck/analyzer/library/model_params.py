@@ -1,19 +1,20 @@
-"""flax.linen's variables: the parameters `init` makes, and `apply` reading them back.
+"""A model's parameters: those `init` makes, and `apply` reading them back (flax.linen, haiku).
 
-`model.init(key, x)` runs the module on `x`, and every parameter it creates takes its shape from
-what reaches it (`nn.Dense(16)` makes a kernel of `(x.shape[-1], 16)`). `model.apply(variables,
-y)` runs the module again on `y`, and flax refuses a parameter whose shape `y` would make
-otherwise than `variables` holds it (ScopeParamShapeError): the model was initialised on inputs
-of another size than it is applied to.
+`model.init(key, x)` runs the model on `x`, and every parameter it creates takes its shape from
+what reaches it (flax's `nn.Dense(16)` and haiku's `hk.Linear(16)` make a kernel of
+`(x.shape[-1], 16)`). `model.apply(variables, y)` runs the model again on `y`, and the library
+refuses a parameter whose shape `y` would make otherwise than `variables` holds it (flax's
+ScopeParamShapeError, haiku's ValueError): the model was initialised on inputs of another size
+than it is applied to.
 
-While a module runs for `init` or `apply`, the parameters it creates are logged in order, each
-by where it is created (the layer, or the `self.param` call) and its name, with the nth of those
-told apart by their order: the two runs execute the same code, so the same key is the same
-parameter. A function summary reused while a log is kept logs again what its analysis created
-(`Invocation.call_function` keeps them with the summary; one made while nothing was logged is
-not reused then), so a body called twice logs its parameters twice, as flax creates them twice.
-Only parameters both runs know the shape of are compared; a layer whose parameters are not
-modelled logs nothing.
+While a model runs for `init` or `apply`, the parameters it creates are logged in order, each
+by where it is created (the layer, or the `self.param` / `hk.get_parameter` call) and its name,
+with the nth of those told apart by their order: the two runs execute the same code, so the
+same key is the same parameter. A function summary reused while a log is kept logs again what
+its analysis created (`Invocation.call_function` keeps them with the summary; one made while
+nothing was logged is not reused then), so a body called twice logs its parameters twice, as
+the library creates them twice. Only parameters both runs know the shape of are compared; a
+layer whose parameters are not modelled logs nothing.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def made(log: ParamLog, node: ast.AST) -> Variables | None:
 
 def given(value: Value) -> Variables | None:
     """The variables handed to `apply`: what `init` returned, or a dict whose "params" entry is
-    its parameters (`{'params': variables['params']}`)."""
+    its parameters (flax's `{'params': variables['params']}`)."""
     if isinstance(value, Variables):
         return value
     if isinstance(value, Dict):
@@ -101,23 +102,23 @@ def collection(variables: Variables, key: Value) -> Value:
     return variables if isinstance(key, Const) and key.value == "params" else None
 
 
-def check(interp: Interpreter, variables: Variables, log: ParamLog, call: CallArgs) -> None:
+def check(interp: Interpreter, variables: Variables, log: ParamLog, call: CallArgs,
+          refusal: str = "flax refuses the variables (ScopeParamShapeError)") -> None:
     """SC103 at `apply` for the first parameter its inputs make of another shape than the
-    variables hold: flax stops there."""
+    variables hold: the library stops there, with `refusal`."""
     held = {key: (what, shape) for key, what, shape in variables.params}
     for key, what, shape in log.keyed():
         before = held.get(key)
         if before is None or before[1] is None or shape is None:
             continue
-        problem = _differ(before[1], shape)
-        if problem:
+        if _differ(before[1], shape):
             line = getattr(variables.node, "lineno", None)
             where = f" (line {line})" if line is not None else ""
             interp.reporter.add(
                 call.node, Code.ANNOTATION_MISMATCH,
-                f"apply: {what} has shape {format_shape(before[1].dims)} in the variables `init` made{where}, "
-                f"but this call's inputs make it {format_shape(shape.dims)}; flax refuses the variables "
-                f"(ScopeParamShapeError): the module was initialised on inputs of another shape")
+                f"apply: {what} has shape {format_shape(before[1].dims)} in the parameters `init` made{where}, "
+                f"but this call's inputs make it {format_shape(shape.dims)}; {refusal}: the model was "
+                "initialised on inputs of another shape")
             return
 
 

@@ -1,0 +1,271 @@
+"""haiku: `hk.transform`'s init and apply, its layers, and `hk.get_parameter`.
+
+`net = hk.transform(forward)` gives the pair of functions haiku makes: `net.init(rng, x)` runs
+`forward(x)` and returns the parameters it created, `net.apply(params, rng, x)` runs it again on
+`x` and refuses a parameter `x` would make of another shape than `params` holds (a ValueError,
+SC103: `model_params`). `hk.without_apply_rng` drops apply's `rng`; `hk.transform_with_state`
+adds a state to both (not followed). Inside, `hk.Linear`, `hk.nets.MLP`, `hk.Flatten`,
+`hk.Sequential`, `hk.LayerNorm`, `hk.Embed` and `hk.get_parameter` give their shapes as haiku
+computes them; a layer on a scalar is refused as haiku refuses it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from shapecheck.algebra.outcome import Problem
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library import model_params
+from shapecheck.analyzer.library.common import dtype_arg, refused, shape
+from shapecheck.analyzer.library.layers_api import LayerRules, build
+from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import (
+    Class,
+    Const,
+    Dict,
+    Instance,
+    Layer,
+    Partial,
+    Qual,
+    Seq,
+    Value,
+    as_dim,
+    as_int,
+)
+from shapecheck.codes import Code
+from shapecheck.dims import Dim, product
+from shapecheck.dtypes import kind_of
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+LAYERS = LayerRules()  # how each layer class is called; collected by `layer_calls`
+
+HK: Final = "haiku"
+TRANSFORMED: Final = f"{HK}.Transformed"
+# haiku's pair of functions is a NamedTuple (`init, apply = hk.transform(f)` unpacks it).
+_TRANSFORMED: Final = Class(TRANSFORMED, record="namedtuple", fields=("init", "apply"))
+_REFUSAL: Final = "haiku refuses the parameters (a ValueError)"
+
+
+# -- transform --------------------------------------------------------------------------------
+
+def _transformed(function: Value, rng: bool, state: bool) -> Instance:
+    """The pair, each a call of this module's handler with what it runs first: `(f, rng, state)`."""
+    spec = Seq((function, Const(rng), Const(state)))
+    return Instance(_TRANSFORMED, tuple((name, Partial(Qual(f"{TRANSFORMED}.{name}"), (spec,)))
+                                        for name in _TRANSFORMED.fields))
+
+
+def _spec(value: Value) -> tuple[Value, bool, bool] | None:
+    if isinstance(value, Seq) and len(value.items) == 3:
+        function, rng, state = value.items
+        if isinstance(rng, Const) and isinstance(state, Const):
+            return function, rng.value is True, state.value is True
+    return None
+
+
+@REGISTRY.handles(f"{HK}.transform", signature="f, *, apply_rng=True")
+def transform(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return _transformed(call.arg("f"), True, False)
+
+
+@REGISTRY.handles(f"{HK}.transform_with_state", signature="f")
+def transform_with_state(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return _transformed(call.arg("f"), True, True)
+
+
+@REGISTRY.handles(f"{HK}.without_apply_rng", signature="f")
+def without_apply_rng(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    pair = call.arg("f")
+    init_fn = pair.get("init") if isinstance(pair, Instance) and pair.cls == _TRANSFORMED else None
+    spec = _spec(init_fn.args[0]) if isinstance(init_fn, Partial) and init_fn.args else None
+    return _transformed(spec[0], False, spec[2]) if spec is not None else None
+
+
+@REGISTRY.handles(f"{TRANSFORMED}.init", signature="spec, rng, *args, **kwargs")
+def init(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The parameters `forward` creates on these arguments (with the state: a pair)."""
+    spec = _spec(call.arg("spec"))
+    if spec is None:
+        return None
+    function, _, with_state = spec
+    with model_params.logged(interp) as log:
+        _run(interp, function, list(call.rest()), call, ctx, scope, skip=1)
+    params = model_params.made(log, call.node)
+    return Seq((params, None)) if with_state else params
+
+
+@REGISTRY.handles(f"{TRANSFORMED}.apply", signature="spec, *args, **kwargs")
+def apply(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`apply(params, [state,] [rng,] *args)`: `forward`'s output (with the state: a pair)."""
+    spec = _spec(call.arg("spec"))
+    if spec is None:
+        return None
+    function, with_rng, with_state = spec
+    args = list(call.rest())
+    leading = 1 + with_state + with_rng  # params, the state, the rng: positional before the arguments
+    if len(args) < leading:
+        return None  # given by keyword: not followed
+    params = model_params.given(args[0])
+    forwarded = args[leading:]
+    if params is None:
+        out = _run(interp, function, forwarded, call, ctx, scope, skip=leading)
+    else:
+        with model_params.logged(interp) as log:
+            out = _run(interp, function, forwarded, call, ctx, scope, skip=leading)
+        model_params.check(interp, params, log, call, _REFUSAL)
+    return Seq((out, None)) if with_state else out
+
+
+def _run(interp: Interpreter, function: Value, args: list[Value], call: CallArgs, ctx: Context, scope: Scope,
+         skip: int) -> Value:
+    """`forward(*args, **kwargs)`; the argument nodes are the call's after `skip` leading ones
+    (the handler's first argument, the pair's own, is not written in the call)."""
+    nodes = call.arg_nodes[skip:skip + len(args)]
+    inner = CallArgs(call.node, args, [*nodes, *[call.node] * (len(args) - len(nodes))], dict(call.keywords()),
+                     {name: call.kwarg_nodes.get(name, call.node) for name in call.keywords()})
+    return interp.call(function, inner, ctx, scope)
+
+
+# -- parameters -------------------------------------------------------------------------------
+
+@REGISTRY.handles(f"{HK}.get_parameter", signature="name, shape, dtype=None, init=None")
+def get_parameter(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`hk.get_parameter("w", [n, m], init=...)`: an array of that shape, float32 unless `dtype` says."""
+    dims = shape(call.arg("shape"))
+    if dims is None:
+        return None
+    dtype = dtype_arg(call.arg("dtype")) if call.given("dtype") and call.arg("dtype") != Const(None) else "float32"
+    made = ArrayType(dtype, dims)
+    name = call.arg("name")
+    if isinstance(name, Const) and isinstance(name.value, str):
+        model_params.created(interp, call.node, name.value,
+                             f"parameter `{name.value}` (`hk.get_parameter`, line {getattr(call.node, 'lineno', '?')})",
+                             made)
+    return made
+
+
+# -- layers -----------------------------------------------------------------------------------
+
+REGISTRY.handles(f"{HK}.Linear", signature="output_size, with_bias=True, w_init=None, b_init=None, name=None")(build)
+REGISTRY.handles(f"{HK}.nets.MLP", signature="output_sizes, w_init=None, b_init=None, with_bias=True, "
+                                             "activation=None, activate_final=False, name=None")(build)
+REGISTRY.handles(f"{HK}.Flatten", signature="preserve_dims=1, name=None")(build)
+REGISTRY.handles(f"{HK}.Sequential", signature="layers, name=None")(build)
+REGISTRY.handles(f"{HK}.LayerNorm", signature="axis, create_scale, create_offset, eps=1e-05, scale_init=None, "
+                                               "offset_init=None, use_fast_variance=False, name=None, *, "
+                                               "param_axis=None")(build)
+REGISTRY.handles(f"{HK}.Embed", signature="vocab_size=None, embed_dim=None, embedding_matrix=None, w_init=None, "
+                                           "lookup_style='ARRAY_INDEX', name=None, precision=None")(build)
+
+
+def _created(interp: Interpreter, layer: Layer, prefix: str = "", **params: tuple[Dim, ...] | None) -> None:
+    where = f"hk.{layer.name.rpartition('.')[2]} (line {getattr(layer.node, 'lineno', '?')})"
+    for name, dims in params.items():
+        if dims is not None:
+            model_params.created(interp, layer.node, f"{prefix}{name}", f"parameter `{prefix}{name}` of {where}",
+                                 ArrayType("float32", dims))
+
+
+def _not_scalar(interp: Interpreter, layer: Layer, call: CallArgs, x: ArrayType) -> bool:
+    """haiku's linear layers refuse a 0-d input ("Input must not be scalar.")."""
+    if x.rank == 0:
+        refused(interp, call, Problem(Code.AXIS_OUT_OF_RANGE, f"hk.{layer.name.rpartition('.')[2]}: the input is "
+                                                              "a scalar; haiku's linear layers need at least one dim"))
+        return False
+    return True
+
+
+def _linear(x: ArrayType, size: Dim) -> ArrayType:
+    dtype = x.dtype if x.dtype is not None and kind_of(x.dtype) in ("f", "c") else None
+    return ArrayType(dtype, (*x.dims[:-1], size), x.named, x.ellipsis, x.named_open)
+
+
+def _flag(layer: Layer, name: str, default: bool) -> bool | None:
+    value = layer.setting(name) if layer.given(name) else Const(default)
+    return value.value if isinstance(value, Const) and isinstance(value.value, bool) else None
+
+
+@LAYERS.rule(f"{HK}.Linear", signature="inputs, *, precision=None")
+def linear(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    x = call.arg("inputs")
+    if not isinstance(x, ArrayType) or x.rank is None or not _not_scalar(interp, layer, call, x):
+        return None
+    size = as_dim(layer.setting("output_size"))
+    bias = _flag(layer, "with_bias", True)
+    _created(interp, layer, w=(x.dims[-1], size), b=(size,) if bias else None)
+    return _linear(x, size)
+
+
+@LAYERS.rule(f"{HK}.nets.MLP", signature="inputs, dropout_rate=None, rng=None")
+def mlp(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """A Linear layer per output size; the activation between them keeps the shape."""
+    x = call.arg("inputs")
+    sizes = layer.setting("output_sizes")
+    if not isinstance(x, ArrayType) or x.rank is None or not isinstance(sizes, Seq):
+        return None
+    if not _not_scalar(interp, layer, call, x):
+        return None
+    bias = _flag(layer, "with_bias", True)
+    for index, item in enumerate(sizes.items):
+        size = as_dim(item)
+        _created(interp, layer, f"linear_{index}/", w=(x.dims[-1], size), b=(size,) if bias else None)
+        x = _linear(x, size)
+    return x
+
+
+@LAYERS.rule(f"{HK}.Flatten", signature="inputs")
+def flatten(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """The first `preserve_dims` dims kept, the rest as one (an input of no more dims: as it is)."""
+    x = call.arg("inputs")
+    keep = as_int(layer.setting("preserve_dims")) if layer.given("preserve_dims") else 1
+    if not isinstance(x, ArrayType) or x.rank is None or x.ellipsis is not None or keep is None or keep < 0:
+        return None
+    if x.rank <= keep:
+        return x
+    return ArrayType(x.dtype, (*x.dims[:keep], product(x.dims[keep:])), x.named, None, x.named_open)
+
+
+@LAYERS.rule(f"{HK}.Sequential", signature="*args, **kwargs")
+def sequential(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """Each layer on what the one before returned (haiku passes the first the call's arguments)."""
+    layers = layer.setting("layers")
+    if not isinstance(layers, Seq) or not layers.items:
+        return None
+    inner = CallArgs(call.node, list(call.rest()), call.arg_nodes[:len(call.rest())], dict(call.keywords()),
+                     {name: call.kwarg_nodes.get(name, call.node) for name in call.keywords()})
+    out = interp.call(layers.items[0], inner, ctx, interp.scope)
+    for following in layers.items[1:]:
+        if out is None or isinstance(out, Dict):
+            return None
+        out = interp.call(following, CallArgs(call.node, [out], [call.node]), ctx, interp.scope)
+    return out
+
+
+@LAYERS.rule(f"{HK}.LayerNorm", signature="inputs, scale=None, offset=None")
+def layer_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """Normalized over `axis` (-1: the last), its scale and offset of the last dim's size."""
+    x = call.arg("inputs")
+    if not isinstance(x, ArrayType):
+        return None
+    if x.rank and layer.setting("axis") == Const(-1) and not layer.given("param_axis"):
+        features = (x.dims[-1],)
+        scale, offset = _flag(layer, "create_scale", True), _flag(layer, "create_offset", True)
+        _created(interp, layer, scale=features if scale else None, offset=features if offset else None)
+    return x
+
+
+@LAYERS.rule(f"{HK}.Embed", signature="ids")
+def embed(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """A row of `embed_dim` per id; the table is `(vocab_size, embed_dim)`."""
+    ids = call.arg("ids")
+    if not isinstance(ids, ArrayType) or layer.given("embedding_matrix") or not layer.given("embed_dim"):
+        return None
+    dim = as_dim(layer.setting("embed_dim"))
+    _created(interp, layer, embeddings=(as_dim(layer.setting("vocab_size")), dim))
+    return ArrayType("float32", (*ids.dims, dim), ids.named, ids.ellipsis, ids.named_open)

@@ -1,0 +1,106 @@
+"""haiku's `transform` against haiku itself: init on inputs of one shape, apply on the same or on
+a shape with one dim changed.
+
+Each drawn program's forward function stacks a few of haiku's layers (Linear, nets.MLP, a
+Flatten first, LayerNorm, a Sequential, `hk.get_parameter` in a module of the program's own),
+is transformed with or without apply's rng, initialised on zeros of one shape and applied to
+zeros of another or the same. haiku refuses a parameter the new input would make of another
+shape (a ValueError); the checker must report exactly those programs, with SC103, and infer the
+output where haiku accepts (`tests.differential.agree`).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.differential import agree, cases
+
+pytest.importorskip("jax")
+pytest.importorskip("haiku")
+
+PROGRAM = """\
+import jax
+import jax.numpy as jnp
+import haiku as hk
+
+class Block(hk.Module):
+    def __init__(self, size, name=None):
+        super().__init__(name=name)
+        self.size = size
+
+    def __call__(self, x):
+        w = hk.get_parameter("w", [x.shape[-1], self.size], init=jnp.zeros)
+        return jax.nn.relu(x @ w)
+
+def forward(x):
+{body}
+    return x
+
+net = {transform}
+params = net.init(jax.random.key(0), jnp.zeros({init}))
+out = net.apply(params, {rng}jnp.zeros({applied}))
+"""
+
+sizes = st.integers(1, 5)
+
+
+def _shape(dims: list[int]) -> str:
+    return "(" + "".join(f"{d}, " for d in dims) + ")"
+
+
+@st.composite
+def layer(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["Linear", "MLP", "LayerNorm", "Sequential", "Block", "bias"]))
+    if kind == "Linear":
+        return f"x = hk.Linear({draw(sizes)})(x)"
+    if kind == "bias":
+        return f"x = hk.Linear({draw(sizes)}, with_bias=False)(x)"
+    if kind == "MLP":
+        return f"x = hk.nets.MLP([{draw(sizes)}, {draw(sizes)}])(x)"
+    if kind == "LayerNorm":
+        return "x = hk.LayerNorm(axis=-1, create_scale=True, create_offset=True)(x)"
+    if kind == "Sequential":
+        return f"x = hk.Sequential([hk.Linear({draw(sizes)}), jax.nn.relu, hk.Linear({draw(sizes)})])(x)"
+    return f"x = Block({draw(sizes)})(x)"
+
+
+@st.composite
+def programs(draw: st.DrawFn) -> str:
+    flatten = draw(st.booleans())
+    dims = draw(st.lists(sizes, min_size=2 if flatten else 1, max_size=3))
+    lines = ["x = hk.Flatten()(x)"] if flatten else []
+    lines += [draw(layer()) for _ in range(draw(st.integers(1, 3)))]
+    applied = list(dims)
+    if draw(st.booleans()):
+        applied[draw(st.integers(0, len(dims) - 1))] = draw(sizes)
+    rng = draw(st.booleans())
+    transform = "hk.transform(forward)" if rng else "hk.without_apply_rng(hk.transform(forward))"
+    return PROGRAM.format(body="\n".join(" " * 4 + line for line in lines), transform=transform,
+                          init=_shape(dims), applied=_shape(applied), rng="None, " if rng else "")
+
+
+@given(programs())
+@cases(60)
+def test_apply_reads_back_what_init_made_as_haiku_does(program: str) -> None:
+    agree(program, frozenset({"SC103"}))
+
+
+@pytest.mark.parametrize(("init", "applied"), [("(2, 28, 28)", "(9, 28, 28)"), ("(2, 28, 28)", "(2, 32, 32)")])
+def test_an_image_classifier_takes_other_batches_not_other_images(init: str, applied: str) -> None:
+    body = "    x = hk.Flatten()(x)\n    x = hk.nets.MLP([16, 10])(x)"
+    agree(PROGRAM.format(body=body, transform="hk.transform(forward)", init=init, applied=applied, rng="None, "),
+          frozenset({"SC103"}))
+
+
+def test_the_pair_unpacks_and_a_scalar_input_is_refused() -> None:
+    agree("""\
+import jax
+import jax.numpy as jnp
+import haiku as hk
+
+init, apply = hk.transform(lambda x: hk.Linear(3)(x))
+params = init(jax.random.key(0), jnp.zeros(()))
+out = apply(params, None, jnp.zeros(()))
+""", frozenset({"SC106"}))
