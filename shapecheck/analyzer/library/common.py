@@ -202,6 +202,14 @@ def refused(interp: Interpreter, call: CallArgs, problem: Problem) -> Value:
     return None
 
 
+def forwarded(call: CallArgs, args: Sequence[Value]) -> CallArgs:
+    """The call's trailing arguments `args` and its `**kwargs`, as a call of the function they
+    are for (`jax.grad(f)(x)`, `model.apply(variables, x)`, a layer of a Sequential)."""
+    keywords = call.keywords()
+    return CallArgs(call.node, list(args), list(call.arg_nodes[len(call.args) - len(args):]), keywords,
+                    {name: node for name, node in call.kwarg_nodes.items() if name in keywords})
+
+
 def passed(call: CallArgs, name: str) -> bool:
     """Whether the call gives parameter `name` a value other than None (`axis=None` is none)."""
     return call.given(name) and call.arg(name) != Const(None)

@@ -19,15 +19,14 @@ from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import model_params
-from shapecheck.analyzer.library.common import dtype_arg, finish, refused, shape
-from shapecheck.analyzer.library.layers_api import LayerRules, build, layer_dtype
+from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded, refused, shape
+from shapecheck.analyzer.library.layers_api import LayerRules, build, chained, layer_dtype
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     BoundFunction,
     Const,
-    Dict,
     Function,
     Instance,
     Layer,
@@ -165,23 +164,8 @@ def attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -
 
 @LAYERS.rule(f"{LINEN}.Sequential", signature="*args, **kwargs")
 def sequential(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
-    """`nn.Sequential([nn.Dense(4), nn.relu, nn.Dense(2)])(x)`: each layer or function called on
-    what the one before returned (a tuple spread into its arguments, as flax does)."""
-    layers = layer.setting("layers")
-    if not isinstance(layers, Seq) or not layers.items:
-        return None  # flax refuses an empty list; a list the checker cannot read is unknown
-    inner = CallArgs(call.node, list(call.rest()), call.arg_nodes[:len(call.rest())], dict(call.keywords()),
-                     {name: call.kwarg_nodes.get(name, call.node) for name in call.keywords()})
-    out = interp.call(layers.items[0], inner, ctx, interp.scope)
-    for following in layers.items[1:]:
-        if isinstance(out, Seq) and not out.is_list:
-            args = list(out.items)
-        elif out is None or isinstance(out, Dict):
-            return None  # unknown, or a dict spread as keywords: not followed
-        else:
-            args = [out]
-        out = interp.call(following, CallArgs(call.node, args, [call.node] * len(args)), ctx, interp.scope)
-    return out
+    """`nn.Sequential([nn.Dense(4), nn.relu, nn.Dense(2)])(x)`: each layer or function in turn."""
+    return chained(interp, layer.setting("layers"), call, ctx, spread=True)
 
 
 @LAYERS.rule(f"{LINEN}.Conv", signature="inputs")
@@ -409,9 +393,7 @@ def _run(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     instance = call.arg("self")
     if call.given("method") and call.arg("method") != Const(None):
         return None
-    args = call.rest()
-    inner = CallArgs(call.node, list(args), call.arg_nodes[2:2 + len(args)], dict(call.keywords()),
-                     {name: call.kwarg_nodes.get(name, call.node) for name in call.keywords()})
+    inner = forwarded(call, call.rest())
     if isinstance(instance, Layer):
         return interp.call(instance, inner, ctx, scope)  # a built layer (`nn.Dense(5).apply(...)`): its call
     if not isinstance(instance, Instance):

@@ -17,14 +17,13 @@ from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import model_params
-from shapecheck.analyzer.library.common import dtype_arg, refused, shape
-from shapecheck.analyzer.library.layers_api import LayerRules, build
+from shapecheck.analyzer.library.common import dtype_arg, forwarded, refused, shape
+from shapecheck.analyzer.library.layers_api import LayerRules, build, chained
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Class,
     Const,
-    Dict,
     Instance,
     Layer,
     Partial,
@@ -95,7 +94,7 @@ def init(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
         return None
     function, _, with_state = spec
     with model_params.logged(interp) as log:
-        _run(interp, function, list(call.rest()), call, ctx, scope, skip=1)
+        _run(interp, function, list(call.rest()), call, ctx, scope)
     params = model_params.made(log, call.node)
     return Seq((params, None)) if with_state else params
 
@@ -112,24 +111,20 @@ def apply(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
     if len(args) < leading:
         return None  # given by keyword: not followed
     params = model_params.given(args[0])
-    forwarded = args[leading:]
+    given_args = args[leading:]
     if params is None:
-        out = _run(interp, function, forwarded, call, ctx, scope, skip=leading)
+        out = _run(interp, function, given_args, call, ctx, scope)
     else:
         with model_params.logged(interp) as log:
-            out = _run(interp, function, forwarded, call, ctx, scope, skip=leading)
+            out = _run(interp, function, given_args, call, ctx, scope)
         model_params.check(interp, params, log, call, _REFUSAL)
     return Seq((out, None)) if with_state else out
 
 
-def _run(interp: Interpreter, function: Value, args: list[Value], call: CallArgs, ctx: Context, scope: Scope,
-         skip: int) -> Value:
-    """`forward(*args, **kwargs)`; the argument nodes are the call's after `skip` leading ones
-    (the handler's first argument, the pair's own, is not written in the call)."""
-    nodes = call.arg_nodes[skip:skip + len(args)]
-    inner = CallArgs(call.node, args, [*nodes, *[call.node] * (len(args) - len(nodes))], dict(call.keywords()),
-                     {name: call.kwarg_nodes.get(name, call.node) for name in call.keywords()})
-    return interp.call(function, inner, ctx, scope)
+def _run(interp: Interpreter, function: Value, args: list[Value], call: CallArgs, ctx: Context,
+         scope: Scope) -> Value:
+    """`forward(*args, **kwargs)`, `args` the call's trailing arguments."""
+    return interp.call(function, forwarded(call, args), ctx, scope)
 
 
 # -- parameters -------------------------------------------------------------------------------
@@ -234,17 +229,7 @@ def flatten(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> 
 @LAYERS.rule(f"{HK}.Sequential", signature="*args, **kwargs")
 def sequential(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
     """Each layer on what the one before returned (haiku passes the first the call's arguments)."""
-    layers = layer.setting("layers")
-    if not isinstance(layers, Seq) or not layers.items:
-        return None
-    inner = CallArgs(call.node, list(call.rest()), call.arg_nodes[:len(call.rest())], dict(call.keywords()),
-                     {name: call.kwarg_nodes.get(name, call.node) for name in call.keywords()})
-    out = interp.call(layers.items[0], inner, ctx, interp.scope)
-    for following in layers.items[1:]:
-        if out is None or isinstance(out, Dict):
-            return None
-        out = interp.call(following, CallArgs(call.node, [out], [call.node]), ctx, interp.scope)
-    return out
+    return chained(interp, layer.setting("layers"), call, ctx, spread=False)
 
 
 @LAYERS.rule(f"{HK}.LayerNorm", signature="inputs, scale=None, offset=None")

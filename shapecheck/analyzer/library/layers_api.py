@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, TypeAlias
 from shapecheck.algebra.promotion import Typed, default, result_type
 from shapecheck.analyzer.calls import CallArgs, Signature
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import dtype_arg
+from shapecheck.analyzer.library.common import dtype_arg, forwarded
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Layer, Value
+from shapecheck.analyzer.values import Dict, Layer, Seq, Value
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -63,3 +63,19 @@ def layer_dtype(layer: Layer, x: ArrayType) -> str | None:
     if layer.given("dtype"):
         return dtype_arg(layer.setting("dtype"))
     return result_type(Typed(x.dtype, x.weak), default("f")).dtype
+
+
+def chained(interp: Interpreter, layers: Value, call: CallArgs, ctx: Context, *, spread: bool) -> Value:
+    """A sequential layer's call (`nn.Sequential`, `hk.Sequential`): its first layer on the
+    call's arguments, each next on what the one before returned; a tuple is spread into the
+    next one's arguments where `spread` (flax does, haiku does not). Unknown where the layers
+    cannot be read, and after a layer returns a dict (spread as keywords: not followed)."""
+    if not isinstance(layers, Seq) or not layers.items:
+        return None  # the libraries refuse an empty list
+    out = interp.call(layers.items[0], forwarded(call, call.rest()), ctx, interp.scope)
+    for following in layers.items[1:]:
+        if out is None or isinstance(out, Dict):
+            return None
+        args: list[Value] = list(out.items) if spread and isinstance(out, Seq) and not out.is_list else [out]
+        out = interp.call(following, CallArgs(call.node, args, [call.node] * len(args)), ctx, interp.scope)
+    return out

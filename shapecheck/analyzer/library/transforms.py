@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from shapecheck.algebra.axis_mapping import ValueTree
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import argnums, flag
+from shapecheck.analyzer.library.common import argnums, flag, forwarded
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.library.trees import to_value, value_tree
 from shapecheck.analyzer.qualnames import PARTIAL
@@ -127,7 +127,7 @@ def grad_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     args = call.rest()
     if not numbers or max(numbers) >= len(args) or min(numbers) < 0:
         return None
-    result = interp.call(fun, _forwarded(call, args), ctx, scope)
+    result = interp.call(fun, forwarded(call, args), ctx, scope)
     value = result.items[0] if has_aux and isinstance(result, Seq) and result.items else result
     if has_aux and not isinstance(result, Seq):
         value = None
@@ -185,7 +185,7 @@ def jacobian_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
     args = call.rest()
     if number is None or order is None or has_aux is None or not -len(args) <= number < len(args):
         return None
-    result = interp.call(call.arg("fun"), _forwarded(call, args), ctx, scope)
+    result = interp.call(call.arg("fun"), forwarded(call, args), ctx, scope)
     value = result.items[0] if has_aux and isinstance(result, Seq) and len(result.items) == 2 else \
         None if has_aux else result
     argument = args[number]
@@ -203,13 +203,6 @@ def jacobian_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
 
 def _floating(value: ArrayType) -> bool:
     return kind_of(value.dtype) in ("f", "c")
-
-
-def _forwarded(call: CallArgs, args: list[Value]) -> CallArgs:
-    """The call's trailing arguments, as a call of the function they are for."""
-    keywords = call.keywords()
-    return CallArgs(call.node, list(args), list(call.arg_nodes[len(call.args) - len(args):]), keywords,
-                    {name: node for name, node in call.kwarg_nodes.items() if name in keywords})
 
 
 # ---------------------------------------------------------------- jvp and eval_shape
@@ -269,4 +262,4 @@ def eval_shape(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     if call.opaque:
         return None
     traced = ctx.enter_jit(("this jax.eval_shape binds no axis name", call.node))
-    return interp.call(call.arg("fun"), _forwarded(call, call.rest()), traced, scope)
+    return interp.call(call.arg("fun"), forwarded(call, call.rest()), traced, scope)
