@@ -2,7 +2,8 @@
 a shape with one dim changed.
 
 Each drawn program's forward function stacks a few of haiku's layers (Linear, nets.MLP, a
-Flatten first, LayerNorm, a Sequential, `hk.get_parameter` in a module of the program's own),
+Flatten first, LayerNorm, a Sequential, `hk.get_parameter` in a module of the program's own; or
+a Conv2D, flattened into a Linear or not),
 is transformed with or without apply's rng, initialised on zeros of one shape and applied to
 zeros of another or the same. haiku refuses a parameter the new input would make of another
 shape (a ValueError); the checker must report exactly those programs, with SC103, and infer the
@@ -85,6 +86,30 @@ def programs(draw: st.DrawFn) -> str:
 @cases(60)
 def test_apply_reads_back_what_init_made_as_haiku_does(program: str) -> None:
     agree(program, frozenset({"SC103"}))
+
+
+@st.composite
+def convolutions(draw: st.DrawFn) -> str:
+    """A Conv2D (batched or not, strided, padded, grouped), then a Flatten and a Linear or not."""
+    channels, groups = draw(st.sampled_from([1, 2, 3, 4])), draw(st.sampled_from([1, 1, 2]))
+    dims = [*([draw(sizes)] if draw(st.booleans()) else []), draw(st.integers(2, 7)), draw(st.integers(2, 7)), channels]
+    padding = draw(st.sampled_from(["'SAME'", "'VALID'"]))
+    lines = [f"x = hk.Conv2D({2 * draw(sizes)}, kernel_shape={draw(st.integers(1, 3))}, "
+             f"stride={draw(st.integers(1, 2))}, padding={padding}, feature_group_count={groups})(x)"]
+    if draw(st.booleans()):
+        lines += ["x = hk.Flatten()(x)", f"x = hk.Linear({draw(sizes)})(x)"]
+    applied = list(dims)
+    if draw(st.booleans()):
+        where = draw(st.integers(0, len(dims) - 1))
+        applied[where] = draw(st.sampled_from([1, 2, 3, 4]) if where == len(dims) - 1 else st.integers(2, 7))
+    return PROGRAM.format(body="\n".join(" " * 4 + line for line in lines), transform="hk.transform(forward)",
+                          init=_shape(dims), applied=_shape(applied), rng="None, ")
+
+
+@given(convolutions())
+@cases(40)
+def test_convolutions_agree_with_haiku(program: str) -> None:
+    agree(program, frozenset({"SC103", "SC104"}))
 
 
 @pytest.mark.parametrize(("init", "applied"), [("(2, 28, 28)", "(9, 28, 28)"), ("(2, 28, 28)", "(2, 32, 32)")])

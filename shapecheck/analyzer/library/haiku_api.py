@@ -4,20 +4,22 @@
 `forward(x)` and returns the parameters it created, `net.apply(params, rng, x)` runs it again on
 `x` and refuses a parameter `x` would make of another shape than `params` holds (a ValueError,
 SC103: `model_params`). `hk.without_apply_rng` drops apply's `rng`; `hk.transform_with_state`
-adds a state to both (not followed). Inside, `hk.Linear`, `hk.nets.MLP`, `hk.Flatten`,
-`hk.Sequential`, `hk.LayerNorm`, `hk.Embed` and `hk.get_parameter` give their shapes as haiku
-computes them; a layer on a scalar is refused as haiku refuses it.
+adds a state to both (not followed). Inside, `hk.Linear`, `hk.nets.MLP`, `hk.Conv1D`/`2D`/`3D`,
+`hk.Flatten`, `hk.Sequential`, `hk.LayerNorm`, `hk.Embed` and `hk.get_parameter` give their
+shapes as haiku computes them; a layer on a scalar is refused as haiku refuses it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from shapecheck.algebra import convolution
+from shapecheck.algebra.convolution import Layout
 from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import model_params
-from shapecheck.analyzer.library.common import dtype_arg, forwarded, refused, shape
+from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded, refused, shape
 from shapecheck.analyzer.library.layers_api import LayerRules, build, chained
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
@@ -34,7 +36,7 @@ from shapecheck.analyzer.values import (
     as_int,
 )
 from shapecheck.codes import Code
-from shapecheck.dims import Dim, product
+from shapecheck.dims import Dim, format_dim, format_shape, product
 from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
@@ -230,6 +232,63 @@ def flatten(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> 
 def sequential(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
     """Each layer on what the one before returned (haiku passes the first the call's arguments)."""
     return chained(interp, layer.setting("layers"), call, ctx, spread=False)
+
+
+_CONV_SIGNATURE: Final = ("output_channels, kernel_shape, stride=1, rate=1, padding='SAME', with_bias=True, "
+                          "w_init=None, b_init=None, data_format=None, mask=None, feature_group_count=1, name=None")
+_CONVS: Final = {f"{HK}.Conv1D": 1, f"{HK}.Conv2D": 2, f"{HK}.Conv3D": 3}
+REGISTRY.handles(*_CONVS, signature=_CONV_SIGNATURE)(build)
+
+
+@LAYERS.rule(*_CONVS, signature="inputs, *, precision=None")
+def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`hk.Conv2D(16, 3)(x)`: x is `(batch, *spatial, channels)` or unbatched `(*spatial,
+    channels)`; the kernel `(*kernel_shape, channels // groups, output_channels)`. Channels
+    first (`data_format='NCHW'`), padding other than a string and masks are not followed."""
+    x = call.arg("inputs")
+    spatial = _CONVS[layer.name]
+    kernel, strides, rates = (_per_dim(layer, name, default, spatial) for name, default in
+                              (("kernel_shape", None), ("stride", 1), ("rate", 1)))
+    padding = layer.setting("padding") if layer.given("padding") else Const("SAME")
+    groups = as_int(layer.setting("feature_group_count")) if layer.given("feature_group_count") else 1
+    if (not isinstance(x, ArrayType) or x.rank not in (spatial + 1, spatial + 2) or x.ellipsis is not None
+            or kernel is None or strides is None or rates is None or groups is None or groups < 1
+            or not isinstance(padding, Const) or not isinstance(padding.value, str)
+            or padding.value.upper() not in ("SAME", "VALID") or layer.given("mask")
+            or (layer.given("data_format") and layer.setting("data_format") not in (Const(None), Const(_LAST[spatial])))):
+        return None
+    unbatched = x.rank == spatial + 1
+    lhs = ArrayType(x.dtype, ((1,) if unbatched else ()) + x.dims, x.named, None, x.named_open)
+    channels = x.dims[-1]
+    per_group = channels // groups if isinstance(channels, int) and channels % groups == 0 else None
+    out_channels = as_dim(layer.setting("output_channels"))
+    rhs = ArrayType(x.dtype, (*kernel, per_group, out_channels))
+    if per_group is not None:
+        _created(interp, layer, w=rhs.dims, b=(out_channels,) if _flag(layer, "with_bias", True) else None)
+    last = spatial + 1
+    layout = Layout((0, last, *range(1, last)), (last, spatial, *range(spatial)), (0, last, *range(1, last)))
+    outcome = convolution.conv_general_dilated(
+        lhs, rhs, strides, padding.value.upper(), rhs_dilation=rates, dimension_numbers=layout,
+        feature_group_count=groups, what=f"hk.Conv{spatial}D({format_dim(out_channels)}, {format_shape(kernel)})")
+    result = finish(interp, outcome, call, [call.arg_node("inputs")] * 2)
+    if outcome.problems or result.rank is None:
+        return None
+    dims = result.dims[1:] if unbatched else result.dims
+    dtype = x.dtype if x.dtype is not None and kind_of(x.dtype) in ("f", "c") else None
+    return ArrayType(dtype, dims, x.named, None, x.named_open)
+
+
+_LAST: Final = {1: "NWC", 2: "NHWC", 3: "NDHWC"}
+
+
+def _per_dim(layer: Layer, name: str, default: int | None, spatial: int) -> tuple[Dim, ...] | None:
+    """An int for every spatial dim, or one per dim (haiku's `replicate`)."""
+    value = layer.setting(name) if layer.given(name) else (Const(default) if default is not None else None)
+    if isinstance(value, Const) and value.is_int:
+        return (as_int(value),) * spatial
+    if isinstance(value, Seq) and len(value.items) == spatial:
+        return tuple(as_dim(item) for item in value.items)
+    return None
 
 
 @LAYERS.rule(f"{HK}.LayerNorm", signature="inputs, scale=None, offset=None")
