@@ -135,3 +135,35 @@ def steps(draw: st.DrawFn) -> str:
 def test_parameters_keep_their_shapes_through_optimizer_steps(program: str) -> None:
     """The step's parameters are known after it: a batch of other features fails the product."""
     agree(program, frozenset({"SC104"}))
+
+
+EQUINOX_STEP = """\
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+import optax
+
+model = eqx.nn.MLP(4, 2, 8, 2, key=jax.random.key(0))
+opt = optax.adam(1e-3)
+state = opt.init(eqx.filter(model, eqx.is_array))
+
+def loss(model, x, y):
+    return jnp.mean((jax.vmap(model)(x) - y) ** 2)
+
+@eqx.filter_jit
+def step(model, state, x, y):
+    value, grads = eqx.filter_value_and_grad(loss)(model, x, y)
+    updates, state = opt.update(grads, state, eqx.filter(model, eqx.is_array))
+    return eqx.apply_updates(model, updates), state, value
+
+model, state, value = step(model, state, jnp.zeros((16, 4)), jnp.zeros((16, 2)))
+params, static = eqx.partition(model, eqx.is_array)
+out = jax.vmap(eqx.combine(params, static))(jnp.zeros({batch}))
+"""
+
+
+@pytest.mark.parametrize("batch", ["(3, 4)", "(3, 5)"])
+def test_an_equinox_model_keeps_its_sizes_through_a_training_step(batch: str) -> None:
+    """filter_jit, filter_value_and_grad, optax and apply_updates, partition and combine: the
+    model after the step is the one built, so a batch of other features fails its first layer."""
+    agree(EQUINOX_STEP.format(batch=batch), frozenset({"SC104"}))

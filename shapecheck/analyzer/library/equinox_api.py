@@ -1,5 +1,6 @@
 """equinox.nn: layers built with their sizes (`eqx.nn.Linear(3, 4, key=k)`) and called on one
-example (unbatched: a batch is `jax.vmap`'s).
+example (unbatched: a batch is `jax.vmap`'s); and `eqx.filter`, `partition` and `combine`, which
+a training step splits a model's arrays from the rest with.
 
 An equinox layer's parameters are made when it is built, so a call on an input of another size
 fails in JAX (a contraction of different sizes, SC104) or in equinox (`LayerNorm`'s shape
@@ -17,7 +18,9 @@ from shapecheck.analyzer.library.common import finish
 from shapecheck.analyzer.library.flax_api import _padding, _shown, _shown_window, _window
 from shapecheck.analyzer.library.layers_api import LayerRules, build, layer_dtype
 from shapecheck.analyzer.library.registry import Registry
-from shapecheck.analyzer.values import Const, Layer, Seq, Value, as_dim, as_str
+from shapecheck.analyzer.qualnames import canonical
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import Const, Layer, Qual, Seq, Value, as_dim, as_int, as_str
 from shapecheck.dims import Dim
 from shapecheck.types import ArrayType
 
@@ -59,13 +62,21 @@ def linear(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> V
 
 @LAYERS.rule(f"{EQX_NN}.MLP", signature="x, *, key=None")
 def mlp(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
-    """The first linear layer takes `in_size` features; the last gives `out_size`."""
+    """The first linear layer takes `in_size` features, and gives `width_size` (`out_size` where
+    `depth` is 0); the last gives `out_size`."""
     x = call.arg("x")
     if not isinstance(x, ArrayType):
         return None
-    outcome = layers.linear(x, _size(layer.setting("in_size")), _size(layer.setting("out_size")),
-                            layer_dtype(layer, x), "equinox.nn.MLP")
-    return finish(interp, outcome, call, [call.arg_node("x")])
+    depth, width = as_int(layer.setting("depth")), as_dim(layer.setting("width_size"))
+    in_size, out_size = _size(layer.setting("in_size")), _size(layer.setting("out_size"))
+    if not depth or width is None:
+        return finish(interp, layers.linear(x, in_size, out_size, layer_dtype(layer, x), "equinox.nn.MLP"), call,
+                      [call.arg_node("x")])
+    first = finish(interp, layers.linear(x, in_size, width, layer_dtype(layer, x), "equinox.nn.MLP's first Linear"),
+                   call, [call.arg_node("x")])
+    if not isinstance(first, ArrayType) or first.rank is None or first.rank == 0:
+        return None
+    return first.with_dims((*first.dims[:-1], *(() if isinstance(out_size, str) else (out_size,))), None)
 
 
 @LAYERS.rule(*_SPATIAL, signature="x, *, key=None")
@@ -128,3 +139,34 @@ def embedding(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -
         return None
     dtype = layer_dtype(layer, ArrayType("float32")) if layer.given("dtype") else None
     return ArrayType(dtype, (as_dim(layer.setting("embedding_size")),), x.named, None, x.named_open)
+
+
+_ARRAY_FILTERS: Final = frozenset({"equinox.is_array", "equinox.is_inexact_array"})
+
+
+def _arrays_of(call: CallArgs) -> Value:
+    """The tree itself where the filter keeps its arrays (the rest is None in equinox, and no
+    shape is read from it); unknown under another filter."""
+    spec = call.arg("filter_spec")
+    if isinstance(spec, Qual) and canonical(spec.name) in _ARRAY_FILTERS:
+        return call.arg("pytree")
+    return None
+
+
+@REGISTRY.handles("equinox.filter", signature="pytree, filter_spec, inverse=False, replace=None, is_leaf=None")
+def filter_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return _arrays_of(call) if not call.given("inverse") else None  # the inverse keeps the rest
+
+
+@REGISTRY.handles("equinox.partition", signature="pytree, filter_spec, replace=None, is_leaf=None")
+def partition(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`params, static = eqx.partition(model, eqx.is_array)`: the arrays, and the rest (unknown)."""
+    arrays = _arrays_of(call)
+    return Seq((arrays, None)) if arrays is not None else None
+
+
+@REGISTRY.handles("equinox.combine", signature="*pytrees, is_leaf=None")
+def combine(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`eqx.combine(params, static)`: the model again, its arrays those of the first tree."""
+    trees = call.rest()
+    return trees[0] if trees else None

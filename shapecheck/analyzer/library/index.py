@@ -29,6 +29,12 @@ FUNCTIONS: Final[dict[str, str]] = {
     "einops.reduce": "einops_api",
     "einops.repeat": "einops_api",
     "einops.unpack": "einops_api",
+    "equinox.apply_updates": "optax_updates_api",
+    "equinox.combine": "equinox_api",
+    "equinox.filter": "equinox_api",
+    "equinox.filter_grad": "transforms",
+    "equinox.filter_jit": "sharding_api",
+    "equinox.filter_value_and_grad": "transforms",
     "equinox.nn.Conv1d": "equinox_api",
     "equinox.nn.Conv2d": "equinox_api",
     "equinox.nn.Conv3d": "equinox_api",
@@ -36,6 +42,7 @@ FUNCTIONS: Final[dict[str, str]] = {
     "equinox.nn.LayerNorm": "equinox_api",
     "equinox.nn.Linear": "equinox_api",
     "equinox.nn.MLP": "equinox_api",
+    "equinox.partition": "equinox_api",
     "flax.linen.BatchNorm": "flax_api",
     "flax.linen.Conv": "flax_api",
     "flax.linen.Dense": "flax_api",
@@ -965,6 +972,9 @@ CALLERS: Final[dict[str, str]] = {
 
 # the APIs whose imported arguments are loaded before the call
 TAKES_FUNCTIONS: Final[frozenset[str]] = frozenset({
+    "equinox.filter_grad",
+    "equinox.filter_jit",
+    "equinox.filter_value_and_grad",
     "functools.partial",
     "jax.eval_shape",
     "jax.experimental.maps.xmap",
@@ -1006,6 +1016,7 @@ BINDER_CALLEES: Final[frozenset[str]] = frozenset({
     "PartitionSpec",
     "auto_axes",
     "explicit_axes",
+    "filter_jit",
     "jit",
     "make_mesh",
     "partial",

@@ -1,4 +1,5 @@
-"""optax's optimizers: the parameters a training step updates keep their shapes.
+"""optax's optimizers: the parameters a training step updates keep their shapes (and
+`eqx.apply_updates`, equinox's `optax.apply_updates` for a model).
 
 `opt = optax.adam(1e-3)` (or any of optax's gradient transformations, a `chain` of them) is an
 object whose `update(grads, state, params)` returns updates of the gradients' tree and shapes,
@@ -54,10 +55,13 @@ def update(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
 
 
 @REGISTRY.handles("optax.apply_updates", signature="params, updates")
+@REGISTRY.handles("equinox.apply_updates", signature="model, updates")
 def apply_updates(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    """The parameters, where the updates are unknown or of their tree and shapes (each sum is
-    cast to its parameter's dtype); unknown where the updates differ (they broadcast)."""
-    params, updates = call.arg("params"), call.arg("updates")
+    """The parameters (equinox: the model), where the updates are unknown or of their tree and
+    shapes (each sum is cast to its parameter's dtype); unknown where the updates differ (they
+    broadcast)."""
+    params = call.arg("model" if call.name.startswith("equinox.") else "params")
+    updates = call.arg("updates")
     if updates is None or _shapes(tree(updates)) == _shapes(tree(params)):
         return params
     return None

@@ -343,6 +343,16 @@ def jit(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
     return Jitted(fun, in_shardings, out_shardings, _static(fun, call), call.node)
 
 
+@REGISTRY.handles("equinox.filter_jit", signature="fun=None, *, donate='none'", takes_functions=True,
+                  binds_names=True)
+def filter_jit(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """equinox's jit: every argument that is not an array is static, and no sharding is given."""
+    fun = call.arg("fun")
+    if not isinstance(fun, Function | Partial | Xmap | Vmap | Jitted | Qual | ShardMap):
+        return None
+    return Jitted(fun, None, None, None, call.node)
+
+
 def _static(fun: Value, call: CallArgs) -> frozenset[int] | None:
     """The positions of the static arguments (they take no in_shardings entry); None if unknown."""
     positions: set[int] = set()

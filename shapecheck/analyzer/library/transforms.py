@@ -116,6 +116,18 @@ def grad(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     return Partial(Qual(_GRAD_CALL), (call.arg("fun"), *options))
 
 
+@REGISTRY.handles("equinox.filter_grad", "equinox.filter_value_and_grad", takes_functions=True,
+                  signature="fun=None, *, has_aux=False")
+def filter_grad(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """equinox's gradients: with respect to the first argument's arrays (a model's), as
+    `jax.grad(fun)` with the other leaves left out. As a decorator factory (no `fun`): unknown."""
+    has_aux = flag(call.arg("has_aux"), False) if call.given("has_aux") else False
+    if call.opaque or not call.given("fun") or has_aux is None:
+        return None
+    options = (Seq((Const(0),)), Const(True), Const(has_aux), Const(call.short_name == "filter_value_and_grad"))
+    return Partial(Qual(_GRAD_CALL), (call.arg("fun"), *options))
+
+
 @REGISTRY.handles(_GRAD_CALL, signature="fun, argnums, single, has_aux, with_value, /, *args, **kwargs")
 def grad_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """A gradient has its argument's shape, and varies over the named axes the value does."""
