@@ -63,7 +63,7 @@ def layer(draw: st.DrawFn, index: int) -> str:
     if kind == "param":
         return f"x = x @ self.param('w{index}', nn.initializers.zeros, (x.shape[-1], {draw(sizes)}))"
     if kind == "Block":
-        return "x = Block()(x)"
+        return draw(st.sampled_from(["x = Block()(x)", "x = nn.remat(Block)()(x)"]))
     return f"for _ in range({draw(st.integers(1, 3))}):\n            x = Block()(x)"
 
 

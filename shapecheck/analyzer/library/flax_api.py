@@ -26,10 +26,12 @@ from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     BoundFunction,
+    Class,
     Const,
     Function,
     Instance,
     Layer,
+    Partial,
     Qual,
     Seq,
     Value,
@@ -333,6 +335,14 @@ def pool(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
 
 
 # -- modules ----------------------------------------------------------------------------------
+
+@REGISTRY.handles(f"{LINEN}.remat", f"{LINEN}.checkpoint", f"{LINEN}.jit", signature="target, **options")
+def lifted(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`nn.remat(Block)`, `nn.jit(Block)`: the module class (or layer, or function) as it was;
+    rematerialising and compiling change how it runs, never the shapes it computes."""
+    target = call.arg("target")
+    return target if isinstance(target, Class | Function | Qual | Partial) else None
+
 
 @REGISTRY.handles(f"{LINEN}.compact", f"{LINEN}.nowrap", signature="fun")
 def compact(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
