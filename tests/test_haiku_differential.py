@@ -129,3 +129,24 @@ init, apply = hk.transform(lambda x: hk.Linear(3)(x))
 params = init(jax.random.key(0), jnp.zeros(()))
 out = apply(params, None, jnp.zeros(()))
 """, frozenset({"SC106"}))
+
+
+@pytest.mark.parametrize("features", ["5", "6"])
+def test_batch_norm_and_state_keep_their_shapes(features: str) -> None:
+    """transform_with_state: init gives the parameters and the state, apply the output and the
+    state; the parameters are checked as without a state."""
+    agree("""\
+import jax
+import jax.numpy as jnp
+import haiku as hk
+
+def forward(x, is_training):
+    count = hk.get_state("count", [], jnp.int32, init=jnp.zeros)
+    hk.set_state("count", count + 1)
+    x = hk.BatchNorm(True, True, 0.9)(hk.Linear(6)(x), is_training)
+    return hk.Linear(3)(x)
+
+net = hk.transform_with_state(forward)
+params, state = net.init(jax.random.key(0), jnp.zeros((4, 5)), True)
+out = net.apply(params, state, None, jnp.zeros((7, FEATURES)), False)[0]
+""".replace("FEATURES", features), frozenset({"SC103"}))

@@ -5,8 +5,9 @@
 `x` and refuses a parameter `x` would make of another shape than `params` holds (a ValueError,
 SC103: `model_params`). `hk.without_apply_rng` drops apply's `rng`; `hk.transform_with_state`
 adds a state to both (not followed). Inside, `hk.Linear`, `hk.nets.MLP`, `hk.Conv1D`/`2D`/`3D`,
-`hk.Flatten`, `hk.Sequential`, `hk.LayerNorm`, `hk.Embed` and `hk.get_parameter` give their
-shapes as haiku computes them; a layer on a scalar is refused as haiku refuses it.
+`hk.Flatten`, `hk.Sequential`, `hk.LayerNorm`, `hk.BatchNorm`, `hk.Embed`, `hk.get_parameter` and
+`hk.get_state` give their shapes as haiku computes them; a layer on a scalar is refused as haiku
+refuses it.
 """
 
 from __future__ import annotations
@@ -147,6 +148,17 @@ def get_parameter(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
     return made
 
 
+@REGISTRY.handles(f"{HK}.get_state", signature="name, shape=None, dtype=None, init=None")
+def get_state(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`hk.get_state("count", [], init=jnp.zeros)`: an array of that shape (the state is not a
+    parameter: `apply` does not compare it)."""
+    dims = shape(call.arg("shape")) if call.given("shape") else None
+    if dims is None:
+        return None
+    dtype = dtype_arg(call.arg("dtype")) if call.given("dtype") and call.arg("dtype") != Const(None) else "float32"
+    return ArrayType(dtype, dims)
+
+
 # -- layers -----------------------------------------------------------------------------------
 
 REGISTRY.handles(f"{HK}.Linear", signature="output_size, with_bias=True, w_init=None, b_init=None, name=None")(build)
@@ -232,6 +244,19 @@ def flatten(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> 
 def sequential(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
     """Each layer on what the one before returned (haiku passes the first the call's arguments)."""
     return chained(interp, layer.setting("layers"), call, ctx, spread=False)
+
+
+REGISTRY.handles(f"{HK}.BatchNorm", signature="create_scale, create_offset, decay_rate, eps=1e-05, scale_init=None, "
+                                               "offset_init=None, axis=None, cross_replica_axis=None, "
+                                               "cross_replica_axis_index_groups=None, data_format='channels_last', "
+                                               "name=None")(build)
+
+
+@LAYERS.rule(f"{HK}.BatchNorm", signature="inputs, is_training, test_local_stats=False, scale=None, offset=None")
+def batch_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """Normalised, of the input's shape (its parameters and statistics are not followed)."""
+    x = call.arg("inputs")
+    return x if isinstance(x, ArrayType) and x.dtype is not None and kind_of(x.dtype) == "f" else None
 
 
 _CONV_SIGNATURE: Final = ("output_channels, kernel_shape, stride=1, rate=1, padding='SAME', with_bias=True, "
