@@ -74,6 +74,12 @@ class Layout(NamedTuple):
     out: tuple[int, ...]
 
 
+def channels_last(spatial: int) -> Layout:
+    """NHWC, HWIO, NHWC for `spatial` window dims: the layout flax's and haiku's convolutions use."""
+    last = spatial + 1
+    return Layout((0, last, *range(1, last)), (last, spatial, *range(spatial)), (0, last, *range(1, last)))
+
+
 def default_layout(rank: int) -> Layout:
     """`dimension_numbers=None`: NCHW, OIHW, NCHW (for two spatial dims)."""
     order = tuple(range(rank))

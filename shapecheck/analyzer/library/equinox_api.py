@@ -15,8 +15,15 @@ from shapecheck.algebra import convolution, layers
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import finish
-from shapecheck.analyzer.library.flax_api import _padding, _shown, _shown_window, _window
-from shapecheck.analyzer.library.layers_api import LayerRules, build, layer_dtype
+from shapecheck.analyzer.library.layers_api import (
+    LayerRules,
+    build,
+    layer_dtype,
+    padding_of,
+    shown,
+    shown_window,
+    window,
+)
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
@@ -86,10 +93,10 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     spatial = _SPATIAL[layer.name]
     if not isinstance(x, ArrayType) or x.rank != spatial + 1:
         return None  # another rank: equinox raises a ValueError, not reported
-    kernel = _window(layer.setting("kernel_size"), spatial)
-    strides = _window(layer.setting("stride"), spatial) if layer.given("stride") else (1,) * spatial
-    dilation = _window(layer.setting("dilation"), spatial) if layer.given("dilation") else (1,) * spatial
-    padding = _padding(layer.setting("padding"), spatial) if layer.given("padding") else ((0, 0),) * spatial
+    kernel = window(layer.setting("kernel_size"), spatial)
+    strides = window(layer.setting("stride"), spatial) if layer.given("stride") else (1,) * spatial
+    dilation = window(layer.setting("dilation"), spatial) if layer.given("dilation") else (1,) * spatial
+    padding = padding_of(layer.setting("padding"), spatial) if layer.given("padding") else ((0, 0),) * spatial
     padding_text = as_str(layer.setting("padding"))
     if padding_text is not None and padding_text.upper() == "SAME_LOWER":
         padding = "SAME_LOWER"
@@ -103,7 +110,7 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     name = layer.name.rpartition(".")[2]
     outcome = convolution.conv_general_dilated(
         lhs, rhs, strides, padding, rhs_dilation=dilation, feature_group_count=groups,
-        what=f"equinox.nn.{name}({_shown(in_channels)}, {_shown(out_channels)}, {_shown_window(kernel)})")
+        what=f"equinox.nn.{name}({shown(in_channels)}, {shown(out_channels)}, {shown_window(kernel)})")
     result = finish(interp, outcome, call, [call.arg_node("x")] * 2)
     if outcome.problems or result.rank is None:
         return None

@@ -13,14 +13,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import convolution, layers
-from shapecheck.algebra.convolution import Layout
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import model_params
 from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded, refused, shape
-from shapecheck.analyzer.library.layers_api import LayerRules, build, chained, layer_dtype
+from shapecheck.analyzer.library.layers_api import (
+    LayerRules,
+    build,
+    chained,
+    layer_dtype,
+    padding_of,
+    shown,
+    shown_window,
+    window,
+)
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
@@ -176,17 +184,17 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     kernel `(*kernel_size, in_features // groups, features)`; no batch dim is allowed, several
     are flattened."""
     x = call.arg("inputs")
-    kernel = _window(layer.setting("kernel_size"), None)
+    kernel = window(layer.setting("kernel_size"), None)
     if not isinstance(x, ArrayType) or x.rank is None or kernel is None:
         return None
     spatial = len(kernel)
     batch_rank = x.rank - spatial - 1
     if batch_rank < 0:
         return None  # flax fails on it, with a message about broadcasting: not reported
-    strides = _window(layer.setting("strides"), spatial) if layer.given("strides") else (1,) * spatial
-    dilation = _window(layer.setting("kernel_dilation"), spatial) if layer.given("kernel_dilation") else None
-    input_dilation = _window(layer.setting("input_dilation"), spatial) if layer.given("input_dilation") else None
-    padding = _padding(layer.setting("padding"), spatial) if layer.given("padding") else "SAME"
+    strides = window(layer.setting("strides"), spatial) if layer.given("strides") else (1,) * spatial
+    dilation = window(layer.setting("kernel_dilation"), spatial) if layer.given("kernel_dilation") else None
+    input_dilation = window(layer.setting("input_dilation"), spatial) if layer.given("input_dilation") else None
+    padding = padding_of(layer.setting("padding"), spatial) if layer.given("padding") else "SAME"
     groups = as_dim(layer.setting("feature_group_count")) if layer.given("feature_group_count") else 1
     features = as_dim(layer.setting("features"))
     if padding is None or (groups is not None and not isinstance(groups, int)):
@@ -202,14 +210,13 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     rhs = ArrayType(x.dtype, (*kernel, per_group, features))
     if per_group is not None:
         _created(interp, layer, kernel=rhs.dims, bias=(features,))
-    last = spatial + 1
-    layout = Layout((0, last, *range(1, last)), (last, spatial, *range(spatial)), (0, last, *range(1, last)))
     outcome = convolution.conv_general_dilated(
         lhs, rhs, strides, padding,
         lhs_dilation=input_dilation if input_dilation is not None else convolution.DEFAULT,
         rhs_dilation=dilation if dilation is not None else convolution.DEFAULT,
-        dimension_numbers=layout, feature_group_count=groups if groups is not None else 1,
-        what=f"flax.linen.Conv({_shown(features)}, {_shown_window(kernel)})")
+        dimension_numbers=convolution.channels_last(spatial),
+        feature_group_count=groups if groups is not None else 1,
+        what=f"flax.linen.Conv({shown(features)}, {shown_window(kernel)})")
     result = finish(interp, outcome, call, [call.arg_node("inputs")] * 2)
     if outcome.problems or result.rank is None:
         return None
@@ -220,26 +227,16 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
 
 def _created(interp: Interpreter, layer: Layer, **params: tuple[Dim, ...] | None) -> None:
     """The parameters a layer creates when called, where a module run is logged for `init` or
-    `apply`: each of `params` the layer has with its settings (`use_bias`, `use_scale`), by
-    name. A flag that is not a known bool leaves that parameter out."""
+    `apply`: each of `params` the layer has with its settings (`use_bias`, `use_scale`). A flag
+    that is not a known bool leaves that parameter out."""
     if interp.params_log is None:
-        return
-    where = f"nn.{layer.name.rpartition('.')[2]} (line {getattr(layer.node, 'lineno', '?')})"
-    for name, dims in params.items():
+        return  # the settings are read only where a run is logged
+
+    def kept(name: str) -> bool:
         flag = {"bias": "use_bias", "scale": "use_scale"}.get(name)
-        setting = layer.setting(flag) if flag is not None and layer.given(flag) else Const(True)
-        if dims is None or setting != Const(True):
-            continue
-        model_params.created(interp, layer.node, name, f"parameter `{name}` of {where}",
-                               ArrayType("float32", dims))
+        return flag is None or not layer.given(flag) or layer.setting(flag) == Const(True)
 
-
-def _shown(size: Dim) -> str:
-    return str(size) if size is not None else "?"
-
-
-def _shown_window(window: tuple[Dim, ...]) -> str:
-    return "(" + ", ".join(_shown(d) for d in window) + ("," if len(window) == 1 else "") + ")"
+    model_params.layer_created(interp, layer, "nn", {name: dims for name, dims in params.items() if kept(name)})
 
 
 def _sizes(value: Value) -> tuple[Dim, ...] | None:
@@ -251,38 +248,6 @@ def _sizes(value: Value) -> tuple[Dim, ...] | None:
     return None
 
 
-def _window(value: Value, spatial: int | None) -> tuple[Dim, ...] | None:
-    """kernel_size, strides, dilations: an int for every spatial dim, or one per dim."""
-    if isinstance(value, Const) and value.value is None and spatial is not None:
-        return (1,) * spatial
-    if isinstance(value, Const) and value.is_int:
-        return (as_int(value),) * (spatial if spatial is not None else 1)
-    if isinstance(value, Seq) and (spatial is None or len(value.items) == spatial):
-        return tuple(as_dim(item) for item in value.items)
-    return None
-
-
-def _padding(value: Value, spatial: int) -> convolution.Padding:
-    """'SAME', 'VALID', an int, an int per dim or a (low, high) pair per dim; None otherwise
-    ('CIRCULAR' and 'CAUSAL' pad by hand: not followed)."""
-    text = as_str(value)
-    if text is not None:
-        return text.upper() if text.upper() in ("SAME", "VALID") else None
-    if isinstance(value, Const) and value.is_int:
-        return ((as_int(value), as_int(value)),) * spatial
-    if isinstance(value, Seq) and len(value.items) == spatial:
-        pairs: list[tuple[Dim, Dim]] = []
-        for item in value.items:
-            if isinstance(item, Const) and item.is_int:
-                pairs.append((as_int(item), as_int(item)))
-            elif isinstance(item, Seq) and len(item.items) == 2:
-                pairs.append((as_dim(item.items[0]), as_dim(item.items[1])))
-            else:
-                return None
-        return tuple(pairs)
-    return None
-
-
 # -- pooling ----------------------------------------------------------------------------------
 
 @REGISTRY.handles(f"{LINEN}.avg_pool", f"{LINEN}.pooling.avg_pool",
@@ -291,30 +256,30 @@ def _padding(value: Value, spatial: int) -> convolution.Padding:
                   signature="inputs, window_shape, strides=None, padding='VALID'")
 def pool(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """`nn.max_pool(x, (2, 2), strides=(2, 2))`: x is `(*batch, *spatial, features)`, one window
-    size per spatial dim; the batch dims and the features are kept, each spatial dim pooled as
-    `lax.reduce_window` pools it. flax adds the window and strides to tuples: other sequences,
-    and a malformed window, are left unknown (flax fails on them in its own asserts)."""
+    size per spatial dim; flax pools with `lax.reduce_window`, windows of 1 on the batch dims and
+    the features. flax adds the window and strides to tuples: other sequences, and a malformed
+    window, are left unknown (flax fails on them in its own asserts)."""
     x = call.arg("inputs")
-    window, strides = call.arg("window_shape"), call.arg("strides") if call.given("strides") else Const(None)
-    if not isinstance(x, ArrayType) or x.rank is None or not isinstance(window, Seq) or window.is_list:
+    sizes, strides = call.arg("window_shape"), call.arg("strides") if call.given("strides") else Const(None)
+    if not isinstance(x, ArrayType) or x.rank is None or not isinstance(sizes, Seq) or sizes.is_list:
         return None
-    spatial = len(window.items)
+    spatial = len(sizes.items)
     batch_rank = x.rank - spatial - 1
     if batch_rank < 0 or not (strides == Const(None) or (isinstance(strides, Seq) and not strides.is_list
                                                           and len(strides.items) == spatial)):
         return None
-    sizes = [as_dim(item) for item in window.items]
+    dims = [as_dim(item) for item in sizes.items]
     steps = [1] * spatial if not isinstance(strides, Seq) else [as_dim(item) for item in strides.items]
-    if not all(isinstance(n, int) and n > 0 for n in (*sizes, *steps)):
+    if not all(isinstance(n, int) and n > 0 for n in (*dims, *steps)):
         return None
     padding = call.arg("padding") if call.given("padding") else Const("VALID")
     text = as_str(padding)
-    pads: list[str | tuple[Dim, Dim]]
+    pads: convolution.Padding
     if text is not None and text.upper() in ("VALID", "SAME", "SAME_LOWER"):
-        pads = ["VALID" if text.upper() == "VALID" else "SAME"] * spatial
+        pads = "VALID" if text.upper() == "VALID" else "SAME"
     else:
-        read = _padding(padding, spatial) if text is None else None
-        if not isinstance(read, tuple):
+        pairs = padding_of(padding, spatial) if text is None else None
+        if not isinstance(pairs, tuple):
             return None
         if batch_rank > 1:
             # flax puts (0, 0) around the pairs for one batch dim and the features only.
@@ -324,14 +289,13 @@ def pool(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
                 f"around one batch dim, but the input {x.positional_text()} has {batch_rank} before its "
                 f"{spatial} window dim{'s' if spatial != 1 else ''} and its features; lax.reduce_window "
                 "refuses the padding (pool with 'SAME' or 'VALID', or merge the batch dims)"))
-        pads = list(read)
-    spatial_dims = x.dims[batch_rank:batch_rank + spatial]
-    pooled = [convolution.window_output(size, window_size, step, pad)[0]
-              for size, window_size, step, pad in zip(spatial_dims, sizes, steps, pads, strict=True)]
+        pads = ((0, 0),) * batch_rank + pairs + ((0, 0),)
+    ones = (1,) * batch_rank
+    pooled = convolution.reduce_window(x, (*ones, *dims, 1), (*ones, *steps, 1), pads).type
     dtype = x.dtype
     if call.name.endswith("avg_pool") and (dtype is None or kind_of(dtype) != "f"):
         dtype = None  # a mean of integers: not followed
-    return ArrayType(dtype, (*x.dims[:batch_rank], *pooled, x.dims[-1]), x.named, None, x.named_open)
+    return ArrayType(dtype, pooled.dims, x.named, None, x.named_open)
 
 
 # -- modules ----------------------------------------------------------------------------------

@@ -15,12 +15,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import convolution
-from shapecheck.algebra.convolution import Layout
 from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import model_params
-from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded, refused, shape
+from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded, passed, refused, shape
 from shapecheck.analyzer.library.layers_api import LayerRules, build, chained
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
@@ -97,7 +96,7 @@ def init(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
         return None
     function, _, with_state = spec
     with model_params.logged(interp) as log:
-        _run(interp, function, list(call.rest()), call, ctx, scope)
+        interp.call(function, forwarded(call, call.rest()), ctx, scope)
     params = model_params.made(log, call.node)
     return Seq((params, None)) if with_state else params
 
@@ -116,18 +115,12 @@ def apply(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
     params = model_params.given(args[0])
     given_args = args[leading:]
     if params is None:
-        out = _run(interp, function, given_args, call, ctx, scope)
+        out = interp.call(function, forwarded(call, given_args), ctx, scope)
     else:
         with model_params.logged(interp) as log:
-            out = _run(interp, function, given_args, call, ctx, scope)
+            out = interp.call(function, forwarded(call, given_args), ctx, scope)
         model_params.check(interp, params, log, call, _REFUSAL)
     return Seq((out, None)) if with_state else out
-
-
-def _run(interp: Interpreter, function: Value, args: list[Value], call: CallArgs, ctx: Context,
-         scope: Scope) -> Value:
-    """`forward(*args, **kwargs)`, `args` the call's trailing arguments."""
-    return interp.call(function, forwarded(call, args), ctx, scope)
 
 
 # -- parameters -------------------------------------------------------------------------------
@@ -135,13 +128,9 @@ def _run(interp: Interpreter, function: Value, args: list[Value], call: CallArgs
 @REGISTRY.handles(f"{HK}.get_parameter", signature="name, shape, dtype=None, init=None")
 def get_parameter(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """`hk.get_parameter("w", [n, m], init=...)`: an array of that shape, float32 unless `dtype` says."""
-    dims = shape(call.arg("shape"))
-    if dims is None:
-        return None
-    dtype = dtype_arg(call.arg("dtype")) if call.given("dtype") and call.arg("dtype") != Const(None) else "float32"
-    made = ArrayType(dtype, dims)
+    made = _declared(call)
     name = call.arg("name")
-    if isinstance(name, Const) and isinstance(name.value, str):
+    if made is not None and isinstance(name, Const) and isinstance(name.value, str):
         model_params.created(interp, call.node, name.value,
                              f"parameter `{name.value}` (`hk.get_parameter`, line {getattr(call.node, 'lineno', '?')})",
                              made)
@@ -152,11 +141,15 @@ def get_parameter(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
 def get_state(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """`hk.get_state("count", [], init=jnp.zeros)`: an array of that shape (the state is not a
     parameter: `apply` does not compare it)."""
+    return _declared(call)
+
+
+def _declared(call: CallArgs) -> ArrayType | None:
+    """The array `shape` and `dtype` (float32 when not given) declare; None without a shape."""
     dims = shape(call.arg("shape")) if call.given("shape") else None
     if dims is None:
         return None
-    dtype = dtype_arg(call.arg("dtype")) if call.given("dtype") and call.arg("dtype") != Const(None) else "float32"
-    return ArrayType(dtype, dims)
+    return ArrayType(dtype_arg(call.arg("dtype")) if passed(call, "dtype") else "float32", dims)
 
 
 # -- layers -----------------------------------------------------------------------------------
@@ -174,11 +167,7 @@ REGISTRY.handles(f"{HK}.Embed", signature="vocab_size=None, embed_dim=None, embe
 
 
 def _created(interp: Interpreter, layer: Layer, prefix: str = "", **params: tuple[Dim, ...] | None) -> None:
-    where = f"hk.{layer.name.rpartition('.')[2]} (line {getattr(layer.node, 'lineno', '?')})"
-    for name, dims in params.items():
-        if dims is not None:
-            model_params.created(interp, layer.node, f"{prefix}{name}", f"parameter `{prefix}{name}` of {where}",
-                                 ArrayType("float32", dims))
+    model_params.layer_created(interp, layer, "hk", params, prefix)
 
 
 def _not_scalar(interp: Interpreter, layer: Layer, call: CallArgs, x: ArrayType) -> bool:
@@ -290,10 +279,8 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     rhs = ArrayType(x.dtype, (*kernel, per_group, out_channels))
     if per_group is not None:
         _created(interp, layer, w=rhs.dims, b=(out_channels,) if _flag(layer, "with_bias", True) else None)
-    last = spatial + 1
-    layout = Layout((0, last, *range(1, last)), (last, spatial, *range(spatial)), (0, last, *range(1, last)))
     outcome = convolution.conv_general_dilated(
-        lhs, rhs, strides, padding.value.upper(), rhs_dilation=rates, dimension_numbers=layout,
+        lhs, rhs, strides, padding.value.upper(), rhs_dilation=rates, dimension_numbers=convolution.channels_last(spatial),
         feature_group_count=groups, what=f"hk.Conv{spatial}D({format_dim(out_channels)}, {format_shape(kernel)})")
     result = finish(interp, outcome, call, [call.arg_node("inputs")] * 2)
     if outcome.problems or result.rank is None:

@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeAlias
 
+from shapecheck.algebra import convolution
 from shapecheck.algebra.promotion import Typed, default, result_type
 from shapecheck.analyzer.calls import CallArgs, Signature
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import dtype_arg, forwarded
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Dict, Layer, Seq, Value
+from shapecheck.analyzer.values import Const, Dict, Layer, Seq, Value, as_dim, as_int, as_str
+from shapecheck.dims import Dim
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -63,6 +65,49 @@ def layer_dtype(layer: Layer, x: ArrayType) -> str | None:
     if layer.given("dtype"):
         return dtype_arg(layer.setting("dtype"))
     return result_type(Typed(x.dtype, x.weak), default("f")).dtype
+
+
+
+# -- the arguments layer libraries take alike: window sizes, padding, and how they are shown ----
+
+def shown(size: Dim) -> str:
+    return str(size) if size is not None else "?"
+
+
+def shown_window(window: tuple[Dim, ...]) -> str:
+    return "(" + ", ".join(shown(d) for d in window) + ("," if len(window) == 1 else "") + ")"
+
+
+def window(value: Value, spatial: int | None) -> tuple[Dim, ...] | None:
+    """kernel_size, strides, dilations: an int for every spatial dim, or one per dim."""
+    if isinstance(value, Const) and value.value is None and spatial is not None:
+        return (1,) * spatial
+    if isinstance(value, Const) and value.is_int:
+        return (as_int(value),) * (spatial if spatial is not None else 1)
+    if isinstance(value, Seq) and (spatial is None or len(value.items) == spatial):
+        return tuple(as_dim(item) for item in value.items)
+    return None
+
+
+def padding_of(value: Value, spatial: int) -> convolution.Padding:
+    """'SAME', 'VALID', an int, an int per dim or a (low, high) pair per dim; None otherwise
+    ('CIRCULAR' and 'CAUSAL' pad by hand: not followed)."""
+    text = as_str(value)
+    if text is not None:
+        return text.upper() if text.upper() in ("SAME", "VALID") else None
+    if isinstance(value, Const) and value.is_int:
+        return ((as_int(value), as_int(value)),) * spatial
+    if isinstance(value, Seq) and len(value.items) == spatial:
+        pairs: list[tuple[Dim, Dim]] = []
+        for item in value.items:
+            if isinstance(item, Const) and item.is_int:
+                pairs.append((as_int(item), as_int(item)))
+            elif isinstance(item, Seq) and len(item.items) == 2:
+                pairs.append((as_dim(item.items[0]), as_dim(item.items[1])))
+            else:
+                return None
+        return tuple(pairs)
+    return None
 
 
 def chained(interp: Interpreter, layers: Value, call: CallArgs, ctx: Context, *, spread: bool) -> Value:

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from shapecheck.analyzer.calls import CallArgs
-from shapecheck.analyzer.values import Const, Dict, ParamKey, Value, Variables, as_str
+from shapecheck.analyzer.values import Const, Dict, Layer, ParamKey, Value, Variables, as_str
 from shapecheck.codes import Code
-from shapecheck.dims import format_shape
+from shapecheck.dims import Dim, format_shape
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -76,6 +76,19 @@ def created(interp: Interpreter, site: ast.AST, name: str, what: str, value: Val
     log = interp.params_log
     if log is not None:
         log.add(site, name, what, value)
+
+
+def layer_created(interp: Interpreter, layer: Layer, library: str, params: dict[str, tuple[Dim, ...] | None],
+                  prefix: str = "") -> None:
+    """The parameters a layer creates when called: each of `params` that is not None, a float32
+    array of those dims, named `prefix` + its name and shown as the layer's (`nn.Dense`, `hk.Linear`)."""
+    if interp.params_log is None:
+        return
+    where = f"{library}.{layer.name.rpartition('.')[2]} (line {getattr(layer.node, 'lineno', '?')})"
+    for name, dims in params.items():
+        if dims is not None:
+            created(interp, layer.node, f"{prefix}{name}", f"parameter `{prefix}{name}` of {where}",
+                    ArrayType("float32", dims))
 
 
 def made(log: ParamLog, node: ast.AST) -> Variables | None:

@@ -55,13 +55,19 @@ def update(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
 
 
 @REGISTRY.handles("optax.apply_updates", signature="params, updates")
-@REGISTRY.handles("equinox.apply_updates", signature="model, updates")
 def apply_updates(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return applied(call.arg("params"), call.arg("updates"))
+
+
+@REGISTRY.handles("equinox.apply_updates", signature="model, updates")
+def apply_model_updates(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return applied(call.arg("model"), call.arg("updates"))
+
+
+def applied(params: Value, updates: Value) -> Value:
     """The parameters (equinox: the model), where the updates are unknown or of their tree and
     shapes (each sum is cast to its parameter's dtype); unknown where the updates differ (they
     broadcast)."""
-    params = call.arg("model" if call.name.startswith("equinox.") else "params")
-    updates = call.arg("updates")
     if updates is None or _shapes(tree(updates)) == _shapes(tree(params)):
         return params
     return None
