@@ -147,3 +147,15 @@ def test_a_train_state_carries_the_variables_through_jit_grad_and_steps(create: 
     """The pooled 8 by 8 image flattens to 32 features; 9 by 9 pools to 4 by 4 too, 10 by 10
     does not (a kernel of (50, 3))."""
     agree(TRAINING.format(create=create, images=images), frozenset({"SC103"}))
+
+
+@pytest.mark.parametrize("program", [
+    # No parameter at all: init makes none, and apply takes any shape.
+    PROGRAM.format(body="        x = nn.relu(x)", init="(2, 4)", applied="(3, 7)", given="variables"),
+    # Size-1 dims everywhere: a kernel of (1, 1), the same at apply.
+    PROGRAM.format(body="        x = nn.Dense(1)(x)", init="(1, 1)", applied="(1, 1)", given="variables"),
+    # A 1-d input (no batch dim) to a Dense: its features still make the kernel.
+    PROGRAM.format(body="        x = nn.Dense(2)(x)", init="(3,)", applied="(4,)", given="variables"),
+])
+def test_trivial_modules_agree_with_flax(program: str) -> None:
+    agree(program, frozenset({"SC103"}))

@@ -150,3 +150,13 @@ net = hk.transform_with_state(forward)
 params, state = net.init(jax.random.key(0), jnp.zeros((4, 5)), True)
 out = net.apply(params, state, None, jnp.zeros((7, FEATURES)), False)[0]
 """.replace("FEATURES", features), frozenset({"SC103"}))
+
+
+@pytest.mark.parametrize(("body", "init", "applied"), [
+    ("    x = jax.nn.relu(x)", "(2, 4)", "(3, 7)"),  # no parameter: any shape applies
+    ("    x = hk.Linear(1)(x)", "(1, 1)", "(1, 1)"),  # size-1 dims
+    ("    x = hk.Flatten()(x)\n    x = hk.Linear(2)(x)", "(1,)", "(5,)"),  # Flatten of one dim keeps it
+])
+def test_trivial_forward_functions_agree_with_haiku(body: str, init: str, applied: str) -> None:
+    agree(PROGRAM.format(body=body, transform="hk.transform(forward)", init=init, applied=applied, rng="None, "),
+          frozenset({"SC103"}))

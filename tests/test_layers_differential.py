@@ -176,3 +176,14 @@ def flax_pools(draw: st.DrawFn) -> str:
 @CASES
 def test_flax_pooling_agrees_with_flax(program: str) -> None:
     agree(program)
+
+
+@pytest.mark.parametrize("program", [
+    POOL.format(kind="max_pool", shape="(1, 1)", dtype="jnp.float32", window="(1,)", strides="", padding=""),
+    POOL.format(kind="avg_pool", shape="(1, 1, 1, 1)", dtype="jnp.float32", window="(1, 1)", strides="",
+                padding=", padding='SAME'"),
+    POOL.format(kind="max_pool", shape="(2, 0, 3)", dtype="jnp.float32", window="(1,)", strides="", padding=""),
+])
+def test_trivial_pools_agree_with_flax(program: str) -> None:
+    """Windows of 1, dims of 1, an empty spatial dim: pooled to themselves."""
+    agree(program)

@@ -167,3 +167,20 @@ def test_an_equinox_model_keeps_its_sizes_through_a_training_step(batch: str) ->
     """filter_jit, filter_value_and_grad, optax and apply_updates, partition and combine: the
     model after the step is the one built, so a batch of other features fails its first layer."""
     agree(EQUINOX_STEP.format(batch=batch), frozenset({"SC104"}))
+
+
+@pytest.mark.parametrize("batch", ["(2, 0)", "(2, 1)"])
+def test_an_optimizer_step_over_a_parameter_of_no_elements(batch: str) -> None:
+    """A (0, 3) weight steps to a (0, 3) weight: a batch of no features multiplies it, one of one
+    feature does not."""
+    agree("""\
+import jax
+import jax.numpy as jnp
+import optax
+
+opt = optax.adam(0.1)
+params = {'w': jnp.zeros((0, 3))}
+grads = jax.grad(lambda p: jnp.sum(p['w']))(params)
+updates, state = opt.update(grads, opt.init(params), params)
+out = jnp.zeros(BATCH) @ optax.apply_updates(params, updates)['w']
+""".replace("BATCH", batch), frozenset({"SC104"}))
