@@ -1,5 +1,10 @@
 """What the differential tests share: a fixture's markers, its module-level assignments, and
-whether a value computed at run time fits the type the analyzer inferred for it."""
+whether a value computed at run time fits the type the analyzer inferred for it, in shape and
+in dtype.
+
+Each clean fixture runs on JAX in one test only, which holds the run to the analyzer's shapes and
+dtypes both: the xmap fixtures in test_differential, the current-JAX ones in test_current_jax,
+and the rest in test_dtype_differential."""
 
 from __future__ import annotations
 
@@ -10,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from shapecheck.algebra.promotion import as_shown
 from shapecheck.diagnostic import Span
+from shapecheck.dtypes import KINDS, NUMPY_NAMES
 from shapecheck.types import ArrayType
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -57,3 +64,23 @@ def fully_known(inferred: ArrayType) -> bool:
     """Every positional dim is a known size and no named axis is left."""
     return inferred.ellipsis is None and not inferred.named and not inferred.named_open \
         and all(isinstance(dim, int) for dim in inferred.dims)
+
+
+def dtypes_compared(types: dict[Span, ArrayType], values: dict[str, Any],
+                    tree: ast.Module) -> list[tuple[str, str, str]]:
+    """(name, inferred dtype, run-time dtype) for each module-level value of a fixture's run
+    whose dtype the analyzer inferred (JAX's default, x64 off, on both sides)."""
+    found = []
+    for name, span in assignments(tree):
+        inferred = types.get(span)
+        value = values.get(name)
+        if inferred is None or inferred.dtype not in KINDS or not hasattr(value, "dtype"):
+            continue
+        found.append((name, str(as_shown(inferred).dtype), NUMPY_NAMES.get(np.dtype(value.dtype).name, "?")))
+    return found
+
+
+def dtype_mismatches(types: dict[Span, ArrayType], values: dict[str, Any], tree: ast.Module) -> list[tuple[str, str, str]]:
+    """Those of `dtypes_compared` where the analyzer and the run disagree."""
+    return [(name, inferred, actual) for name, inferred, actual in dtypes_compared(types, values, tree)
+            if inferred != actual]

@@ -2,8 +2,8 @@
 shardings) runs on JAX itself, with its plain imports, on the 8 simulated CPU devices that
 tests/conftest.py asks for.
 
-- A clean fixture (no `# expect:` marker) runs, and the shape the analyzer inferred for each
-  module-level assignment fits the value the run computed.
+- A clean fixture (no `# expect:` marker) runs, and the shape and dtype the analyzer inferred
+  for each module-level assignment fit the value the run computed.
 - A wrong fixture raises, and not before its first marked line: what the checker reports is
   what JAX refuses. For the vmap and pmap fixtures the error passes through a marked line, and
   every module-level array the clean ones compute has a fully known inferred shape equal to
@@ -26,6 +26,7 @@ from tests.runtime.fixture_runs import (
     FIXTURES,
     agrees,
     assignments,
+    dtype_mismatches,
     fully_known,
     marked_lines,
     markers,
@@ -57,14 +58,15 @@ def test_eight_devices() -> None:
 
 
 @pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.name)
-def test_clean_fixture_runs_with_the_inferred_shapes(path: Path) -> None:
+def test_clean_fixture_runs_with_the_inferred_shapes_and_dtypes(path: Path) -> None:
     text = path.read_text()
     result = analyze_source(str(path), text, keep_types=True)
     assert result.error is None, result.error
     types = {t.span: t.type for t in result.types}
     values = execute(path)
     exact = path.name.startswith(EXACT)
-    for name, span in assignments(ast.parse(text)):
+    tree = ast.parse(text)
+    for name, span in assignments(tree):
         inferred = types.get(span)
         value: Any = values.get(name)
         if not hasattr(value, "shape"):
@@ -75,6 +77,8 @@ def test_clean_fixture_runs_with_the_inferred_shapes(path: Path) -> None:
                 f"{name}: analyzer says {inferred}, JAX gives {np.shape(value)}"
         elif inferred is not None:
             assert agrees(inferred, value), f"{name}: analyzer says {inferred}, JAX gives {np.shape(value)}"
+    wrong = dtype_mismatches(types, values, tree)
+    assert not wrong, f"dtypes, analyzer vs JAX: {wrong}"
 
 
 @pytest.mark.parametrize("path", WRONG, ids=lambda p: p.name)

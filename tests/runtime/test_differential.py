@@ -1,5 +1,5 @@
-"""The two halves agree: fixtures run on the runtime give the shapes the analyzer inferred, and
-fixtures marked with size or co-occurrence errors raise at run time.
+"""The two halves agree: fixtures run on the runtime give the shapes and dtypes the analyzer
+inferred, and fixtures marked with size or co-occurrence errors raise at run time.
 
 A fixture can run when it imports jax and calls xmap at module level; it runs as `__main__`
 with the runtime standing in for `jax.experimental.maps`, exactly as `shapecheck run` does.
@@ -19,7 +19,7 @@ import pytest
 from shapecheck.api import analyze_source
 from shapecheck.runtime import NamedAxisError
 from shapecheck.runtime.install import stand_ins
-from tests.runtime.fixture_runs import FIXTURES, agrees, assignments, markers
+from tests.runtime.fixture_runs import FIXTURES, agrees, assignments, dtype_mismatches, markers
 
 RUNTIME_ERRORS = {"SC102", "SC201", "SC205"}
 
@@ -59,18 +59,21 @@ def execute(path: Path) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.name)
-def test_clean_fixture_runs_with_the_inferred_shapes(path: Path) -> None:
+def test_clean_fixture_runs_with_the_inferred_shapes_and_dtypes(path: Path) -> None:
     text = path.read_text()
     result = analyze_source(str(path), text, keep_types=True)
     assert result.error is None, result.error
     types = {t.span: t.type for t in result.types}
     values = execute(path)
-    for name, span in assignments(ast.parse(text)):
+    tree = ast.parse(text)
+    for name, span in assignments(tree):
         inferred = types.get(span)
         value = values.get(name)
         if inferred is None or not hasattr(value, "shape"):
             continue
         assert agrees(inferred, value), f"{name}: analyzer says {inferred}, runtime gives {np.shape(value)}"
+    wrong = dtype_mismatches(types, values, tree)
+    assert not wrong, f"dtypes, analyzer vs runtime: {wrong}"
 
 
 @pytest.mark.parametrize("path", FAILING, ids=lambda p: p.name)

@@ -1,24 +1,27 @@
 """The analyzer's dtypes are JAX's: clean fixtures run on JAX (x64 off, its default) give every
-module-level value the dtype the analyzer inferred for it, wherever it inferred one."""
+module-level value the dtype the analyzer inferred for it, wherever it inferred one.
+
+The xmap fixtures and the current-JAX ones are run, and their dtypes compared, by
+test_differential and test_current_jax (one run of each fixture holds it to both shapes and
+dtypes); this module runs every other clean fixture that imports jax."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from shapecheck.algebra.promotion import as_shown
 from shapecheck.api import analyze_source
-from shapecheck.dtypes import KINDS, NUMPY_NAMES
-from tests.runtime.fixture_runs import FIXTURES, assignments, markers
+from tests.runtime import test_current_jax, test_differential
+from tests.runtime.fixture_runs import FIXTURES, dtypes_compared, markers
 from tests.runtime.test_differential import execute
 
 jax = pytest.importorskip("jax")
 
+RUN_ELSEWHERE = frozenset(test_differential.CLEAN) | frozenset(test_current_jax.CLEAN)
 CLEAN = sorted(p for p in FIXTURES.glob("*.py")
-               if "import jax" in p.read_text() and not markers(p.read_text()))
+               if "import jax" in p.read_text() and not markers(p.read_text()) and p not in RUN_ELSEWHERE)
 
 
 def _compared(path: Path) -> list[tuple[str, str, str]]:
@@ -30,19 +33,17 @@ def _compared(path: Path) -> list[tuple[str, str, str]]:
         values = execute(path)
     except Exception:  # a fixture that needs what this process lacks (jaxtyping, 8 devices): not compared
         return []
-    found = []
-    for name, span in assignments(ast.parse(text)):
-        inferred = types.get(span)
-        value = values.get(name)
-        if inferred is None or inferred.dtype not in KINDS or not hasattr(value, "dtype"):
-            continue
-        found.append((name, str(as_shown(inferred).dtype), NUMPY_NAMES.get(np.dtype(value.dtype).name, "?")))
-    return found
+    return dtypes_compared(types, values, ast.parse(text))
 
 
 def test_the_dtype_fixtures_are_compared() -> None:
     compared = _compared(FIXTURES / "dtype_promotion_ok.py")
     assert len(compared) >= 15
+
+
+def test_every_clean_fixture_is_run_by_one_differential() -> None:
+    assert len(CLEAN) >= 30 and len(RUN_ELSEWHERE) >= 30
+    assert not RUN_ELSEWHERE & set(CLEAN)
 
 
 @pytest.mark.parametrize("path", CLEAN, ids=[p.stem for p in CLEAN])
