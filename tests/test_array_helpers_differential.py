@@ -202,3 +202,23 @@ def pair_programs(draw: st.DrawFn) -> str:
 @CASES
 def test_pairs_and_comparisons_agree_with_jax(program: str) -> None:
     agree(program, CODES | {"SC301"})  # gcd and lcm of floats
+
+
+@st.composite
+def broadcasts_to(draw: st.DrawFn) -> str:
+    """`jnp.broadcast_to(a, shape)`: a target drawn at random, or grown from `a`'s shape (leading
+    dims added, size-1 dims widened), so that both the refusals and the acceptances are many."""
+    a = draw(shapes())
+    if draw(st.booleans()):
+        target = draw(shapes(max_rank=4))
+    else:
+        target = [*draw(st.lists(SIZES, max_size=2)), *(draw(SIZES) if size == 1 else size for size in a)]
+    return PROGRAM.format(a=_tuple(a), b="()", dtype="jnp.int32", body=f"out = jnp.broadcast_to(a, {_tuple(target)})")
+
+
+@given(broadcasts_to())
+@CASES
+def test_broadcast_to_agrees_with_jax(program: str) -> None:
+    """One way only: `(3,)` does not broadcast to `(1,)`, nor `(1, 1)` to `(1,)`, though an
+    elementwise op would broadcast each pair."""
+    agree(program, frozenset({"SC101"}))

@@ -7,7 +7,15 @@ from collections.abc import Sequence
 from shapecheck.algebra.outcome import Outcome, Pieces, Problem, label
 from shapecheck.algebra.promotion import promoted
 from shapecheck.codes import Code
-from shapecheck.dims import CONFLICT, Dim, broadcast_dim, certainly_differ, format_dim, unify
+from shapecheck.dims import (
+    CONFLICT,
+    Dim,
+    broadcast_dim,
+    certainly_differ,
+    format_dim,
+    format_shape,
+    unify,
+)
 from shapecheck.types import ArrayType, NamedShape, named_shape
 
 
@@ -40,6 +48,19 @@ def broadcasts_to(dims: tuple[Dim, ...], target: tuple[Dim, ...]) -> bool:
         return False
     return not any(size != 1 and certainly_differ(size, wanted)
                    for size, wanted in zip(reversed(dims), reversed(target), strict=False))
+
+
+def broadcast_to(value: ArrayType, dims: tuple[Dim, ...], labels: Sequence[str] | None = None) -> Outcome:
+    """`jnp.broadcast_to(value, dims)`: one way only, unlike an elementwise op's broadcasting:
+    `value` has no more dims than `dims`, and each is its target dim or 1."""
+    result = ArrayType(value.dtype, dims, value.named, None, value.named_open)
+    if value.ellipsis is not None or broadcasts_to(value.dims, dims):
+        return Outcome(result)
+    why = (f"it has {len(value.dims)} dims, more than the shape's {len(dims)}" if len(value.dims) > len(dims)
+           else "each of its dims, aligned from the right, must equal the shape's or be 1")
+    return Outcome(result, (Problem(
+        Code.BROADCAST_MISMATCH, f"{label(labels, 0)} of shape {value.positional_text()} cannot be broadcast to "
+        f"shape {format_shape(dims)}: {why}", sizes=(), operands=(0,)),))
 
 
 def update(target: ArrayType, values: ArrayType, labels: Sequence[str] | None = None) -> Outcome:

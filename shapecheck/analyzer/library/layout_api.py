@@ -229,11 +229,9 @@ def broadcast_to(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope
     dims = shape(call.arg("shape"))
     if not isinstance(value, ArrayType) or dims is None:
         return None
-    target = ArrayType(value.dtype, dims)
-    outcome = algebra_broadcast.broadcast([value, target], [f"`{code_of(call.arg_node('array'))}`",
-                                                            f"shape {code_of(call.arg_node('shape'))}"])
+    outcome = algebra_broadcast.broadcast_to(value, dims, [f"`{code_of(call.arg_node('array'))}`"])
     interp.reporter.problems(outcome.problems, call.node)
-    return ArrayType(value.dtype, dims, value.named, None, value.named_open)
+    return None if outcome.problems else outcome.type
 
 
 _AT_LEAST = {"atleast_1d": "hstack", "atleast_2d": "vstack", "atleast_3d": "dstack"}
