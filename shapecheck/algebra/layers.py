@@ -1,11 +1,12 @@
-"""Neural-network layers of flax.linen and equinox: the shape each gives its input, and what the
-library refuses when it builds the layer's parameters from that input.
+"""Neural-network layers of flax.linen, flax.nnx and equinox: the shape each gives its input,
+and what the library refuses when it builds the layer's parameters from that input.
 
-A layer's parameters are made from the first input it sees (`model.init`), so most mismatches
-cannot happen: what is checked is what the library itself raises at trace time with known
-shapes (a Dense layer on a scalar, groups that do not divide the features, an equinox layer
-built for another input size). The formulas are the libraries' own (flax `linen/linear.py`,
-`linen/normalization.py`, `linen/attention.py`; equinox `nn/_linear.py`, `nn/_normalisation.py`).
+A linen layer's parameters are made from the first input it sees (`model.init`), so most
+mismatches cannot happen: what is checked is what the library itself raises at trace time with
+known shapes (a Dense layer on a scalar, groups that do not divide the features). An nnx or
+equinox layer is built with its sizes, and an input of another size is refused. The formulas
+are the libraries' own (flax `linen/linear.py`, `linen/normalization.py`, `linen/attention.py`,
+`nnx/nn/linear.py`, `nnx/nn/normalization.py`; equinox `nn/_linear.py`, `nn/_normalisation.py`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,37 @@ def dense(x: ArrayType, features: Dim, dtype: str | None, what: str = "flax.line
     if x.rank is None:
         return Outcome(_unknown(dtype, x))
     return Outcome(_like(x, dtype, (*x.dims[:-1], features)))
+
+
+def kernel_linear(x: ArrayType, in_features: Dim, out_features: Dim, dtype: str | None, what: str) -> Outcome:
+    """`nnx.Linear(in_features, out_features)(x)`: x's last dim contracted with a kernel
+    `(in_features, out_features)` (`lax.dot_general`), the leading dims kept."""
+    if x.rank == 0 and x.ellipsis is None:
+        return Outcome(_unknown(dtype, x), (Problem(
+            Code.AXIS_OUT_OF_RANGE, f"{what} contracts its input's last dim, but its input is a scalar; "
+            "reshape it to (1,)", axes=(-1,), operands=(0,)),))
+    if x.rank is None or x.ellipsis is not None:
+        return Outcome(_unknown(dtype, x))
+    last = x.dims[-1]
+    if certainly_differ(last, in_features):
+        return Outcome(_unknown(dtype, x), (Problem(
+            Code.CONTRACTION_MISMATCH, f"{what}: its kernel takes {format_dim(in_features)} input features, but its "
+            f"input's last dim is {format_dim(last)}", sizes=(last, in_features), operands=(0,)),))
+    return Outcome(_like(x, dtype, (*x.dims[:-1], out_features)))
+
+
+def feature_count(x: ArrayType, features: Dim, what: str) -> Problem | None:
+    """A normalisation built for `features` (nnx's `LayerNorm(num_features)`, `BatchNorm`,
+    `RMSNorm`) on an input whose last dim is another size: its scale and bias do not fit it (a
+    TypeError)."""
+    if x.rank is None or x.ellipsis is not None or x.rank == 0:
+        return None
+    if certainly_differ(x.dims[-1], features):
+        return Problem(Code.ANNOTATION_MISMATCH,
+                       f"{what} normalises {format_dim(features)} features, but its input's last dim is "
+                       f"{format_dim(x.dims[-1])} (input shape {format_shape(x.dims)})",
+                       sizes=(x.dims[-1], features), operands=(0,))
+    return None
 
 
 def dense_general(x: ArrayType, features: Sequence[Dim], axis: Sequence[int], dtype: str | None) -> Outcome:

@@ -82,6 +82,14 @@ _ALIASES: Final = (
         "relu", "relu6", "sigmoid", "softplus", "soft_sign", "silu", "swish", "log_sigmoid", "leaky_relu",
         "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "elu", "celu", "selu", "gelu", "glu", "tanh",
         "softmax", "log_softmax", "logsumexp", "one_hot", "standardize", "normalize")),
+    # flax.nnx re-exports them too (its initializers are a module of its own, the same functions),
+    # and linen's pooling.
+    ("flax.nnx.initializers", "jax.nn.initializers"),
+    *((f"flax.nnx.{name}", f"flax.linen.{name}") for name in ("avg_pool", "max_pool", "min_pool")),
+    *((f"flax.nnx.{name}", f"{NN}.{name}") for name in (
+        "relu", "relu6", "sigmoid", "softplus", "soft_sign", "silu", "swish", "log_sigmoid", "leaky_relu",
+        "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "elu", "celu", "selu", "gelu", "glu", "tanh",
+        "softmax", "log_softmax", "logsumexp", "one_hot", "standardize", "identity")),
     # NumPy's random module has no twin in jax.numpy: its generators keep their own names.
     ("numpy.random", NP_RANDOM),
     ("numpy", JNP),

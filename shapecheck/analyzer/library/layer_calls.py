@@ -1,4 +1,4 @@
-"""Calling a layer value (`nn.Dense(128)(x)`, `eqx.nn.Linear(3, 4, key=k)(x)`): the rule the
+"""Calling a layer value (`nn.Dense(128)(x)`, `nnx.Linear(3, 4, rngs=r)(x)`, `eqx.nn.Linear(3, 4, key=k)(x)`): the rule the
 layer's library module declares for its class (`layers_api.LayerRules`). Kept apart from
 `layers_api`, which those library modules import: collecting their rules there was an import
 cycle."""
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library import equinox_api, flax_api, haiku_api
+from shapecheck.analyzer.library import equinox_api, flax_api, flax_nnx_api, haiku_api
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Layer, Value
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
-_RULES = {**flax_api.LAYERS.rules, **equinox_api.LAYERS.rules, **haiku_api.LAYERS.rules}
+_RULES = {**flax_api.LAYERS.rules, **flax_nnx_api.LAYERS.rules, **equinox_api.LAYERS.rules,
+          **haiku_api.LAYERS.rules}
 
 
 @REGISTRY.calls(Layer)

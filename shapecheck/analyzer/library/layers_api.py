@@ -55,8 +55,11 @@ def build(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
     if signature is None or call.opaque:
         return None
     names = (*signature.positional, *signature.keyword_only)
-    settings = tuple((name, call.arg(name)) for name in names if call.given(name))
-    return Layer(call.name, settings, call.node)
+    settings = [(name, call.arg(name)) for name in names if call.given(name)]
+    if signature.var_keyword is not None:
+        # The options a signature leaves to `**options` are settings too (`use_scale=False`).
+        settings.extend((name, value) for name, value in call.kwargs.items() if name not in signature.places)
+    return Layer(call.name, tuple(settings), call.node)
 
 
 def layer_dtype(layer: Layer, x: ArrayType) -> str | None:

@@ -325,13 +325,13 @@ def _check(interp: Interpreter, sharding: Spec | Sharding, value: ArrayType, wha
 # ---------------------------------------------------------------- jit
 
 
-_JIT_OPTIONS: Final = ("in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None, "
+JIT_OPTIONS: Final = ("in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None, "
                        "donate_argnums=None, donate_argnames=None, keep_unused=False, device=None, "
                        "backend=None, inline=False, compiler_options=None")
 
 
-@REGISTRY.handles(JIT, signature=f"fun, /, *, {_JIT_OPTIONS}", takes_functions=True, binds_names=True)
-@REGISTRY.handles(PJIT, signature=f"fun, {_JIT_OPTIONS}", takes_functions=True, binds_names=True)
+@REGISTRY.handles(JIT, signature=f"fun, /, *, {JIT_OPTIONS}", takes_functions=True, binds_names=True)
+@REGISTRY.handles(PJIT, signature=f"fun, {JIT_OPTIONS}", takes_functions=True, binds_names=True)
 def jit(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     fun = call.arg("fun")
     if not isinstance(fun, Function | Partial | Xmap | Vmap | Jitted | Qual | ShardMap):

@@ -1,0 +1,195 @@
+"""flax.nnx: layers built with their sizes (`nnx.Linear(784, 256, rngs=rngs)`) as attributes of a
+module's `__init__`, and called in its `__call__` on batched inputs; and nnx's `jit`.
+
+An nnx layer makes its parameters when it is built, so a call on an input of another size fails
+in JAX: a contraction of different sizes (`Linear`, `Conv`: SC104) or a scale and bias that do
+not fit the input's features (`LayerNorm`, `RMSNorm`, `BatchNorm`: SC103). Both are reported with
+the sizes the layer was built with. A module of the program's own (`class MLP(nnx.Module)`) is an
+object like any other: its fields hold the layers `__init__` built.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from shapecheck.algebra import broadcast, convolution, layers
+from shapecheck.algebra.promotion import default
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library import sharding_api, transforms
+from shapecheck.analyzer.library.common import dtype_arg, finish, flag
+from shapecheck.analyzer.library.layers_api import (
+    LayerRules,
+    build,
+    chained,
+    layer_dtype,
+    padding_of,
+    shown,
+    shown_window,
+    window,
+)
+from shapecheck.analyzer.library.registry import Registry, each
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import Layer, Seq, Value, as_dim
+from shapecheck.dims import Dim
+from shapecheck.dtypes import kind_of
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+LAYERS = LayerRules()  # how each layer class is called; collected by `layer_calls`
+
+NNX: Final = "flax.nnx"
+# What every nnx layer takes besides its sizes; `rngs` is keyword-only in all of them.
+_OPTIONS: Final = "dtype=None, param_dtype=None, **options"
+
+REGISTRY.handles(f"{NNX}.Linear", signature=f"in_features, out_features, *, use_bias=True, {_OPTIONS}")(build)
+REGISTRY.handles(f"{NNX}.Embed", signature=f"num_embeddings, features, *, {_OPTIONS}")(build)
+REGISTRY.handles(f"{NNX}.Conv", signature="in_features, out_features, kernel_size, strides=1, *, padding='SAME', "
+                                          "input_dilation=1, kernel_dilation=1, feature_group_count=1, "
+                                          f"use_bias=True, mask=None, {_OPTIONS}")(build)
+REGISTRY.handles(*each(NNX, "LayerNorm", "RMSNorm", "BatchNorm"), signature=f"num_features, *, {_OPTIONS}")(build)
+REGISTRY.handles(f"{NNX}.Dropout", signature="rate, *, broadcast_dims=(), deterministic=False, **options")(build)
+
+
+@REGISTRY.handles(f"{NNX}.Sequential", signature="*fns")
+def sequential_layers(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`nnx.Sequential(*fns)`: the layers and functions, in order."""
+    if call.opaque:
+        return None
+    return Layer(call.name, (("fns", Seq(tuple(call.args))),), call.node)
+
+
+# nnx's jit is JAX's, its options among them; nnx's gradients are JAX's with respect to a
+# module's parameters (its arrays: the state nnx returns has their shapes).
+REGISTRY.handles(f"{NNX}.jit", signature=f"fun=None, *, {sharding_api.JIT_OPTIONS}, graph=None, graph_updates=None",
+                 takes_functions=True, binds_names=True)(sharding_api.jit)
+
+
+@REGISTRY.handles(*each(NNX, "grad", "value_and_grad"), takes_functions=True,
+                  signature="fun=None, *, argnums=0, has_aux=False, holomorphic=False, allow_int=False, "
+                            "reduce_axes=(), graph=None, graph_updates=None")
+def grad(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """As a decorator factory (no function given): unknown."""
+    return transforms.grad(interp, call, ctx, scope) if call.given("fun") else None
+
+
+def _what(layer: Layer, *sizes: Dim) -> str:
+    return f"flax.nnx.{layer.name.rpartition('.')[2]}({', '.join(shown(size) for size in sizes)})"
+
+
+@LAYERS.rule(f"{NNX}.Linear", signature="inputs, out_sharding=None")
+def linear(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    x = call.arg("inputs")
+    if not isinstance(x, ArrayType):
+        return None
+    in_features, out_features = as_dim(layer.setting("in_features")), as_dim(layer.setting("out_features"))
+    outcome = layers.kernel_linear(x, in_features, out_features, layer_dtype(layer, x),
+                                   _what(layer, in_features, out_features))
+    result = finish(interp, outcome, call, [call.arg_node("inputs")])
+    return None if outcome.problems else result
+
+
+@LAYERS.rule(f"{NNX}.Embed", signature="inputs, out_sharding=None")
+def embed(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """One row of the table per id; ids of a known dtype that is not an integer one are refused
+    by nnx (a ValueError, not a shape rule): unknown."""
+    ids = call.arg("inputs")
+    if not isinstance(ids, ArrayType) or kind_of(ids.dtype) not in ("i", "u", None):
+        return None
+    dtype = dtype_arg(layer.setting("dtype")) if layer.given("dtype") else default("f").dtype
+    features = as_dim(layer.setting("features"))
+    if as_dim(layer.setting("num_embeddings")) == 1 and ids.rank is not None and ids.ellipsis is None:
+        # A table of one row is broadcast to the ids' shape rather than indexed: a scalar id
+        # asks for fewer dims than the row has (nnx raises a ValueError).
+        row = ArrayType(dtype, (1, features))
+        outcome = broadcast.broadcast_to(row, (*ids.dims, features), [f"flax.nnx.Embed(1, {shown(features)})'s table"])
+        result = finish(interp, outcome, call, [call.arg_node("inputs")])
+        return None if outcome.problems else ArrayType(dtype, result.dims, ids.named, None, ids.named_open)
+    return finish(interp, layers.embed(ids, features, dtype), call)
+
+
+@LAYERS.rule(f"{NNX}.LayerNorm", signature="x, *, mask=None")
+@LAYERS.rule(f"{NNX}.RMSNorm", signature="x, mask=None")
+@LAYERS.rule(f"{NNX}.BatchNorm", signature="x, use_running_average=None, *, mask=None")
+def normalization(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """Over the last axis, nnx's default (`reduction_axes`, `feature_axes`, BatchNorm's `axis`),
+    with a scale and bias of `num_features`."""
+    x = call.arg("x")
+    if not isinstance(x, ArrayType) or any(layer.given(name) for name in ("reduction_axes", "feature_axes", "axis")):
+        return None
+    scale = flag(layer.setting("use_scale"), True) if layer.given("use_scale") else True
+    bias = (flag(layer.setting("use_bias"), True) if layer.given("use_bias") else True) \
+        if not layer.name.endswith("RMSNorm") else False
+    if scale is None or bias is None:
+        return None
+    # The input is promoted with the float32 parameters (a BatchNorm's statistics among them).
+    promoted = scale or bias or layer.name.endswith("BatchNorm") or layer.given("dtype")
+    output = ArrayType(layer_dtype(layer, x) if promoted else x.dtype, x.dims, x.named, x.ellipsis, x.named_open)
+    features = as_dim(layer.setting("num_features"))
+    # No parameter to fit: a LayerNorm takes any features; a BatchNorm's running statistics
+    # still do not broadcast with another count, but do with one feature.
+    if not (scale or bias) and (not layer.name.endswith("BatchNorm") or (x.rank and x.dims[-1] == 1)):
+        return output
+    problem = layers.feature_count(x, features, _what(layer, features))
+    if problem is not None:
+        interp.reporter.problems([problem], call.node, [call.arg_node("x")])
+        return None
+    return output
+
+
+@LAYERS.rule(f"{NNX}.Dropout", signature="inputs, *, deterministic=None, rngs=None")
+def dropout(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    x = call.arg("inputs")
+    return x if isinstance(x, ArrayType) else None
+
+
+@LAYERS.rule(f"{NNX}.Sequential", signature="*args, **kwargs")
+def sequential(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nnx.Sequential(nnx.Linear(3, 4, rngs=r), nnx.relu, ...)(x)`: each layer or function in
+    turn, a tuple spread into the next one's arguments."""
+    return chained(interp, layer.setting("fns"), call, ctx, spread=True)
+
+
+@LAYERS.rule(f"{NNX}.Conv", signature="inputs, out_sharding=None")
+def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nnx.Conv(in_features, out_features, kernel_size)(x)`: x is `(*batch, *spatial,
+    in_features)`, the kernel `(*kernel_size, in_features // groups, out_features)`; an int
+    kernel size is one spatial dim. No batch dim is allowed, several are flattened."""
+    x = call.arg("inputs")
+    kernel = window(layer.setting("kernel_size"), None)
+    if not isinstance(x, ArrayType) or x.rank is None or x.ellipsis is not None or kernel is None:
+        return None
+    spatial = len(kernel)
+    batch_rank = x.rank - spatial - 1
+    if batch_rank < 0:
+        return None  # nnx fails on it with a message about broadcasting: not reported
+    strides = window(layer.setting("strides"), spatial) if layer.given("strides") else (1,) * spatial
+    dilation = window(layer.setting("kernel_dilation"), spatial) if layer.given("kernel_dilation") else None
+    input_dilation = window(layer.setting("input_dilation"), spatial) if layer.given("input_dilation") else None
+    padding = padding_of(layer.setting("padding"), spatial) if layer.given("padding") else "SAME"
+    groups = as_dim(layer.setting("feature_group_count")) if layer.given("feature_group_count") else 1
+    in_features, out_features = as_dim(layer.setting("in_features")), as_dim(layer.setting("out_features"))
+    if padding is None or strides is None or not isinstance(groups, int) or groups <= 0:
+        return None
+    if isinstance(in_features, int) and in_features % groups:
+        return None  # nnx refuses to build it (a ValueError), before any input
+    per_group: Dim = in_features // groups if isinstance(in_features, int) else None
+    batch: Dim = 1
+    for size in x.dims[:batch_rank]:
+        batch = batch * size if isinstance(batch, int) and isinstance(size, int) else None
+    lhs = ArrayType(x.dtype, (batch, *x.dims[batch_rank:]), x.named, None, x.named_open)
+    rhs = ArrayType(x.dtype, (*kernel, per_group, out_features))
+    outcome = convolution.conv_general_dilated(
+        lhs, rhs, strides, padding,
+        lhs_dilation=input_dilation if input_dilation is not None else convolution.DEFAULT,
+        rhs_dilation=dilation if dilation is not None else convolution.DEFAULT,
+        dimension_numbers=convolution.channels_last(spatial),
+        feature_group_count=groups,
+        what=f"flax.nnx.Conv({shown(in_features)}, {shown(out_features)}, {shown_window(kernel)})")
+    result = finish(interp, outcome, call, [call.arg_node("inputs")] * 2)
+    if outcome.problems or result.rank is None:
+        return None
+    return ArrayType(layer_dtype(layer, x), (*x.dims[:batch_rank], *result.dims[1:]), x.named, None, x.named_open)

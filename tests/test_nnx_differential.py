@@ -1,0 +1,182 @@
+"""flax.nnx against the library itself: each drawn program builds nnx layers with their sizes,
+alone, in a `nnx.Sequential` or in a module of the program's own, and calls them on
+`jnp.zeros` of a drawn shape (its features those the layer was built for, or others). Where
+nnx accepts, the checker reports nothing and infers the output's shape and dtype; where it
+raises, the checker reports it with the code that means it (`tests.differential.agree`)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.differential import agree, cases
+
+pytest.importorskip("jax")
+pytest.importorskip("flax.nnx")
+
+LAYER = """\
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+layer = {layer}
+out = layer(jnp.zeros({shape}, {dtype}))
+"""
+
+MODEL = """\
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+
+class Model(nnx.Module):
+    def __init__(self, features: int, hidden: int, classes: int, *, rngs: nnx.Rngs):
+        self.linear = nnx.Linear(features, hidden, rngs=rngs)
+        self.norm = nnx.{norm}(hidden, rngs=rngs)
+        self.dropout = nnx.Dropout(0.1, rngs=rngs)
+        self.head = nnx.Linear(hidden, classes, rngs=rngs)
+
+    def __call__(self, x):
+        x = nnx.relu(self.norm(self.linear(x)))
+        return self.head(self.dropout(x, deterministic=True))
+
+
+model = Model({features}, {hidden}, {classes}, rngs=nnx.Rngs(0))
+out = {output}
+"""
+
+sizes = st.integers(1, 6)
+dtypes = st.sampled_from(["jnp.float32", "jnp.bfloat16", "jnp.int32"])
+RNGS = "rngs=nnx.Rngs(0)"
+
+
+def _shape(dims: list[int]) -> str:
+    return "(" + "".join(f"{d}, " for d in dims) + ")"
+
+
+def _features(draw: st.DrawFn, size: int) -> int:
+    """The layer's own size most of the time, another one sometimes."""
+    return size if draw(st.booleans()) or draw(st.booleans()) else draw(sizes)
+
+
+@st.composite
+def layers(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["Linear", "LayerNorm", "RMSNorm", "BatchNorm", "Embed", "Dropout", "Sequential"]))
+    batch = draw(st.lists(sizes, min_size=0, max_size=3))
+    size, other = draw(sizes), draw(sizes)
+    dtype = draw(dtypes)
+    if kind == "Linear":
+        dims = [*batch, _features(draw, size)] if draw(st.integers(0, 9)) else []
+        layer = f"nnx.Linear({size}, {other}, {RNGS})"
+        if draw(st.booleans()):
+            layer = f"nnx.Linear({size}, {other}, dtype=jnp.bfloat16, {RNGS})"
+    elif kind in ("LayerNorm", "RMSNorm", "BatchNorm"):
+        dims = [*batch, _features(draw, size)]
+        options = draw(st.sampled_from(["", "use_scale=False, ", "use_scale=False, use_bias=False, ",
+                                        "use_running_average=True, "]))
+        if "use_bias" in options and kind == "RMSNorm":
+            options = "use_scale=False, "
+        if options.startswith("use_running") and kind != "BatchNorm":
+            options = ""
+        layer = f"nnx.{kind}({size}, {options}{RNGS})"
+        dtype = "jnp.float32" if dtype == "jnp.int32" else dtype
+    elif kind == "Embed":
+        dims, dtype = batch, "jnp.int32"
+        layer = f"nnx.Embed({size}, {other}, {RNGS})"
+    elif kind == "Dropout":
+        dims = batch
+        layer = f"nnx.Dropout(0.5, deterministic=True, {RNGS})"
+    else:
+        dims = [*batch, _features(draw, size)]
+        middle = _features(draw, other)
+        layer = (f"nnx.Sequential(nnx.Linear({size}, {other}, {RNGS}), nnx.relu, "
+                 f"nnx.Linear({middle}, {draw(sizes)}, {RNGS}))")
+    return LAYER.format(layer=layer, shape=_shape(dims), dtype=dtype)
+
+
+@given(layers())
+@cases(40)
+def test_nnx_layers_agree_with_nnx(program: str) -> None:
+    agree(program, frozenset({"SC101", "SC103", "SC104", "SC106"}))
+
+
+@st.composite
+def convs(draw: st.DrawFn) -> str:
+    spatial = draw(st.integers(1, 2))
+    channels = draw(sizes)
+    dims = [*draw(st.lists(sizes, min_size=0, max_size=2)), *[draw(st.integers(1, 9)) for _ in range(spatial)],
+            _features(draw, channels)]
+    kernel = draw(st.integers(1, 3)) if spatial == 1 and draw(st.booleans()) else \
+        tuple(draw(st.integers(1, 3)) for _ in range(spatial))
+    padding = draw(st.sampled_from(["'SAME'", "'VALID'", "1", "0"]))
+    strides = draw(st.integers(1, 3))
+    groups = draw(st.sampled_from([1, 1, 2, 3]))
+    channels *= groups  # nnx refuses to build a conv whose groups do not divide its channels
+    dims[-1] = channels if dims[-1] == channels // groups else dims[-1]
+    layer = (f"nnx.Conv({channels}, {draw(st.sampled_from([2, 3, 4, 6]))}, {kernel!r}, strides={strides}, "
+             f"padding={padding}, feature_group_count={groups}, {RNGS})")
+    return LAYER.format(layer=layer, shape=_shape(dims), dtype="jnp.float32")
+
+
+@given(convs())
+@cases(30)
+def test_nnx_conv_agrees_with_nnx(program: str) -> None:
+    agree(program, frozenset({"SC104"}))
+
+
+@st.composite
+def models(draw: st.DrawFn) -> str:
+    features, hidden, classes = draw(sizes), draw(sizes), draw(sizes)
+    x = f"jnp.zeros({_shape([*draw(st.lists(sizes, max_size=2)), _features(draw, features)])})"
+    output = draw(st.sampled_from([
+        "model({x})",
+        "nnx.jit(lambda m, x: m(x))(model, {x})",
+        "nnx.value_and_grad(lambda m, x: m(x).sum())(model, {x})[0]",
+    ])).format(x=x)
+    norm = draw(st.sampled_from(["LayerNorm", "RMSNorm", "BatchNorm"]))
+    return MODEL.format(norm=norm, features=features, hidden=hidden, classes=classes, output=output)
+
+
+@given(models())
+@cases(30)
+def test_nnx_modules_agree_with_nnx(program: str) -> None:
+    agree(program, frozenset({"SC104"}))
+
+
+def test_a_module_applied_to_other_features_is_reported_where_its_layer_is_called() -> None:
+    program = MODEL.format(norm="LayerNorm", features=784, hidden=32, classes=10, output="model(jnp.zeros((8, 785)))")
+    agree(program, frozenset({"SC104"}))
+
+
+CNN = """\
+from functools import partial
+
+import jax.numpy as jnp
+from flax import nnx
+
+
+class CNN(nnx.Module):
+    def __init__(self, *, rngs: nnx.Rngs):
+        self.conv1 = nnx.Conv(1, 32, kernel_size=(3, 3), rngs=rngs)
+        self.conv2 = nnx.Conv(32, 64, kernel_size=(3, 3), rngs=rngs)
+        self.avg_pool = partial(nnx.avg_pool, window_shape=(2, 2), strides=(2, 2))
+        self.linear1 = nnx.Linear(3136, 256, rngs=rngs)
+        self.linear2 = nnx.Linear(256, 10, rngs=rngs)
+
+    def __call__(self, x):
+        x = self.avg_pool(nnx.relu(self.conv1(x)))
+        x = self.avg_pool(nnx.relu(self.conv2(x)))
+        x = x.reshape(x.shape[0], -1)
+        return self.linear2(nnx.relu(self.linear1(x)))
+
+
+model = CNN(rngs=nnx.Rngs(0))
+out = model(jnp.ones(({batch}, {size}, {size}, 1)))
+"""
+
+
+@pytest.mark.parametrize(("batch", "size"), [(8, 28), (1, 28), (8, 29), (8, 32), (2, 27)])
+def test_the_tutorial_cnn_is_checked_on_images_of_its_size_and_others(batch: int, size: int) -> None:
+    """flax's MNIST CNN: 28 (or 29) pixels pool to 7 × 7 × 64 = 3136 features; 32 to 4096."""
+    agree(CNN.format(batch=batch, size=size), frozenset({"SC104"}))
