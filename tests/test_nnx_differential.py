@@ -180,3 +180,40 @@ out = model(jnp.ones(({batch}, {size}, {size}, 1)))
 def test_the_tutorial_cnn_is_checked_on_images_of_its_size_and_others(batch: int, size: int) -> None:
     """flax's MNIST CNN: 28 (or 29) pixels pool to 7 × 7 × 64 = 3136 features; 32 to 4096."""
     agree(CNN.format(batch=batch, size=size), frozenset({"SC104"}))
+
+
+OWN_PARAMS = """\
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+
+class Linear(nnx.Module):
+    def __init__(self, din: int, dout: int, *, rngs: nnx.Rngs):
+        self.w = nnx.Param(jax.random.uniform(rngs.params(), (din, dout)))
+        self.b = nnx.Param(jnp.zeros((dout,)))
+        self.count = nnx.Variable(jnp.array(0))
+
+    def __call__(self, x):
+        self.count[...] += 1
+        return {product} + self.b[...]
+
+
+model = Linear({din}, {dout}, rngs=nnx.Rngs(0))
+out = model(jnp.ones({shape}))
+"""
+
+
+@st.composite
+def own_params(draw: st.DrawFn) -> str:
+    din, dout = draw(sizes), draw(sizes)
+    product = draw(st.sampled_from(["x @ self.w", "x @ self.w[...]", "jnp.dot(x, self.w.get_value())",
+                                    "jnp.einsum('...i,io->...o', x, self.w[...])"]))
+    shape = _shape([*draw(st.lists(sizes, max_size=2)), _features(draw, din)])
+    return OWN_PARAMS.format(din=din, dout=dout, product=product, shape=shape)
+
+
+@given(own_params())
+@cases(30)
+def test_a_module_s_own_parameters_are_the_arrays_they_hold(program: str) -> None:
+    agree(program, frozenset({"SC101", "SC104"}))

@@ -1,5 +1,6 @@
 """flax.nnx: layers built with their sizes (`nnx.Linear(784, 256, rngs=rngs)`) as attributes of a
-module's `__init__`, and called in its `__call__` on batched inputs; and nnx's `jit`.
+module's `__init__`, and called in its `__call__` on batched inputs; a module's own parameters
+(`nnx.Param`), read as the arrays they hold; and nnx's `jit` and gradients.
 
 An nnx layer makes its parameters when it is built, so a call on an input of another size fails
 in JAX: a contraction of different sizes (`Linear`, `Conv`: SC104) or a scale and bias that do
@@ -52,6 +53,27 @@ REGISTRY.handles(f"{NNX}.Conv", signature="in_features, out_features, kernel_siz
                                           f"use_bias=True, mask=None, {_OPTIONS}")(build)
 REGISTRY.handles(*each(NNX, "LayerNorm", "RMSNorm", "BatchNorm"), signature=f"num_features, *, {_OPTIONS}")(build)
 REGISTRY.handles(f"{NNX}.Dropout", signature="rate, *, broadcast_dims=(), deterministic=False, **options")(build)
+
+
+# -- variables: a module's own parameters and state -------------------------------------------
+
+_VARIABLES: Final = each(NNX, "Variable", "Param", "BatchStat", "Cache", "Intermediate", "Perturbation")
+
+
+@REGISTRY.handles(*_VARIABLES, signature="value, **metadata")
+def variable(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`self.w = nnx.Param(jax.random.uniform(key, (din, dout)))`: read as the value it holds,
+    which nnx's variables stand in for in arithmetic (`x @ self.w + self.b`), indexing
+    (`self.w[...]`) and `jnp` functions alike."""
+    return call.arg("value")
+
+
+@REGISTRY.handles("attr:value", signature="a")
+@REGISTRY.handles("method:get_value", signature="a")
+def held(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`self.w.value`, `self.w.get_value()`: the array an nnx variable holds, which the checker
+    reads the variable as (a JAX array itself has neither)."""
+    return call.arg("a")
 
 
 @REGISTRY.handles(f"{NNX}.Sequential", signature="*fns")
