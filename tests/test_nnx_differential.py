@@ -217,3 +217,47 @@ def own_params(draw: st.DrawFn) -> str:
 @cases(30)
 def test_a_module_s_own_parameters_are_the_arrays_they_hold(program: str) -> None:
     agree(program, frozenset({"SC101", "SC104"}))
+
+
+ATTENTION = """\
+import jax.numpy as jnp
+from flax import nnx
+
+layer = {layer}
+query = jnp.zeros({query}, {dtype})
+out = layer({arguments})
+"""
+
+
+@st.composite
+def attentions(draw: st.DrawFn) -> str:
+    """Self- and cross-attention of drawn heads and features, on queries (and keys) of drawn
+    batch dims and lengths, whose features are the layer's most of the time."""
+    heads = draw(st.integers(1, 3))
+    in_features = heads * draw(st.integers(1, 3)) if draw(st.integers(0, 5)) else draw(sizes)
+    options = ""
+    if draw(st.booleans()):
+        options += f"qkv_features={heads * draw(st.integers(1, 3)) if draw(st.integers(0, 5)) else draw(sizes)}, "
+    if draw(st.booleans()):
+        options += f"out_features={draw(sizes)}, "
+    kv_features = in_features
+    if draw(st.booleans()):
+        kv_features = draw(sizes)
+        options += f"in_kv_features={kv_features}, "
+    batch = draw(st.lists(sizes, max_size=2))
+    query = [*batch, draw(sizes), _features(draw, in_features)]
+    if draw(st.integers(0, 9)) == 0:
+        query = query[len(query) - draw(st.integers(0, 1)):]  # no length axis, or a scalar
+    layer = f"nnx.MultiHeadAttention({heads}, {in_features}, {options}decode=False, {RNGS})"
+    arguments = "query"
+    if kv_features != in_features or draw(st.booleans()):
+        same = draw(st.integers(0, 4))
+        key_batch = batch if same else draw(st.lists(sizes, min_size=len(batch), max_size=len(batch)))
+        arguments = f"query, jnp.ones({_shape([*key_batch, draw(sizes), _features(draw, kv_features)])})"
+    return ATTENTION.format(layer=layer, query=_shape(query), dtype=draw(dtypes), arguments=arguments)
+
+
+@given(attentions())
+@cases(40)
+def test_nnx_attention_agrees_with_nnx(program: str) -> None:
+    agree(program, frozenset({"SC101", "SC104", "SC105", "SC106"}))

@@ -133,6 +133,42 @@ def multi_head_attention(query: ArrayType, key: ArrayType | None, num_heads: Dim
     return Outcome(_like(query, dtype, (*query.dims[:-1], out)))
 
 
+def heads_divide(features: Dim, heads: Dim, what: str) -> Problem | None:
+    """nnx's `MultiHeadAttention(num_heads, in_features, qkv_features)` splits its query, key
+    and value features into heads when it is built (a ValueError where they do not divide)."""
+    if isinstance(features, int) and isinstance(heads, int) and heads > 0 and features % heads:
+        return Problem(Code.RESHAPE_MISMATCH, f"{what}: {heads} heads do not divide its {features} query/key/value "
+                       "features", sizes=(features, heads), operands=(0,))
+    return None
+
+
+def projected_attention(query: ArrayType, key: ArrayType, in_features: Dim, kv_features: Dim, out_features: Dim,
+                        dtype: str | None, what: str) -> Outcome:
+    """nnx's `MultiHeadAttention(num_heads, in_features, ...)(q, k)`: the query's last dim is
+    `in_features` and the key's (its value's too) `in_kv_features`, each projected by a kernel
+    built for it; the query and key share their batch dims (their lengths may differ). The
+    result is the query's shape with `out_features` last."""
+    if query.rank is None or query.ellipsis is not None or key.rank is None or key.ellipsis is not None:
+        return Outcome(_unknown(dtype, query))
+    if certainly_differ(query.dims[-1] if query.rank else None, in_features) and query.rank:
+        return Outcome(_unknown(dtype, query), (Problem(
+            Code.CONTRACTION_MISMATCH, f"{what} projects {format_dim(in_features)} query features, but its query's "
+            f"last dim is {format_dim(query.dims[-1])}", sizes=(query.dims[-1], in_features), operands=(0,)),))
+    if query.rank < 2:
+        return Outcome(_unknown(dtype, query), (_no_length(query, what),))
+    if key.rank and certainly_differ(key.dims[-1], kv_features):
+        return Outcome(_unknown(dtype, query), (Problem(
+            Code.CONTRACTION_MISMATCH, f"{what} projects {format_dim(kv_features)} key/value features, but its key's "
+            f"last dim is {format_dim(key.dims[-1])}", sizes=(key.dims[-1], kv_features), operands=(1,)),))
+    if key.rank != query.rank or any(certainly_differ(a, b) for a, b in zip(query.dims[:-2], key.dims[:-2], strict=False)):
+        if key.rank < 2 or key.rank != query.rank:
+            return Outcome(_unknown(dtype, query))  # another rank: nnx's own error, not followed
+        return Outcome(_unknown(dtype, query), (Problem(
+            Code.BROADCAST_MISMATCH, f"{what}: the query's batch dims {format_shape(query.dims[:-2])} and the key's "
+            f"{format_shape(key.dims[:-2])} must be the same", operands=(0, 1)),))
+    return Outcome(_like(query, dtype, (*query.dims[:-1], out_features)))
+
+
 def _no_length(query: ArrayType, what: str) -> Problem:
     """Attention over a query without a length axis (flax: IndexError, tuple index out of range)."""
     return Problem(Code.AXIS_OUT_OF_RANGE,

@@ -31,7 +31,7 @@ from shapecheck.analyzer.library.layers_api import (
 )
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Layer, Seq, Value, as_dim
+from shapecheck.analyzer.values import Const, Layer, Seq, Value, as_dim
 from shapecheck.dims import Dim
 from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
@@ -53,6 +53,54 @@ REGISTRY.handles(f"{NNX}.Conv", signature="in_features, out_features, kernel_siz
                                           f"use_bias=True, mask=None, {_OPTIONS}")(build)
 REGISTRY.handles(*each(NNX, "LayerNorm", "RMSNorm", "BatchNorm"), signature=f"num_features, *, {_OPTIONS}")(build)
 REGISTRY.handles(f"{NNX}.Dropout", signature="rate, *, broadcast_dims=(), deterministic=False, **options")(build)
+
+
+_ATTENTION: Final = f"{NNX}.MultiHeadAttention"
+
+
+@REGISTRY.handles(_ATTENTION, signature="num_heads, in_features, qkv_features=None, out_features=None, "
+                                        f"in_kv_features=None, *, decode=None, {_OPTIONS}")
+def attention_layer(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """Built with its sizes: heads that do not divide the query/key/value features are refused
+    here (a ValueError), before any input."""
+    layer = build(interp, call, ctx, scope)
+    if not isinstance(layer, Layer):
+        return None
+    heads, in_features = as_dim(layer.setting("num_heads")), as_dim(layer.setting("in_features"))
+    features = _or(layer, "qkv_features", in_features)
+    problem = layers.heads_divide(features, heads, _what(layer, heads, in_features))
+    if problem is not None:
+        interp.reporter.problems([problem], call.node, call.arg_nodes)
+        return None
+    return layer
+
+
+def _or(layer: Layer, name: str, default: Dim) -> Dim:
+    """A size setting, `default` where it is not given or given as None."""
+    value = layer.setting(name)
+    return default if not layer.given(name) or value == Const(None) else as_dim(value)
+
+
+@LAYERS.rule(_ATTENTION, signature="inputs_q, inputs_k=None, inputs_v=None, *, mask=None, deterministic=None, "
+                                   "rngs=None, sow_weights=False, decode=None")
+def attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """Self-attention, or cross-attention over `inputs_k` (the value is the key unless given).
+    Unknown where `decode` is given nowhere (nnx refuses: not a shape rule) or is not False (the
+    decoding cache), and where a value other than the key is given."""
+    query = call.arg("inputs_q")
+    decode = call.arg("decode") if call.given("decode") and call.arg("decode") != Const(None) else \
+        layer.setting("decode")
+    if not isinstance(query, ArrayType) or decode != Const(False) or call.given("inputs_v"):
+        return None
+    key = call.arg("inputs_k") if call.given("inputs_k") and call.arg("inputs_k") != Const(None) else query
+    if not isinstance(key, ArrayType):
+        return None
+    in_features = as_dim(layer.setting("in_features"))
+    outcome = layers.projected_attention(query, key, in_features, _or(layer, "in_kv_features", in_features),
+                                         _or(layer, "out_features", in_features), layer_dtype(layer, query),
+                                         _what(layer, as_dim(layer.setting("num_heads")), in_features))
+    result = finish(interp, outcome, call, [call.arg_node("inputs_q"), call.arg_node("inputs_k")])
+    return None if outcome.problems else result
 
 
 # -- variables: a module's own parameters and state -------------------------------------------

@@ -78,6 +78,7 @@ FUNCTIONS: Final[dict[str, str]] = {
     "flax.nnx.Intermediate": "flax_nnx_api",
     "flax.nnx.LayerNorm": "flax_nnx_api",
     "flax.nnx.Linear": "flax_nnx_api",
+    "flax.nnx.MultiHeadAttention": "flax_nnx_api",
     "flax.nnx.Param": "flax_nnx_api",
     "flax.nnx.Perturbation": "flax_nnx_api",
     "flax.nnx.RMSNorm": "flax_nnx_api",
