@@ -96,7 +96,7 @@ def layers(draw: st.DrawFn) -> str:
 
 
 @given(layers())
-@cases(40)
+@cases(25)
 def test_nnx_layers_agree_with_nnx(program: str) -> None:
     agree(program, frozenset({"SC101", "SC103", "SC104", "SC106"}))
 
@@ -120,7 +120,7 @@ def convs(draw: st.DrawFn) -> str:
 
 
 @given(convs())
-@cases(30)
+@cases(25)
 def test_nnx_conv_agrees_with_nnx(program: str) -> None:
     agree(program, frozenset({"SC104"}))
 
@@ -139,7 +139,7 @@ def models(draw: st.DrawFn) -> str:
 
 
 @given(models())
-@cases(30)
+@cases(25)
 def test_nnx_modules_agree_with_nnx(program: str) -> None:
     agree(program, frozenset({"SC104"}))
 
@@ -214,7 +214,7 @@ def own_params(draw: st.DrawFn) -> str:
 
 
 @given(own_params())
-@cases(30)
+@cases(25)
 def test_a_module_s_own_parameters_are_the_arrays_they_hold(program: str) -> None:
     agree(program, frozenset({"SC101", "SC104"}))
 
@@ -258,6 +258,6 @@ def attentions(draw: st.DrawFn) -> str:
 
 
 @given(attentions())
-@cases(40)
+@cases(25)
 def test_nnx_attention_agrees_with_nnx(program: str) -> None:
     agree(program, frozenset({"SC101", "SC104", "SC105", "SC106"}))
