@@ -23,11 +23,11 @@ from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     build,
     chained,
+    flax_conv,
     layer_dtype,
     padding_of,
     shown,
     shown_window,
-    window,
 )
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import canonical
@@ -184,45 +184,14 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     kernel `(*kernel_size, in_features // groups, features)`; no batch dim is allowed, several
     are flattened."""
     x = call.arg("inputs")
-    kernel = window(layer.setting("kernel_size"), None)
-    if not isinstance(x, ArrayType) or x.rank is None or kernel is None:
+    if not isinstance(x, ArrayType) or x.rank is None:
         return None
-    spatial = len(kernel)
-    batch_rank = x.rank - spatial - 1
-    if batch_rank < 0:
-        return None  # flax fails on it, with a message about broadcasting: not reported
-    strides = window(layer.setting("strides"), spatial) if layer.given("strides") else (1,) * spatial
-    dilation = window(layer.setting("kernel_dilation"), spatial) if layer.given("kernel_dilation") else None
-    input_dilation = window(layer.setting("input_dilation"), spatial) if layer.given("input_dilation") else None
-    padding = padding_of(layer.setting("padding"), spatial) if layer.given("padding") else "SAME"
-    groups = as_dim(layer.setting("feature_group_count")) if layer.given("feature_group_count") else 1
     features = as_dim(layer.setting("features"))
-    if padding is None or (groups is not None and not isinstance(groups, int)):
-        return None
-    in_features = x.dims[-1]
-    per_group: Dim = None
-    if isinstance(in_features, int) and isinstance(groups, int) and groups > 0 and in_features % groups == 0:
-        per_group = in_features // groups
-    batch: Dim = 1
-    for size in x.dims[:batch_rank]:
-        batch = batch * size if isinstance(batch, int) and isinstance(size, int) else None
-    lhs = ArrayType(x.dtype, (batch, *x.dims[batch_rank:]), x.named, None, x.named_open)
-    rhs = ArrayType(x.dtype, (*kernel, per_group, features))
-    if per_group is not None:
-        _created(interp, layer, kernel=rhs.dims, bias=(features,))
-    outcome = convolution.conv_general_dilated(
-        lhs, rhs, strides, padding,
-        lhs_dilation=input_dilation if input_dilation is not None else convolution.DEFAULT,
-        rhs_dilation=dilation if dilation is not None else convolution.DEFAULT,
-        dimension_numbers=convolution.channels_last(spatial),
-        feature_group_count=groups if groups is not None else 1,
-        what=f"flax.linen.Conv({shown(features)}, {shown_window(kernel)})")
-    result = finish(interp, outcome, call, [call.arg_node("inputs")] * 2)
-    if outcome.problems or result.rank is None:
-        return None
-    dtype = layer_dtype(layer, x)
-    dims = (*x.dims[:batch_rank], *result.dims[1:])
-    return ArrayType(dtype, dims, x.named, None, x.named_open)
+    output, kernel = flax_conv(interp, layer, call, x, x.dims[-1] if x.rank else None, features,
+                               lambda size: f"flax.linen.Conv({shown(features)}, {shown_window(size)})")
+    if kernel is not None:
+        _created(interp, layer, kernel=kernel, bias=(features,))
+    return output
 
 
 def _created(interp: Interpreter, layer: Layer, **params: tuple[Dim, ...] | None) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra import broadcast, convolution, layers
+from shapecheck.algebra import broadcast, layers
 from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -23,11 +23,10 @@ from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     build,
     chained,
+    flax_conv,
     layer_dtype,
-    padding_of,
     shown,
     shown_window,
-    window,
 )
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
@@ -229,37 +228,12 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     in_features)`, the kernel `(*kernel_size, in_features // groups, out_features)`; an int
     kernel size is one spatial dim. No batch dim is allowed, several are flattened."""
     x = call.arg("inputs")
-    kernel = window(layer.setting("kernel_size"), None)
-    if not isinstance(x, ArrayType) or x.rank is None or x.ellipsis is not None or kernel is None:
-        return None
-    spatial = len(kernel)
-    batch_rank = x.rank - spatial - 1
-    if batch_rank < 0:
-        return None  # nnx fails on it with a message about broadcasting: not reported
-    strides = window(layer.setting("strides"), spatial) if layer.given("strides") else (1,) * spatial
-    dilation = window(layer.setting("kernel_dilation"), spatial) if layer.given("kernel_dilation") else None
-    input_dilation = window(layer.setting("input_dilation"), spatial) if layer.given("input_dilation") else None
-    padding = padding_of(layer.setting("padding"), spatial) if layer.given("padding") else "SAME"
-    groups = as_dim(layer.setting("feature_group_count")) if layer.given("feature_group_count") else 1
     in_features, out_features = as_dim(layer.setting("in_features")), as_dim(layer.setting("out_features"))
-    if padding is None or strides is None or not isinstance(groups, int) or groups <= 0:
-        return None
-    if isinstance(in_features, int) and in_features % groups:
-        return None  # nnx refuses to build it (a ValueError), before any input
-    per_group: Dim = in_features // groups if isinstance(in_features, int) else None
-    batch: Dim = 1
-    for size in x.dims[:batch_rank]:
-        batch = batch * size if isinstance(batch, int) and isinstance(size, int) else None
-    lhs = ArrayType(x.dtype, (batch, *x.dims[batch_rank:]), x.named, None, x.named_open)
-    rhs = ArrayType(x.dtype, (*kernel, per_group, out_features))
-    outcome = convolution.conv_general_dilated(
-        lhs, rhs, strides, padding,
-        lhs_dilation=input_dilation if input_dilation is not None else convolution.DEFAULT,
-        rhs_dilation=dilation if dilation is not None else convolution.DEFAULT,
-        dimension_numbers=convolution.channels_last(spatial),
-        feature_group_count=groups,
-        what=f"flax.nnx.Conv({shown(in_features)}, {shown(out_features)}, {shown_window(kernel)})")
-    result = finish(interp, outcome, call, [call.arg_node("inputs")] * 2)
-    if outcome.problems or result.rank is None:
-        return None
-    return ArrayType(layer_dtype(layer, x), (*x.dims[:batch_rank], *result.dims[1:]), x.named, None, x.named_open)
+    groups = as_dim(layer.setting("feature_group_count")) if layer.given("feature_group_count") else 1
+    if not isinstance(x, ArrayType) or not isinstance(groups, int) or groups <= 0 or (
+            isinstance(in_features, int) and in_features % groups):
+        return None  # nnx refuses to build a conv whose groups do not divide its channels (a ValueError)
+    output, _ = flax_conv(interp, layer, call, x, in_features, out_features,
+                          lambda size: f"flax.nnx.Conv({shown(in_features)}, {shown(out_features)}, "
+                                       f"{shown_window(size)})")
+    return output

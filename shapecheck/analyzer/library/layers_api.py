@@ -16,7 +16,7 @@ from shapecheck.algebra import convolution
 from shapecheck.algebra.promotion import Typed, default, result_type
 from shapecheck.analyzer.calls import CallArgs, Signature
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import dtype_arg, forwarded
+from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Dict, Layer, Seq, Value, as_dim, as_int, as_str
 from shapecheck.dims import Dim
@@ -127,3 +127,47 @@ def chained(interp: Interpreter, layers: Value, call: CallArgs, ctx: Context, *,
         args: list[Value] = list(out.items) if spread and isinstance(out, Seq) and not out.is_list else [out]
         out = interp.call(following, CallArgs(call.node, args, [call.node] * len(args)), ctx, interp.scope)
     return out
+
+
+def flax_conv(interp: Interpreter, layer: Layer, call: CallArgs, x: ArrayType, in_features: Dim, features: Dim,
+              what: Callable[[tuple[Dim, ...]], str]) -> tuple[Value, tuple[Dim, ...] | None]:
+    """A flax convolution (linen's `nn.Conv` and nnx's `nnx.Conv` take the same settings) on `x`:
+    `(*batch, *spatial, in_features)`, channels last, the kernel `(*kernel_size, in_features //
+    groups, features)`; no batch dim is allowed, several are flattened. The output, and the
+    kernel's shape where the groups divide `in_features` (None otherwise). `what` names the
+    layer for messages, given the kernel size."""
+    kernel = window(layer.setting("kernel_size"), None)
+    if x.rank is None or x.ellipsis is not None or kernel is None:
+        return None, None
+    spatial = len(kernel)
+    batch_rank = x.rank - spatial - 1
+    if batch_rank < 0:
+        return None, None  # flax fails on it, with a message about broadcasting: not reported
+    strides = window(layer.setting("strides"), spatial) if layer.given("strides") else (1,) * spatial
+    dilation = window(layer.setting("kernel_dilation"), spatial) if layer.given("kernel_dilation") else None
+    input_dilation = window(layer.setting("input_dilation"), spatial) if layer.given("input_dilation") else None
+    padding = padding_of(layer.setting("padding"), spatial) if layer.given("padding") else "SAME"
+    groups = as_dim(layer.setting("feature_group_count")) if layer.given("feature_group_count") else 1
+    if padding is None or (groups is not None and not isinstance(groups, int)):
+        return None, None
+    per_group: Dim = None
+    if isinstance(in_features, int) and isinstance(groups, int) and groups > 0 and in_features % groups == 0:
+        per_group = in_features // groups
+    batch: Dim = 1
+    for size in x.dims[:batch_rank]:
+        batch = batch * size if isinstance(batch, int) and isinstance(size, int) else None
+    lhs = ArrayType(x.dtype, (batch, *x.dims[batch_rank:]), x.named, None, x.named_open)
+    rhs = ArrayType(x.dtype, (*kernel, per_group, features))
+    outcome = convolution.conv_general_dilated(
+        lhs, rhs, strides, padding,
+        lhs_dilation=input_dilation if input_dilation is not None else convolution.DEFAULT,
+        rhs_dilation=dilation if dilation is not None else convolution.DEFAULT,
+        dimension_numbers=convolution.channels_last(spatial),
+        feature_group_count=groups if groups is not None else 1,
+        what=what(kernel))
+    result = finish(interp, outcome, call, [call.arg_node("inputs")] * 2)
+    made = rhs.dims if per_group is not None else None
+    if outcome.problems or result.rank is None:
+        return None, made
+    output = ArrayType(layer_dtype(layer, x), (*x.dims[:batch_rank], *result.dims[1:]), x.named, None, x.named_open)
+    return output, made
