@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from shapecheck.api import analyze_source
 from tests.differential import agree, cases
 
 pytest.importorskip("jax")
@@ -95,3 +96,18 @@ H = "import jax\nimport jax.numpy as jnp\n\nx = jnp.zeros((3,))\nw = jnp.zeros((
 ])
 def test_fixed_programs(program: str) -> None:
     agree(program, CODES)
+
+
+@pytest.mark.parametrize(("api", "imports", "call"), [
+    ("jax.value_and_grad", "import jax", "jax.value_and_grad(loss)(w)"),
+    ("jax.grad", "from jax import grad", "grad(loss)(w)"),
+    ("equinox.filter_grad", "import equinox as eqx", "eqx.filter_grad(loss)(w)"),
+    ("flax.nnx.value_and_grad", "from flax import nnx", "nnx.value_and_grad(loss)(w)"),
+])
+def test_a_non_scalar_loss_is_reported_under_the_name_of_the_api_called(api: str, imports: str, call: str) -> None:
+    """jax's, equinox's and nnx's gradients share one rule; the message names the one the
+    program called."""
+    program = f"import jax.numpy as jnp\n{imports}\n\n\ndef loss(w):\n    return w * 2\n\n\nw = jnp.ones(3)\ng = {call}\n"
+    found = [d for d in analyze_source("m.py", program).diagnostics if d.code == "SC103"]
+    assert [d.span.line for d in found] == [10], found
+    assert found[0].message.startswith(f"{api} differentiates a function with a scalar output"), found[0].message

@@ -28,6 +28,7 @@ from shapecheck.analyzer.values import (
     Vmap,
     Xmap,
     as_int,
+    as_str,
 )
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, certainly_differ, format_shape
@@ -112,7 +113,7 @@ def grad(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     # An int argnums gives one gradient, a tuple a tuple of them (even of one).
     single = not call.given("argnums") or as_int(call.arg("argnums")) is not None
     options = (Seq(tuple(Const(n) for n in numbers)), Const(single), Const(has_aux),
-               Const(call.short_name == "value_and_grad"))
+               Const(call.short_name == "value_and_grad"), Const(call.written or call.name))
     return Partial(Qual(_GRAD_CALL), (call.arg("fun"), *options))
 
 
@@ -124,11 +125,12 @@ def filter_grad(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
     has_aux = flag(call.arg("has_aux"), False) if call.given("has_aux") else False
     if call.opaque or not call.given("fun") or has_aux is None:
         return None
-    options = (Seq((Const(0),)), Const(True), Const(has_aux), Const(call.short_name == "filter_value_and_grad"))
+    options = (Seq((Const(0),)), Const(True), Const(has_aux), Const(call.short_name == "filter_value_and_grad"),
+               Const(call.written or call.name))
     return Partial(Qual(_GRAD_CALL), (call.arg("fun"), *options))
 
 
-@REGISTRY.handles(_GRAD_CALL, signature="fun, argnums, single, has_aux, with_value, /, *args, **kwargs")
+@REGISTRY.handles(_GRAD_CALL, signature="fun, argnums, single, has_aux, with_value, api, /, *args, **kwargs")
 def grad_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """A gradient has its argument's shape, and varies over the named axes the value does."""
     if not call.given("with_value"):
@@ -144,10 +146,10 @@ def grad_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     if has_aux and not isinstance(result, Seq):
         value = None
     if isinstance(value, ArrayType) and value.ellipsis is None and value.dims:
-        name = "value_and_grad" if with_value else "grad"
         interp.reporter.add(call.node, Code.ANNOTATION_MISMATCH,
-                            f"jax.{name} differentiates a function with a scalar output, but this one returns shape "
-                            f"{format_shape(value.dims)} (jax.jacfwd or jax.jacrev give the Jacobian of an array)")
+                            f"{as_str(call.arg('api'))} differentiates a function with a scalar output, but this one "
+                            f"returns shape {format_shape(value.dims)} (jax.jacfwd or jax.jacrev give the Jacobian "
+                            "of an array)")
         return None
     named = value.named if isinstance(value, ArrayType) else None
     grads = [_gradient(value_tree(args[i]), named) for i in numbers]
