@@ -3,10 +3,11 @@ module's `__init__`, and called in its `__call__` on batched inputs; a module's 
 (`nnx.Param`), read as the arrays they hold; and nnx's `jit` and gradients.
 
 An nnx layer makes its parameters when it is built, so a call on an input of another size fails
-in JAX: a contraction of different sizes (`Linear`, `Conv`: SC104) or a scale and bias that do
-not fit the input's features (`LayerNorm`, `RMSNorm`, `BatchNorm`: SC103). Both are reported with
-the sizes the layer was built with. A module of the program's own (`class MLP(nnx.Module)`) is an
-object like any other: its fields hold the layers `__init__` built.
+in JAX: a contraction of different sizes (`Linear`, `Conv`, `MultiHeadAttention`'s projections:
+SC104) or a scale and bias that do not fit the input's features (`LayerNorm`, `RMSNorm`,
+`BatchNorm`: SC103). Each is reported with the sizes the layer was built with. A module of the
+program's own (`class MLP(nnx.Module)`) is an object like any other: its fields hold the layers
+`__init__` built.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ REGISTRY = Registry()  # what this module handles; collected by `library.handler
 LAYERS = LayerRules()  # how each layer class is called; collected by `layer_calls`
 
 NNX: Final = "flax.nnx"
-# What every nnx layer takes besides its sizes; `rngs` is keyword-only in all of them.
+# What every nnx layer takes besides its sizes (`rngs`, keyword-only in all of them, among the options).
 _OPTIONS: Final = "dtype=None, param_dtype=None, **options"
 
 REGISTRY.handles(f"{NNX}.Linear", signature=f"in_features, out_features, *, use_bias=True, {_OPTIONS}")(build)
