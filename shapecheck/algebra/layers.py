@@ -150,7 +150,7 @@ def projected_attention(query: ArrayType, key: ArrayType, in_features: Dim, kv_f
     result is the query's shape with `out_features` last."""
     if query.rank is None or query.ellipsis is not None or key.rank is None or key.ellipsis is not None:
         return Outcome(_unknown(dtype, query))
-    if certainly_differ(query.dims[-1] if query.rank else None, in_features) and query.rank:
+    if query.rank and certainly_differ(query.dims[-1], in_features):
         return Outcome(_unknown(dtype, query), (Problem(
             Code.CONTRACTION_MISMATCH, f"{what} projects {format_dim(in_features)} query features, but its query's "
             f"last dim is {format_dim(query.dims[-1])}", sizes=(query.dims[-1], in_features), operands=(0,)),))
