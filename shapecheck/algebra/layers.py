@@ -101,12 +101,14 @@ def attend(query: ArrayType, num_embeddings: Dim, dtype: str | None) -> Outcome:
     return Outcome(_like(query, dtype, (*query.dims[:-1], num_embeddings)))
 
 
-def groups_divide(features: Dim, groups: Dim, what: str, unit: str = "channels", parts: str = "groups") -> Problem | None:
+def groups_divide(features: Dim, groups: Dim, what: str, unit: str = "channels", parts: str = "groups",
+                  where: str = "of its input's last dim") -> Problem | None:
     """flax's `GroupNorm` splits the last dim into groups, and attention its features into
-    heads: a count that does not divide them is refused (a ValueError or an AssertionError)."""
+    heads (linen's those of its input, nnx's those it is built with): a count that does not
+    divide them is refused (a ValueError or an AssertionError)."""
     if isinstance(features, int) and isinstance(groups, int) and groups > 0 and features % groups:
         return Problem(Code.RESHAPE_MISMATCH,
-                       f"{what}: {groups} {parts} do not divide the {features} {unit} of its input's last dim",
+                       f"{what}: {groups} {parts} do not divide the {features} {unit} {where}",
                        sizes=(features, groups), operands=(0,))
     return None
 
@@ -131,15 +133,6 @@ def multi_head_attention(query: ArrayType, key: ArrayType | None, num_heads: Dim
     out = out_features if out_features is not None else query.dims[-1]
     del key  # the key and value are projected to the same features: their sizes do not show
     return Outcome(_like(query, dtype, (*query.dims[:-1], out)))
-
-
-def heads_divide(features: Dim, heads: Dim, what: str) -> Problem | None:
-    """nnx's `MultiHeadAttention(num_heads, in_features, qkv_features)` splits its query, key
-    and value features into heads when it is built (a ValueError where they do not divide)."""
-    if isinstance(features, int) and isinstance(heads, int) and heads > 0 and features % heads:
-        return Problem(Code.RESHAPE_MISMATCH, f"{what}: {heads} heads do not divide its {features} query/key/value "
-                       "features", sizes=(features, heads), operands=(0,))
-    return None
 
 
 def projected_attention(query: ArrayType, key: ArrayType, in_features: Dim, kv_features: Dim, out_features: Dim,

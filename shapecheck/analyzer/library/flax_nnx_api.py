@@ -31,7 +31,7 @@ from shapecheck.analyzer.library.layers_api import (
 )
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Layer, Seq, Value, as_dim
+from shapecheck.analyzer.values import Const, Layer, Value, as_dim
 from shapecheck.dims import Dim
 from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
@@ -53,6 +53,7 @@ REGISTRY.handles(f"{NNX}.Conv", signature="in_features, out_features, kernel_siz
                                           f"use_bias=True, mask=None, {_OPTIONS}")(build)
 REGISTRY.handles(*each(NNX, "LayerNorm", "RMSNorm", "BatchNorm"), signature=f"num_features, *, {_OPTIONS}")(build)
 REGISTRY.handles(f"{NNX}.Dropout", signature="rate, *, broadcast_dims=(), deterministic=False, **options")(build)
+REGISTRY.handles(f"{NNX}.Sequential", signature="*fns")(build)
 
 
 _ATTENTION: Final = f"{NNX}.MultiHeadAttention"
@@ -68,11 +69,17 @@ def attention_layer(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sc
         return None
     heads, in_features = as_dim(layer.setting("num_heads")), as_dim(layer.setting("in_features"))
     features = _or(layer, "qkv_features", in_features)
-    problem = layers.heads_divide(features, heads, _what(layer, heads, in_features))
+    problem = layers.groups_divide(features, heads, _what(layer, heads, in_features), "query/key/value features",
+                                   "heads", "it is built with")
     if problem is not None:
         interp.reporter.problems([problem], call.node, call.arg_nodes)
         return None
     return layer
+
+
+def _flag(layer: Layer, name: str) -> bool | None:
+    """A flag setting that defaults to True (`use_scale`, `use_bias`); None where unread."""
+    return flag(layer.setting(name), True) if layer.given(name) else True
 
 
 def _or(layer: Layer, name: str, default: Dim) -> Dim:
@@ -122,14 +129,6 @@ def held(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     """`self.w.value`, `self.w.get_value()`: the array an nnx variable holds, which the checker
     reads the variable as (a JAX array itself has neither)."""
     return call.arg("a")
-
-
-@REGISTRY.handles(f"{NNX}.Sequential", signature="*fns")
-def sequential_layers(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    """`nnx.Sequential(*fns)`: the layers and functions, in order."""
-    if call.opaque:
-        return None
-    return Layer(call.name, (("fns", Seq(tuple(call.args))),), call.node)
 
 
 # nnx's jit is JAX's, its options among them; nnx's gradients are JAX's with respect to a
@@ -190,9 +189,8 @@ def normalization(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Contex
     x = call.arg("x")
     if not isinstance(x, ArrayType) or any(layer.given(name) for name in ("reduction_axes", "feature_axes", "axis")):
         return None
-    scale = flag(layer.setting("use_scale"), True) if layer.given("use_scale") else True
-    bias = (flag(layer.setting("use_bias"), True) if layer.given("use_bias") else True) \
-        if not layer.name.endswith("RMSNorm") else False
+    scale = _flag(layer, "use_scale")
+    bias = False if layer.name.endswith("RMSNorm") else _flag(layer, "use_bias")  # RMSNorm has none
     if scale is None or bias is None:
         return None
     # The input is promoted with the float32 parameters (a BatchNorm's statistics among them).

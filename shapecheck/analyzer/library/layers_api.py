@@ -56,6 +56,8 @@ def build(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
         return None
     names = (*signature.positional, *signature.keyword_only)
     settings = [(name, call.arg(name)) for name in names if call.given(name)]
+    if signature.variadic is not None:  # `nnx.Sequential(*fns)`: what `*fns` collects, as a tuple
+        settings.append((signature.variadic, Seq(tuple(call.rest()))))
     if signature.var_keyword is not None:
         # The options a signature leaves to `**options` are settings too (`use_scale=False`).
         settings.extend((name, value) for name, value in call.kwargs.items() if name not in signature.places)
