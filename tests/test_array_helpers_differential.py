@@ -222,3 +222,13 @@ def test_broadcast_to_agrees_with_jax(program: str) -> None:
     """One way only: `(3,)` does not broadcast to `(1,)`, nor `(1, 1)` to `(1,)`, though an
     elementwise op would broadcast each pair."""
     agree(program, frozenset({"SC101"}))
+
+
+@pytest.mark.parametrize(("a", "target"), [
+    ("()", "()"), ("()", "(0,)"), ("(0,)", "(0,)"), ("(1,)", "(0,)"), ("(0,)", "(1,)"), ("(2, 3)", "(2, 3)"),
+    ("(3,)", "(1,)"), ("(1, 1)", "(1,)"),
+])
+def test_broadcast_to_trivial_and_empty_shapes(a: str, target: str) -> None:
+    """The same shape, a scalar, empty dims, and the two refusals an elementwise op would accept."""
+    agree(PROGRAM.format(a=a, b="()", dtype="jnp.int32", body=f"out = jnp.broadcast_to(a, {target})"),
+          frozenset({"SC101"}))

@@ -261,3 +261,21 @@ def attentions(draw: st.DrawFn) -> str:
 @cases(25)
 def test_nnx_attention_agrees_with_nnx(program: str) -> None:
     agree(program, frozenset({"SC101", "SC104", "SC105", "SC106"}))
+
+
+@pytest.mark.parametrize(("layer", "shape", "dtype"), [
+    ("nnx.Sequential()", "(2, 3)", "jnp.float32"),
+    ("nnx.Sequential(nnx.relu)", "(2, 3)", "jnp.float32"),
+    (f"nnx.Linear(3, 4, {RNGS})", "(0, 3)", "jnp.float32"),
+    (f"nnx.Linear(1, 1, {RNGS})", "(1,)", "jnp.float32"),
+    (f"nnx.Embed(3, 4, {RNGS})", "(0,)", "jnp.int32"),
+    (f"nnx.Embed(1, 1, {RNGS})", "(1,)", "jnp.int32"),
+    (f"nnx.LayerNorm(3, {RNGS})", "(0, 3)", "jnp.float32"),
+    (f"nnx.BatchNorm(1, {RNGS})", "(1, 1)", "jnp.float32"),
+    (f"nnx.Conv(1, 1, 1, {RNGS})", "(1, 1)", "jnp.float32"),
+    (f"nnx.MultiHeadAttention(1, 1, decode=False, {RNGS})", "(1, 1)", "jnp.float32"),
+    (f"nnx.Dropout(0.5, deterministic=True, {RNGS})", "()", "jnp.float32"),
+])
+def test_trivial_layers_agree_with_nnx(layer: str, shape: str, dtype: str) -> None:
+    """No layers, empty batch dims, sizes of 1, a scalar: what nnx accepts without a second thought."""
+    agree(LAYER.format(layer=layer, shape=shape, dtype=dtype))

@@ -31,7 +31,7 @@ from shapecheck.analyzer.library.layers_api import (
 )
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Layer, Value, as_dim
+from shapecheck.analyzer.values import Const, Layer, Seq, Value, as_dim
 from shapecheck.dims import Dim
 from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
@@ -217,8 +217,12 @@ def dropout(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> 
 @LAYERS.rule(f"{NNX}.Sequential", signature="*args, **kwargs")
 def sequential(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
     """`nnx.Sequential(nnx.Linear(3, 4, rngs=r), nnx.relu, ...)(x)`: each layer or function in
-    turn, a tuple spread into the next one's arguments."""
-    return chained(interp, layer.setting("fns"), call, ctx, spread=True)
+    turn, a tuple spread into the next one's arguments; with none, its one argument."""
+    fns = layer.setting("fns")
+    if fns == Seq(()):
+        arguments = call.rest()
+        return arguments[0] if len(arguments) == 1 else None
+    return chained(interp, fns, call, ctx, spread=True)
 
 
 @LAYERS.rule(f"{NNX}.Conv", signature="inputs, out_sharding=None")
