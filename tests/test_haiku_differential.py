@@ -160,3 +160,87 @@ out = net.apply(params, state, None, jnp.zeros((7, FEATURES)), False)[0]
 def test_trivial_forward_functions_agree_with_haiku(body: str, init: str, applied: str) -> None:
     agree(PROGRAM.format(body=body, transform="hk.transform(forward)", init=init, applied=applied, rng="None, "),
           frozenset({"SC103"}))
+
+
+ATTENTION = """\
+import jax
+import jax.numpy as jnp
+import haiku as hk
+
+def forward(q, k, v):
+    attention = hk.MultiHeadAttention({heads}, {key_size}{options}, w_init=hk.initializers.VarianceScaling(1.0))
+    return attention(q, k, v{mask})
+
+net = hk.without_apply_rng(hk.transform(forward))
+params = net.init(jax.random.key(0), jnp.zeros({q}), jnp.zeros({k}), jnp.zeros({v}))
+out = net.apply(params, jnp.zeros({q2}), jnp.zeros({k2}), jnp.zeros({v2}))
+"""
+
+
+@st.composite
+def attentions(draw: st.DrawFn) -> str:
+    """Self- and cross-attention over leading dims that broadcast or not, keys and values of
+    lengths that match or not (a length of 1 broadcasts), sometimes an operand without a length
+    axis or a mask; applied to the same shapes, or to one with its features changed (other
+    parameters than init made)."""
+    heads, key_size = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    options = ""
+    if draw(st.booleans()):
+        options += f", value_size={draw(st.integers(1, 3))}"
+    if draw(st.booleans()):
+        options += f", model_size={draw(sizes)}"
+    if draw(st.booleans()):
+        options += ", with_bias=False"
+    leading = draw(st.lists(st.integers(1, 3), max_size=2))
+
+    def lead() -> list[int]:
+        kind = draw(st.sampled_from(["same", "same", "none", "ones", "other"]))
+        if kind == "same":
+            return list(leading)
+        if kind == "none":
+            return []
+        if kind == "ones":
+            return [1] * len(leading)
+        return draw(st.lists(st.integers(1, 3), max_size=2))
+
+    length, kv_length = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    shapes = [[*leading, length, draw(sizes)], [*lead(), kv_length, draw(sizes)],
+              [*lead(), draw(st.sampled_from([kv_length, kv_length, 1, draw(st.integers(1, 4))])), draw(sizes)]]
+    if draw(st.integers(0, 9)) == 0:
+        shapes[draw(st.integers(0, 2))] = [draw(sizes)]  # no length axis
+    if draw(st.integers(0, 9)) == 0:
+        shapes[0][draw(st.integers(0, len(shapes[0]) - 2)) if len(shapes[0]) > 1 else 0] = 0
+    mask = ""
+    if draw(st.booleans()):
+        logits = [*leading, heads, length, kv_length]
+        dims = [draw(st.sampled_from([d, 1])) for d in logits]
+        if draw(st.integers(0, 4)) == 0:
+            dims = dims[1:] if dims else [2]  # another rank
+        mask = f", jnp.ones({_shape(dims)}, bool)"
+    applied = [list(shape) for shape in shapes]
+    if draw(st.booleans()):
+        which = draw(st.integers(0, 2))
+        applied[which][-1] = draw(sizes)
+    return ATTENTION.format(heads=heads, key_size=key_size, options=options, mask=mask,
+                            q=_shape(shapes[0]), k=_shape(shapes[1]), v=_shape(shapes[2]),
+                            q2=_shape(applied[0]), k2=_shape(applied[1]), v2=_shape(applied[2]))
+
+
+@given(attentions())
+@cases(40)
+def test_attention_agrees_with_haiku(program: str) -> None:
+    agree(program, frozenset({"SC101", "SC103", "SC104", "SC105", "SC106"}))
+
+
+@pytest.mark.parametrize(("q", "k", "v"), [
+    ("(1, 1)", "(1, 1)", "(1, 1)"),  # one position of one feature
+    ("(3, 2)", "(3, 2)", "(3, 2)"),  # self-attention, no leading dims
+    ("(2, 4, 5)", "(6, 3)", "(6, 3)"),  # keys without the query's batch: broadcast
+    ("(4, 5)", "(2, 6, 3)", "(6, 3)"),  # a key batch the query lacks: the output keeps the query's
+    ("(4, 5)", "(6, 3)", "(5, 3)"),  # key and value lengths differ
+    ("(5,)", "(6, 3)", "(6, 3)"),  # a query without a length axis
+    ("(0, 5)", "(6, 3)", "(6, 3)"),  # an empty query
+])
+def test_trivial_attentions_agree_with_haiku(q: str, k: str, v: str) -> None:
+    agree(ATTENTION.format(heads=2, key_size=3, options="", mask="", q=q, k=k, v=v, q2=q, k2=k, v2=v),
+          frozenset({"SC101", "SC103", "SC104", "SC105", "SC106"}))

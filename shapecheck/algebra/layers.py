@@ -17,7 +17,7 @@ from shapecheck.algebra import linalg
 from shapecheck.algebra.broadcast import broadcast
 from shapecheck.algebra.outcome import Outcome, Problem, normalize_axis
 from shapecheck.codes import Code
-from shapecheck.dims import Dim, certainly_differ, format_dim, format_shape
+from shapecheck.dims import Dim, certainly_differ, format_dim, format_shape, product
 from shapecheck.types import ArrayType
 
 
@@ -202,3 +202,113 @@ def layer_norm_shape(x: ArrayType, shape: tuple[Dim, ...], what: str = "equinox.
                        operands=(0,))
     return None
 
+
+
+def unbatched_attention(query: ArrayType, key: ArrayType, value: ArrayType, mask: ArrayType | None,
+                        num_heads: Dim, in_sizes: tuple[Dim, Dim, Dim], output_size: Dim, dtype: str | None,
+                        what: str) -> Outcome:
+    """equinox's `MultiheadAttention(num_heads, query_size, ...)(query, key, value, mask)`: each
+    of the three is one unbatched `(length, features)` sequence (a ValueError otherwise), its
+    features the size its projection was built for (`in_sizes`: a contraction); the key and the
+    value have one length; a mask is `(query length, key length)`, or that per head. Each
+    projection is reshaped to `(length, num_heads, -1)`, which a length of 0 cannot be. The
+    result is `(query length, output_size)`."""
+    names = ("query", "key", "value")
+    operands = (query, key, value)
+    if any(x.rank is None or x.ellipsis is not None for x in operands):
+        return Outcome(_unknown(dtype, query))
+    for index, x in enumerate(operands):
+        if len(x.dims) != 2:
+            return Outcome(_unknown(dtype, query), (Problem(
+                Code.ANNOTATION_MISMATCH, f"{what} takes one unbatched (length, features) sequence each for the "
+                f"query, key and value, but its {names[index]} has shape {format_shape(x.dims)}"
+                + ("; vmap it over the batch dims" if len(x.dims) > 2 else ""), operands=(index,)),))
+    if certainly_differ(key.dims[0], value.dims[0]):
+        return Outcome(_unknown(dtype, query), (Problem(
+            Code.CONTRACTION_MISMATCH, f"{what}: the key's length {format_dim(key.dims[0])} and the value's "
+            f"{format_dim(value.dims[0])} must be equal", sizes=(key.dims[0], value.dims[0]), operands=(1, 2)),))
+    for index, (x, size) in enumerate(zip(operands, in_sizes, strict=True)):
+        if certainly_differ(x.dims[1], size):
+            return Outcome(_unknown(dtype, query), (Problem(
+                Code.CONTRACTION_MISMATCH, f"{what} projects {format_dim(size)} {names[index]} features, but its "
+                f"{names[index]}'s last dim is {format_dim(x.dims[1])}", sizes=(x.dims[1], size), operands=(index,)),))
+        if x.dims[0] == 0:
+            return Outcome(_unknown(dtype, query), (Problem(
+                Code.RESHAPE_MISMATCH, f"{what}: its {names[index]} has length 0, which its heads' reshape to "
+                f"(0, {format_dim(num_heads)}, -1) cannot infer -1 from", operands=(index,)),))
+    if mask is not None and mask.rank is not None and mask.ellipsis is None:
+        wanted = [(query.dims[0], key.dims[0]), (num_heads, query.dims[0], key.dims[0])]
+        if not any(len(shape) == mask.rank and not any(certainly_differ(a, b) for a, b in zip(mask.dims, shape, strict=True))
+                   for shape in wanted):
+            return Outcome(_unknown(dtype, query), (Problem(
+                Code.ANNOTATION_MISMATCH, f"{what}: the mask must have shape {format_shape(wanted[0])} (query length, "
+                f"key length) or {format_shape(wanted[1])} per head, but it has shape {format_shape(mask.dims)}",
+                operands=(3,)),))
+    return Outcome(_like(query, dtype, (query.dims[0], output_size)))
+
+
+def broadcast_attention(query: ArrayType, key: ArrayType, value: ArrayType, mask: ArrayType | None,
+                        heads: Dim, value_size: Dim, model_size: Dim, dtype: str | None,
+                        what: str) -> tuple[Outcome, Dim]:
+    """haiku's `MultiHeadAttention(num_heads, key_size, ...)(query, key, value, mask)`: each is
+    `(..., length, features)`, projected to the heads whatever its features; the leading dims of
+    the three broadcast (two einsums), as do the key's and the value's lengths (a size-1 label
+    broadcasts in `jnp.einsum`), and the mask (of the logits' rank, `(..., heads, query length,
+    key length)`) with the logits. The heads' values are reshaped to the query's leading dims and
+    length (`-1` for the rest: not from a zero size) and projected to `model_size`. Also the
+    features that last projection takes (the heads' `heads * value_size`, times what broadcasting
+    added to the leading dims), for its parameter."""
+    names = ("query", "key", "value")
+    operands = (query, key, value)
+    if any(x.rank is None or x.ellipsis is not None for x in operands):
+        return Outcome(_unknown(dtype, query)), None
+    for index, x in enumerate(operands):
+        if len(x.dims) < 2:
+            return Outcome(_unknown(dtype, query), (Problem(
+                Code.AXIS_OUT_OF_RANGE, f"{what} attends over (..., length, features), but its {names[index]} has "
+                f"shape {format_shape(x.dims)}: no length axis before the features", axes=(-2,),
+                operands=(index,)),)), None
+    leading = query.dims[:-2]
+    logits, problem = _leading(leading, key.dims[:-2], what, "query", "key")
+    if problem is None and mask is not None and mask.rank is not None and mask.ellipsis is None and logits is not None:
+        shape = (*logits, heads, query.dims[-2], key.dims[-2])
+        if mask.rank != len(shape):
+            problem = Problem(Code.ANNOTATION_MISMATCH, f"{what}: the mask must have the logits' {len(shape)} dims "
+                              f"(..., heads, query length, key length), but it has shape {format_shape(mask.dims)}",
+                              operands=(3,))
+        else:
+            masked = broadcast([ArrayType(None, shape), ArrayType(None, mask.dims)], ("the logits", "the mask"))
+            if masked.problems:
+                problem = masked.problems[0]
+            elif masked.type.dims != shape:
+                return Outcome(_unknown(dtype, query)), None  # the mask widens the logits: not followed
+    if problem is not None:
+        return Outcome(_unknown(dtype, query), (problem,)), None
+    length, value_length = key.dims[-2], value.dims[-2]
+    if certainly_differ(length, value_length) and length != 1 and value_length != 1:
+        return Outcome(_unknown(dtype, query), (Problem(
+            Code.CONTRACTION_MISMATCH, f"{what}: the key's length {format_dim(length)} and the value's "
+            f"{format_dim(value_length)} must be equal (or 1)", sizes=(length, value_length), operands=(1, 2)),)), None
+    widened, problem = _leading(logits, value.dims[:-2], what, "query and key", "value") if logits is not None \
+        else (None, None)
+    if problem is not None:
+        return Outcome(_unknown(dtype, query), (problem,)), None
+    if 0 in (*leading, query.dims[-2]):
+        return Outcome(_unknown(dtype, query), (Problem(
+            Code.RESHAPE_MISMATCH, f"{what} reshapes the attended values to the query's {format_shape((*leading, query.dims[-2]))} "
+            "and -1, which a zero size cannot infer", operands=(0,)),)), None
+    features: Dim = None
+    whole, kept = product(widened) if widened is not None else None, product(leading)
+    if whole is not None and kept and isinstance(heads, int) and isinstance(value_size, int):
+        features = whole // kept * heads * value_size
+    return Outcome(_like(query, dtype, (*leading, query.dims[-2], model_size))), features
+
+
+def _leading(a: tuple[Dim, ...], b: tuple[Dim, ...], what: str, first: str,
+             second: str) -> tuple[tuple[Dim, ...] | None, Problem | None]:
+    """Two operands' leading dims broadcast, as an einsum's `...` does."""
+    outcome = broadcast([ArrayType(None, a), ArrayType(None, b)])
+    if outcome.problems:
+        return None, Problem(Code.BROADCAST_MISMATCH, f"{what}: the {first}'s leading dims {format_shape(a)} and the "
+                             f"{second}'s {format_shape(b)} do not broadcast", operands=(0, 1))
+    return (outcome.type.dims if outcome.type.ellipsis is None else None), None

@@ -167,10 +167,10 @@ def finish(interp: Interpreter, outcome: Outcome, call: CallArgs, operand_nodes:
     return outcome.type
 
 
-def finished(interp: Interpreter, call: CallArgs, outcome: Outcome) -> Value:
+def finished(interp: Interpreter, call: CallArgs, outcome: Outcome, operand_nodes: Sequence[ast.AST] = ()) -> Value:
     """`finish`, then the result only where nothing was reported and its rank is known: what
     JAX refuses has no value to go on with (None, unknown)."""
-    result = finish(interp, outcome, call)
+    result = finish(interp, outcome, call, operand_nodes)
     return None if outcome.problems or result.ellipsis is not None else result
 
 

@@ -12,12 +12,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import convolution, layers
+from shapecheck.algebra.promotion import Typed, default, result_type
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import finish
+from shapecheck.analyzer.library.common import dtype_arg, finish, finished
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     build,
+    chained,
     layer_dtype,
     padding_of,
     shown,
@@ -49,6 +51,14 @@ REGISTRY.handles(f"{EQX_NN}.LayerNorm", signature="shape=None, eps=1e-05, use_we
                                                  "*, elementwise_affine=None")(build)
 REGISTRY.handles(f"{EQX_NN}.Embedding", signature="num_embeddings=None, embedding_size=None, weight=None, dtype=None, "
                                                  "*, key=None")(build)
+REGISTRY.handles(f"{EQX_NN}.Sequential", signature="layers")(build)
+REGISTRY.handles(f"{EQX_NN}.Lambda", signature="fn")(build)
+REGISTRY.handles(f"{EQX_NN}.Identity", signature="*args, **kwargs")(build)
+REGISTRY.handles(f"{EQX_NN}.Dropout", signature="p=0.5, inference=False, *, deterministic=None")(build)
+REGISTRY.handles(f"{EQX_NN}.MultiheadAttention",
+                 signature="num_heads, query_size, key_size=None, value_size=None, output_size=None, qk_size=None, "
+                           "vo_size=None, use_query_bias=False, use_key_bias=False, use_value_bias=False, "
+                           "use_output_bias=False, dropout_p=0.0, inference=False, dtype=None, *, key")(build)
 
 
 def _size(value: Value) -> Dim | str:
@@ -146,6 +156,77 @@ def embedding(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -
         return None
     dtype = layer_dtype(layer, ArrayType("float32")) if layer.given("dtype") else None
     return ArrayType(dtype, (as_dim(layer.setting("embedding_size")),), x.named, None, x.named_open)
+
+
+@LAYERS.rule(f"{EQX_NN}.Sequential", signature="x, state=None, *, key=None")
+def sequential(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """Each layer on what the one before returned; with a `state`, (output, state): not followed."""
+    if call.given("state"):
+        return None
+    first = CallArgs(call.node, [call.arg("x")], [call.arg_node("x")])
+    return chained(interp, layer.setting("layers"), call, ctx, spread=False, first=first)
+
+
+@LAYERS.rule(f"{EQX_NN}.Lambda", signature="x, *, key=None")
+def lambda_(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`eqx.nn.Lambda(fn)(x)` is `fn(x)`."""
+    return interp.call(layer.setting("fn"), CallArgs(call.node, [call.arg("x")], [call.arg_node("x")]), ctx,
+                       interp.scope)
+
+
+@LAYERS.rule(f"{EQX_NN}.Identity", signature="x, *, key=None")
+def identity(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    return call.arg("x")
+
+
+@LAYERS.rule(f"{EQX_NN}.Dropout", signature="x, *, key=None, inference=None, deterministic=None")
+def dropout(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """The input's shape; its dtype too where no element is dropped (`inference`, or `p=0`),
+    else that of `x / (1 - p)`: a float input's, an integer's promoted to the default float."""
+    x = call.arg("x")
+    if not isinstance(x, ArrayType):
+        return None
+    # The call's `deterministic` (deprecated), else its `inference`, else the layer's.
+    inference: Value = Const(None)
+    for name in ("deterministic", "inference"):
+        if call.given(name) and call.arg(name) != Const(None):
+            inference = call.arg(name)
+            break
+    if inference == Const(None):
+        inference = layer.setting("inference") if layer.given("inference") else Const(False)
+    p = layer.setting("p") if layer.given("p") else Const(0.5)
+    if inference == Const(True) or (isinstance(p, Const) and isinstance(p.value, int | float) and p.value == 0):
+        return x
+    kept = result_type(Typed(x.dtype, x.weak), Typed(default("f").dtype, True))
+    return ArrayType(kept.dtype, x.dims, x.named, x.ellipsis, x.named_open, kept.weak)
+
+
+@LAYERS.rule(f"{EQX_NN}.MultiheadAttention",
+             signature="query, key_, value, mask=None, *, key=None, inference=None, deterministic=None, "
+                       "process_heads=None")
+def multihead_attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`eqx.nn.MultiheadAttention(num_heads, query_size)(q, k, v)`: unbatched `(length, features)`
+    sequences, their features those the projections were built for (`key_size` and
+    `value_size` default to `query_size`); `(query length, output_size)` out, `output_size`
+    defaulting to `query_size`. The dtype is the inputs' and the parameters' promoted."""
+    query, key, value, mask = (call.arg(name) for name in ("query", "key_", "value", "mask"))
+    if not (isinstance(query, ArrayType) and isinstance(key, ArrayType) and isinstance(value, ArrayType)):
+        return None
+    query_size = as_dim(layer.setting("query_size"))
+
+    def size(name: str) -> Dim:
+        given = layer.setting(name) if layer.given(name) else Const(None)
+        return query_size if given == Const(None) else as_dim(given)
+
+    params = Typed(dtype_arg(layer.setting("dtype")), False) if layer.given("dtype") and \
+        layer.setting("dtype") != Const(None) else default("f")
+    dtype = result_type(*(Typed(x.dtype, x.weak) for x in (query, key, value)), params).dtype
+    heads = as_dim(layer.setting("num_heads"))
+    outcome = layers.unbatched_attention(
+        query, key, value, mask if isinstance(mask, ArrayType) else None, heads,
+        (query_size, size("key_size"), size("value_size")), size("output_size"), dtype,
+        f"equinox.nn.MultiheadAttention({shown(heads)}, {shown(query_size)})")
+    return finished(interp, call, outcome, [call.arg_node(name) for name in ("query", "key_", "value", "mask")])
 
 
 _ARRAY_FILTERS: Final = frozenset({"equinox.is_array", "equinox.is_inexact_array"})

@@ -5,16 +5,16 @@
 `x` and refuses a parameter `x` would make of another shape than `params` holds (a ValueError,
 SC103: `model_params`). `hk.without_apply_rng` drops apply's `rng`; `hk.transform_with_state`
 adds a state to both (not followed). Inside, `hk.Linear`, `hk.nets.MLP`, `hk.Conv1D`/`2D`/`3D`,
-`hk.Flatten`, `hk.Sequential`, `hk.LayerNorm`, `hk.BatchNorm`, `hk.Embed`, `hk.get_parameter` and
-`hk.get_state` give their shapes as haiku computes them; a layer on a scalar is refused as haiku
-refuses it.
+`hk.Flatten`, `hk.Sequential`, `hk.LayerNorm`, `hk.BatchNorm`, `hk.Embed`, `hk.MultiHeadAttention`,
+`hk.get_parameter` and `hk.get_state` give their shapes as haiku computes them; a layer on a
+scalar is refused as haiku refuses it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra import convolution
+from shapecheck.algebra import convolution, layers
 from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -314,6 +314,45 @@ def layer_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
         scale, offset = _flag(layer, "create_scale", True), _flag(layer, "create_offset", True)
         _created(interp, layer, scale=features if scale else None, offset=features if offset else None)
     return x
+
+
+REGISTRY.handles(f"{HK}.MultiHeadAttention", signature="num_heads, key_size, w_init_scale=None, *, w_init=None, "
+                                                        "with_bias=True, b_init=None, value_size=None, model_size=None, "
+                                                        "name=None")(build)
+
+
+@LAYERS.rule(f"{HK}.MultiHeadAttention", signature="query, key, value, mask=None")
+def multi_head_attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`hk.MultiHeadAttention(num_heads, key_size)(q, k, v)`: `(..., length, features)` each,
+    projected to `num_heads` heads of `key_size` (the value's of `value_size`, default
+    `key_size`), attended, and projected to `model_size` (default `key_size * num_heads`)."""
+    query, key, value, mask = (call.arg(name) for name in ("query", "key", "value", "mask"))
+    if not (isinstance(query, ArrayType) and isinstance(key, ArrayType) and isinstance(value, ArrayType)):
+        return None
+    heads, key_size = as_dim(layer.setting("num_heads")), as_dim(layer.setting("key_size"))
+    value_size = as_dim(layer.setting("value_size")) if _given(layer, "value_size") else key_size
+    model_size = as_dim(layer.setting("model_size")) if _given(layer, "model_size") else (
+        heads * key_size if isinstance(heads, int) and isinstance(key_size, int) else None)
+    dtypes = {x.dtype for x in (query, key, value)}
+    dtype = query.dtype if len(dtypes) == 1 and query.dtype is not None and kind_of(query.dtype) == "f" else None
+    outcome, features = layers.broadcast_attention(
+        query, key, value, mask if isinstance(mask, ArrayType) else None, heads, value_size, model_size, dtype,
+        f"hk.MultiHeadAttention({format_dim(heads)}, {format_dim(key_size)})")
+    result = finish(interp, outcome, call, [call.arg_node(name) for name in ("query", "key", "value", "mask")])
+    if outcome.problems:
+        return None
+    bias = _flag(layer, "with_bias", True)
+    qk = heads * key_size if isinstance(heads, int) and isinstance(key_size, int) else None
+    vo = heads * value_size if isinstance(heads, int) and isinstance(value_size, int) else None
+    for prefix, x, size in (("query/", query, qk), ("key/", key, qk), ("value/", value, vo)):
+        _created(interp, layer, prefix, w=(x.dims[-1], size), b=(size,) if bias else None)
+    _created(interp, layer, "linear/", w=(features, model_size), b=(model_size,) if bias else None)
+    return result
+
+
+def _given(layer: Layer, name: str) -> bool:
+    """Given a value haiku takes (`value_size or key_size`: None and 0 are not)."""
+    return layer.given(name) and layer.setting(name) not in (Const(None), Const(0))
 
 
 @LAYERS.rule(f"{HK}.Embed", signature="ids")

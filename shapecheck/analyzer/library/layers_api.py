@@ -115,14 +115,16 @@ def padding_of(value: Value, spatial: int) -> convolution.Padding:
     return None
 
 
-def chained(interp: Interpreter, layers: Value, call: CallArgs, ctx: Context, *, spread: bool) -> Value:
-    """A sequential layer's call (`nn.Sequential`, `hk.Sequential`): its first layer on the
-    call's arguments, each next on what the one before returned; a tuple is spread into the
-    next one's arguments where `spread` (flax does, haiku does not). Unknown where the layers
-    cannot be read, and after a layer returns a dict (spread as keywords: not followed)."""
+def chained(interp: Interpreter, layers: Value, call: CallArgs, ctx: Context, *, spread: bool,
+            first: CallArgs | None = None) -> Value:
+    """A sequential layer's call (`nn.Sequential`, `hk.Sequential`, `eqx.nn.Sequential`): its first
+    layer on the call's arguments (those its `*args` collect, or `first`), each next on what the
+    one before returned; a tuple is spread into the next one's arguments where `spread` (flax
+    does, haiku and equinox do not). Unknown where the layers cannot be read, and after a layer
+    returns a dict (spread as keywords: not followed)."""
     if not isinstance(layers, Seq) or not layers.items:
         return None  # the libraries refuse an empty list
-    out = interp.call(layers.items[0], forwarded(call, call.rest()), ctx, interp.scope)
+    out = interp.call(layers.items[0], first if first is not None else forwarded(call, call.rest()), ctx, interp.scope)
     for following in layers.items[1:]:
         if out is None or isinstance(out, Dict):
             return None

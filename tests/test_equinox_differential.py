@@ -1,0 +1,167 @@
+"""equinox's containers and attention against equinox itself: `eqx.nn.Sequential` of linear
+layers, activations wrapped in `eqx.nn.Lambda`, `Identity` and `Dropout`; and
+`eqx.nn.MultiheadAttention`, called on one example or under `jax.vmap`.
+
+equinox layers are built with their sizes and take one unbatched example; a layer given other
+features fails in JAX (a contraction, SC104), an attention given a batch or a mask of another
+shape in equinox (a ValueError, SC103), keys and values of different lengths SC104, and an empty
+sequence in the reshape to heads (SC105). The checker must report exactly the programs equinox
+refuses and infer the output's shape and dtype of the others (`tests.differential.agree`).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.differential import agree, cases
+
+pytest.importorskip("jax")
+pytest.importorskip("equinox")
+
+PROGRAM = """\
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+keys = jax.random.split(jax.random.key(0), 8)
+model = {model}
+{call}
+"""
+
+SEQUENTIAL = """\
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+keys = jax.random.split(jax.random.key(0), 8)
+model = eqx.nn.Sequential([{layers}])
+x = jnp.zeros({shape}, {dtype})
+out = {call}
+"""
+
+sizes = st.integers(1, 5)
+dtypes = st.sampled_from(["jnp.float32", "jnp.bfloat16", "jnp.int32"])
+
+
+def _shape(dims: list[int]) -> str:
+    return "(" + "".join(f"{d}, " for d in dims) + ")"
+
+
+@st.composite
+def sequentials(draw: st.DrawFn) -> str:
+    """Linear layers of drawn sizes (some chained right, some not), with activations, identities
+    and dropouts between them; called on one example or vmapped over a batch."""
+    features = draw(sizes)
+    width = features
+    layers: list[str] = []
+    for index in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["Linear", "Linear", "relu", "Identity", "Dropout", "LayerNorm"]))
+        if kind == "Linear":
+            given = width if draw(st.integers(0, 3)) else draw(sizes)
+            width = draw(sizes)
+            layers.append(f"eqx.nn.Linear({given}, {width}, key=keys[{index}])")
+        elif kind == "relu":
+            layers.append("eqx.nn.Lambda(jax.nn.relu)")
+        elif kind == "Identity":
+            layers.append("eqx.nn.Identity()")
+        elif kind == "Dropout":
+            layers.append(draw(st.sampled_from(["eqx.nn.Dropout(0.5, inference=True)", "eqx.nn.Dropout(0.0)"])))
+        else:
+            layers.append(f"eqx.nn.LayerNorm({width if draw(st.integers(0, 3)) else draw(sizes)})")
+    batched = draw(st.booleans())
+    shape = [draw(sizes), features] if batched else [features]
+    call = "jax.vmap(model)(x)" if batched else "model(x)"
+    return SEQUENTIAL.format(layers=", ".join(layers), shape=_shape(shape), dtype=draw(dtypes), call=call)
+
+
+@given(sequentials())
+@cases(40)
+def test_sequential_agrees_with_equinox(program: str) -> None:
+    agree(program, frozenset({"SC103", "SC104"}))
+
+
+@st.composite
+def dropouts(draw: st.DrawFn) -> str:
+    """A dropout that drops (with a key) or not (inference, p=0): an integer input comes out a
+    float where it drops."""
+    layer = draw(st.sampled_from(["eqx.nn.Dropout()", "eqx.nn.Dropout(0.25)", "eqx.nn.Dropout(0.0)",
+                                  "eqx.nn.Dropout(inference=True)"]))
+    options = draw(st.sampled_from(["key=keys[0]", "key=keys[0], inference=False", "inference=True"]))
+    dims = draw(st.lists(sizes, max_size=3))
+    return PROGRAM.format(model=layer, call=f"out = model(jnp.zeros({_shape(dims)}, {draw(dtypes)}), {options})")
+
+
+@given(dropouts())
+@cases(20)
+def test_dropout_agrees_with_equinox(program: str) -> None:
+    agree(program, frozenset())
+
+
+@st.composite
+def attentions(draw: st.DrawFn) -> str:
+    """An attention built with drawn sizes (defaults or given), on queries, keys and values of
+    drawn shapes: sometimes batched, of other features, of key and value lengths that differ,
+    empty, with a mask of the right shape or not; in the inputs' dtype or another."""
+    heads, query_size = draw(st.integers(1, 3)), draw(sizes)
+    options = ""
+    key_size = value_size = query_size
+    if draw(st.booleans()):
+        key_size = draw(sizes)
+        options += f", key_size={key_size}"
+    if draw(st.booleans()):
+        value_size = draw(sizes)
+        options += f", value_size={value_size}"
+    for name in ("output_size", "qk_size", "vo_size"):
+        if draw(st.integers(0, 3)) == 0:
+            options += f", {name}={draw(sizes)}"
+    if draw(st.integers(0, 3)) == 0:
+        options += f", dtype={draw(st.sampled_from(['jnp.float32', 'jnp.bfloat16']))}"
+    length, kv_length = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+
+    def features(size: int) -> int:
+        return size if draw(st.integers(0, 4)) else draw(sizes)
+
+    shapes = [[length, features(query_size)], [kv_length, features(key_size)],
+              [kv_length if draw(st.integers(0, 4)) else draw(st.integers(1, 4)), features(value_size)]]
+    if draw(st.integers(0, 7)) == 0:
+        shapes[draw(st.integers(0, 2))].insert(0, draw(sizes))  # a batch: equinox takes one example
+    if draw(st.integers(0, 7)) == 0:
+        shapes[draw(st.integers(0, 2))][0] = 0
+    mask = ""
+    if draw(st.booleans()):
+        dims = draw(st.sampled_from([[length, kv_length], [heads, length, kv_length], [length, kv_length, 1],
+                                     [kv_length, length], [1, kv_length]]))
+        mask = f", mask=jnp.ones({_shape(dims)}, bool)"
+    dtype = draw(st.sampled_from(["jnp.float32", "jnp.float32", "jnp.bfloat16"]))
+    arrays = ", ".join(f"jnp.zeros({_shape(shape)}, {dtype})" for shape in shapes)
+    model = f"eqx.nn.MultiheadAttention({heads}, {query_size}{options}, key=keys[0])"
+    return PROGRAM.format(model=model, call=f"out = model({arrays}{mask})")
+
+
+@given(attentions())
+@cases(40)
+def test_attention_agrees_with_equinox(program: str) -> None:
+    agree(program, frozenset({"SC103", "SC104", "SC105"}))
+
+
+def test_batched_attention_is_vmapped() -> None:
+    """The usual way to batch it: vmap over the batch dim, the mask broadcast to each example."""
+    agree(PROGRAM.format(model="eqx.nn.MultiheadAttention(2, 8, key=keys[0])", call="""\
+x = jnp.zeros((4, 5, 8))
+mask = jnp.tril(jnp.ones((5, 5), bool))
+out = jax.vmap(lambda x: model(x, x, x, mask=mask))(x)"""))
+
+
+@pytest.mark.parametrize(("model", "call"), [
+    ("eqx.nn.Sequential([eqx.nn.Identity()])", "out = model(jnp.zeros(()))"),  # a scalar through an identity
+    ("eqx.nn.Sequential([eqx.nn.Lambda(jnp.sum)])", "out = model(jnp.zeros((3, 2)))"),  # a function's own shape
+    ("eqx.nn.Sequential([eqx.nn.Linear(1, 1, key=keys[0])])", "out = model(jnp.zeros((1,)))"),  # sizes of 1
+    ("eqx.nn.Sequential([eqx.nn.Linear(3, 2, key=keys[0])])", "out = model(jnp.zeros((2, 3)))"),  # a batch, unvmapped
+    ("eqx.nn.MultiheadAttention(1, 1, key=keys[0])", "out = model(*[jnp.zeros((1, 1))] * 3)"),  # one of everything
+    ("eqx.nn.MultiheadAttention(3, 2, key=keys[0])", "out = model(*[jnp.zeros((4, 2))] * 3)"),  # more heads than features
+    ("eqx.nn.MultiheadAttention(2, 4, key=keys[0])", "out = model(*[jnp.zeros((4,))] * 3)"),  # no length axis
+])
+def test_trivial_cases_agree_with_equinox(model: str, call: str) -> None:
+    agree(PROGRAM.format(model=model, call=call), frozenset({"SC103", "SC104", "SC105"}))
