@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.differential import agree, cases
+from tests.differential import agree, cases, check
 
 pytest.importorskip("jax")
 pytest.importorskip("equinox")
@@ -165,3 +165,37 @@ out = jax.vmap(lambda x: model(x, x, x, mask=mask))(x)"""))
 ])
 def test_trivial_cases_agree_with_equinox(model: str, call: str) -> None:
     agree(PROGRAM.format(model=model, call=call), frozenset({"SC103", "SC104", "SC105"}))
+
+
+@st.composite
+def parameters(draw: st.DrawFn) -> str:
+    """A built layer's array read as an attribute (`layer.weight`, `layer.bias`), and used in
+    arithmetic with an array that fits it or not."""
+    kind = draw(st.sampled_from(["Linear", "Conv", "Embedding", "LayerNorm"]))
+    a, b = draw(sizes), draw(sizes)
+    dtype = draw(st.sampled_from(["", ", dtype=jnp.bfloat16"]))
+    names = ["weight", "bias"]
+    if kind == "Linear":
+        model = f"eqx.nn.Linear({a}, {b}{dtype}, key=keys[0])"
+    elif kind == "Conv":
+        spatial, groups = draw(st.integers(1, 3)), draw(st.sampled_from([1, 1, 2]))
+        model = f"eqx.nn.Conv{spatial}d({groups * a}, {groups * b}, {draw(st.integers(1, 3))}, groups={groups}{dtype}, key=keys[0])"
+    elif kind == "Embedding":
+        model, names = f"eqx.nn.Embedding({a}, {b}{dtype}, key=keys[0])", ["weight"]
+    else:
+        model = f"eqx.nn.LayerNorm({_shape(draw(st.lists(sizes, min_size=1, max_size=2)))}{dtype})"
+    arithmetic = f" + jnp.ones({_shape(draw(st.lists(sizes, max_size=2)))})" if draw(st.booleans()) else ""
+    return PROGRAM.format(model=model, call=f"out = model.{draw(st.sampled_from(names))}{arithmetic}")
+
+
+@given(parameters())
+@cases(25)
+def test_a_built_layer_s_arrays_are_its_attributes(program: str) -> None:
+    agree(program, frozenset({"SC101"}))
+
+
+def test_a_missing_bias_is_none() -> None:
+    checked = check(PROGRAM.format(model="eqx.nn.Linear(3, 4, use_bias=False, key=keys[0])", call="out = model.bias"))
+    assert checked.codes == () and checked.type is None
+    agree(PROGRAM.format(model="eqx.nn.Linear(3, 4, key=keys[0])", call="out = model.weight @ jnp.ones(4)"),
+          frozenset({"SC104"}))

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.differential import agree, cases
+from tests.differential import agree, cases, check
 
 pytest.importorskip("jax")
 pytest.importorskip("flax.nnx")
@@ -279,3 +279,53 @@ def test_nnx_attention_agrees_with_nnx(program: str) -> None:
 def test_trivial_layers_agree_with_nnx(layer: str, shape: str, dtype: str) -> None:
     """No layers, empty batch dims, sizes of 1, a scalar: what nnx accepts without a second thought."""
     agree(LAYER.format(layer=layer, shape=shape, dtype=dtype))
+
+
+PARAMETER = """\
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+layer = {layer}
+out = {read} {arithmetic}
+"""
+
+
+@st.composite
+def parameters(draw: st.DrawFn) -> str:
+    """A built layer's parameter read as an attribute (`layer.kernel`, its `.value`, `[...]`), and
+    used in arithmetic with an array that fits it or not."""
+    kind = draw(st.sampled_from(["Linear", "Conv", "Embed", "LayerNorm", "RMSNorm", "BatchNorm"]))
+    a, b = draw(sizes), draw(sizes)
+    options = draw(st.sampled_from(["", ", param_dtype=jnp.bfloat16"]))
+    if kind == "Linear":
+        layer, names = f"nnx.Linear({a}, {b}{options}, {RNGS})", ["kernel", "bias"]
+    elif kind == "Conv":
+        groups = draw(st.sampled_from([1, 1, 2]))
+        kernel = draw(st.sampled_from(["3", "(2, 3)", "(1, 2, 2)"]))
+        layer, names = f"nnx.Conv({groups * a}, {groups * b}, {kernel}, feature_group_count={groups}{options}, {RNGS})", \
+            ["kernel", "bias"]
+    elif kind == "Embed":
+        layer, names = f"nnx.Embed({a}, {b}{options}, {RNGS})", ["embedding"]
+    else:
+        layer = f"nnx.{kind}({a}{options}, {RNGS})"
+        names = {"LayerNorm": ["scale", "bias"], "RMSNorm": ["scale"], "BatchNorm": ["scale", "bias", "mean", "var"]}[kind]
+    read = f"layer.{draw(st.sampled_from(names))}{draw(st.sampled_from(['.value', '[...]', '.get_value()']))}"
+    arithmetic = ""
+    if draw(st.booleans()):
+        arithmetic = f"+ jnp.ones({_shape(draw(st.lists(sizes, max_size=2)))})"
+    return PARAMETER.format(layer=layer, read=read, arithmetic=arithmetic)
+
+
+@given(parameters())
+@cases(25)
+def test_a_built_layer_s_parameters_are_its_attributes(program: str) -> None:
+    agree(program, frozenset({"SC101"}))
+
+
+def test_a_parameter_a_layer_does_not_make_is_none() -> None:
+    """`use_bias=False`: the attribute is None, never an array of the bias's shape."""
+    checked = check(PARAMETER.format(layer=f"nnx.Linear(3, 4, use_bias=False, {RNGS})", read="layer.bias", arithmetic=""))
+    assert checked.codes == () and checked.type is None
+    agree(PARAMETER.format(layer=f"nnx.Linear(3, 4, {RNGS})", read="layer.kernel.value", arithmetic="@ jnp.ones(3)"),
+          frozenset({"SC104"}))

@@ -200,6 +200,11 @@ class Expressions(InterpreterState):
         if isinstance(base, AtIndexer) and base.indexed:
             return BoundMethod(base.receiver, f"at.{attr}", base.target)
         if isinstance(base, Layer):
+            # A built layer's parameter (`layer.kernel`, `linear.weight`), where its library
+            # says what that attribute holds; else one of its library's methods.
+            handler = self.methods.get(f"attr:{base.name}.{attr}")
+            if handler is not None:
+                return handler(cast("Interpreter", self), CallArgs(node, [base], [node.value]), ctx, scope)
             return objects.layer_method(base, attr)
         if isinstance(base, ArrayType):
             handler = self.methods.get(f"attr:{attr}")

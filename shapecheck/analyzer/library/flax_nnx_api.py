@@ -12,14 +12,15 @@ program's own (`class MLP(nnx.Module)`) is an object like any other: its fields 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra import broadcast, layers
+from shapecheck.algebra import broadcast, layers, linalg
 from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import sharding_api, transforms
-from shapecheck.analyzer.library.common import dtype_arg, finish, flag
+from shapecheck.analyzer.library.common import dtype_arg, finish, finished, flag
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     build,
@@ -28,10 +29,11 @@ from shapecheck.analyzer.library.layers_api import (
     layer_dtype,
     shown,
     shown_window,
+    window,
 )
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Layer, Seq, Value, as_dim
+from shapecheck.analyzer.values import Const, Layer, Partial, Qual, Seq, Value, as_dim
 from shapecheck.dims import Dim
 from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
@@ -129,6 +131,89 @@ def held(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     """`self.w.value`, `self.w.get_value()`: the array an nnx variable holds, which the checker
     reads the variable as (a JAX array itself has neither)."""
     return call.arg("a")
+
+
+# -- a built layer's parameters, read as its attributes (`self.linear.kernel.value`) ------------
+
+def _parameters(layer: Layer) -> dict[str, tuple[Dim, ...] | bool | None]:
+    """The parameters nnx builds a layer with, by attribute: their shapes, None where a shape is
+    not known, False where the layer has none of that name (`use_bias=False`: the attribute is
+    None)."""
+    kind = layer.name.rpartition(".")[2]
+
+    def made(name: str, shape: tuple[Dim, ...]) -> tuple[Dim, ...] | bool | None:
+        wanted = _flag(layer, name)
+        return None if wanted is None else shape if wanted else False
+
+    if kind == "Linear":
+        in_features, out_features = as_dim(layer.setting("in_features")), as_dim(layer.setting("out_features"))
+        return {"kernel": (in_features, out_features), "bias": made("use_bias", (out_features,))}
+    if kind == "Embed":
+        return {"embedding": (as_dim(layer.setting("num_embeddings")), as_dim(layer.setting("features")))}
+    if kind == "Conv":
+        kernel = window(layer.setting("kernel_size"), None)
+        in_features, out_features = as_dim(layer.setting("in_features")), as_dim(layer.setting("out_features"))
+        groups = as_dim(layer.setting("feature_group_count")) if layer.given("feature_group_count") else 1
+        per_group = in_features // groups if isinstance(in_features, int) and isinstance(groups, int) and groups > 0 \
+            and in_features % groups == 0 else None
+        return {"kernel": (*kernel, per_group, out_features) if kernel is not None else None,
+                "bias": made("use_bias", (out_features,))}
+    features = (as_dim(layer.setting("num_features")),)
+    found: dict[str, tuple[Dim, ...] | bool | None] = {"scale": made("use_scale", features)}
+    if kind != "RMSNorm":
+        found["bias"] = made("use_bias", features)
+    if kind == "BatchNorm":
+        found.update(mean=features, var=features)
+    return found
+
+
+_PARAMETERS: Final = {"Linear": ("kernel", "bias"), "Embed": ("embedding",), "Conv": ("kernel", "bias"),
+                      "LayerNorm": ("scale", "bias"), "RMSNorm": ("scale",), "BatchNorm": ("scale", "bias", "mean", "var")}
+
+
+_STATISTICS: Final = frozenset(("mean", "var"))  # a BatchNorm's running statistics: float32 whatever its param_dtype
+
+
+def _parameter(name: str) -> Callable[[Interpreter, CallArgs, Context, Scope], Value]:
+    def read(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+        layer = call.arg("layer")
+        if not isinstance(layer, Layer):
+            return None
+        shape = _parameters(layer).get(name)
+        if shape is False:
+            return Const(None)
+        if not isinstance(shape, tuple) or (name not in _STATISTICS and layer.given("param_dtype")
+                                            and dtype_arg(layer.setting("param_dtype")) is None):
+            return None
+        dtype = dtype_arg(layer.setting("param_dtype")) if layer.given("param_dtype") else "f32"
+        return ArrayType("f32" if name in _STATISTICS else dtype, shape)
+
+    read.__doc__ = f"`layer.{name}`: the parameter an nnx layer was built with (an `nnx.Param`, read as its array)."
+    return read
+
+
+for _name in sorted({name for names in _PARAMETERS.values() for name in names}):
+    REGISTRY.handles(*(f"attr:{NNX}.{kind}.{_name}" for kind, names in _PARAMETERS.items() if _name in names),
+                     signature="layer")(_parameter(_name))
+
+
+@REGISTRY.handles(f"attr:{NNX}.Embed.attend", signature="layer")
+def attend_method(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`embed.attend`, waiting for its query."""
+    return Partial(Qual(f"{NNX}.Embed.attend"), (call.arg("layer"),))
+
+
+@REGISTRY.handles(f"{NNX}.Embed.attend", signature="self, query, *, out_sharding=None")
+def attend(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`embed.attend(query)`: `jnp.dot(query, embedding.T)`, the query's features against each
+    row of the table (logits over the vocabulary, the table shared with the input's embedding)."""
+    layer, query = call.arg("self"), call.arg("query")
+    if not isinstance(layer, Layer) or not isinstance(query, ArrayType):
+        return None
+    table = ArrayType(layer_dtype(layer, query), (as_dim(layer.setting("features")), as_dim(layer.setting("num_embeddings"))))
+    outcome = linalg.dot(ArrayType(table.dtype, query.dims, query.named, query.ellipsis, query.named_open), table,
+                         ("the query", f"{_what(layer, *reversed(table.dims))}'s table, transposed"))
+    return finished(interp, call, outcome, [call.arg_node("query")])
 
 
 # nnx's jit is JAX's, its options among them; nnx's gradients are JAX's with respect to a
