@@ -329,3 +329,11 @@ def test_a_parameter_a_layer_does_not_make_is_none() -> None:
     assert checked.codes == () and checked.type is None
     agree(PARAMETER.format(layer=f"nnx.Linear(3, 4, {RNGS})", read="layer.kernel.value", arithmetic="@ jnp.ones(3)"),
           frozenset({"SC104"}))
+
+
+@pytest.mark.parametrize("query", ["(4,)", "(2, 3, 4)", "(5,)", "()", "(2, 5)"])
+@pytest.mark.parametrize("dtype", ["jnp.float32", "jnp.bfloat16", "jnp.int32"])
+def test_attend_is_a_dot_with_the_table(query: str, dtype: str) -> None:
+    """`embed.attend(query)`: logits over the table's rows from the query's features (weight tying)."""
+    agree(PARAMETER.format(layer=f"nnx.Embed(7, 4, {RNGS})", read=f"layer.attend(jnp.zeros({query}, {dtype}))",
+                           arithmetic=""), frozenset({"SC104"}))
