@@ -337,3 +337,44 @@ def test_attend_is_a_dot_with_the_table(query: str, dtype: str) -> None:
     """`embed.attend(query)`: logits over the table's rows from the query's features (weight tying)."""
     agree(PARAMETER.format(layer=f"nnx.Embed(7, 4, {RNGS})", read=f"layer.attend(jnp.zeros({query}, {dtype}))",
                            arithmetic=""), frozenset({"SC104"}))
+
+
+@st.composite
+def transposed_convolutions(draw: st.DrawFn) -> str:
+    """nnx's and linen's ConvTranspose with drawn kernels, strides, paddings and dilations, on
+    inputs of no, one or two batch dims, of the features they were built for or others."""
+    spatial = draw(st.integers(1, 2))
+    kernel = [draw(st.integers(1, 3)) for _ in range(spatial)]
+    options = ""
+    if draw(st.booleans()):
+        options += f", strides={draw(st.sampled_from([1, 2, 3]))}"
+    if draw(st.booleans()):
+        options += ", padding=" + draw(st.sampled_from(["'SAME'", "'VALID'", "1", "0", str(((1, 0),) * spatial)]))
+    if draw(st.integers(0, 3)) == 0:
+        options += f", kernel_dilation={draw(st.integers(1, 2))}"
+    if draw(st.integers(0, 3)) == 0:
+        options += ", transpose_kernel=True"
+    if draw(st.integers(0, 3)) == 0:
+        options += ", use_bias=False"
+    in_features, out_features = draw(sizes), draw(sizes)
+    shape = [*draw(st.lists(sizes, max_size=2)), *(draw(st.integers(1, 6)) for _ in range(spatial)),
+             _features(draw, in_features)]
+    dtype = draw(dtypes)
+    if draw(st.booleans()):
+        return LAYER.format(layer=f"nnx.ConvTranspose({in_features}, {out_features}, {_shape(kernel)}{options}, {RNGS})",
+                            shape=_shape(shape), dtype=dtype)
+    return f"""\
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+layer = nn.ConvTranspose({out_features}, {_shape(kernel)}{options})
+x = jnp.zeros({_shape(shape)}, {dtype})
+out = layer.apply(layer.init(jax.random.key(0), x), x)
+"""
+
+
+@given(transposed_convolutions())
+@cases(30)
+def test_transposed_convolutions_agree_with_flax(program: str) -> None:
+    agree(program, frozenset({"SC104"}))

@@ -24,6 +24,7 @@ from shapecheck.analyzer.library.layers_api import (
     build,
     chained,
     flax_conv,
+    flax_conv_transpose,
     layer_dtype,
     padding_of,
     shown,
@@ -71,6 +72,9 @@ REGISTRY.handles(f"{LINEN}.DenseGeneral", signature=f"features, axis=-1, batch_d
 REGISTRY.handles(f"{LINEN}.Embed", signature=f"num_embeddings, features, {_OPTIONS}")(build)
 REGISTRY.handles(f"{LINEN}.Conv", signature="features, kernel_size, strides=1, padding='SAME', input_dilation=1, "
                                             f"kernel_dilation=1, feature_group_count=1, use_bias=True, mask=None, {_OPTIONS}")(build)
+REGISTRY.handles(f"{LINEN}.ConvTranspose", signature="features, kernel_size, strides=None, padding='SAME', "
+                                                     "kernel_dilation=None, use_bias=True, mask=None, "
+                                                     f"{_OPTIONS}")(build)
 REGISTRY.handles(*each(LINEN, "LayerNorm", "RMSNorm", "BatchNorm"), signature="**options")(build)
 REGISTRY.handles(f"{LINEN}.GroupNorm", signature="num_groups=32, group_size=None, **options")(build)
 REGISTRY.handles(f"{LINEN}.Dropout", signature="rate, broadcast_dims=(), deterministic=None, **options")(build)
@@ -190,6 +194,21 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     output, kernel = flax_conv(interp, layer, call, x, x.dims[-1] if x.rank else None, features,
                                lambda size: f"flax.linen.Conv({shown(features)}, {shown_window(size)})")
     if kernel is not None:
+        _created(interp, layer, kernel=kernel, bias=(features,))
+    return output
+
+
+@LAYERS.rule(f"{LINEN}.ConvTranspose", signature="inputs")
+def conv_transpose(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nn.ConvTranspose(features, kernel_size)(x)`: the upsampling convolution of decoders, its
+    kernel made from the input's features (`layers_api.flax_conv_transpose`)."""
+    x = call.arg("inputs")
+    if not isinstance(x, ArrayType) or x.rank is None:
+        return None
+    features = as_dim(layer.setting("features"))
+    output, kernel = flax_conv_transpose(interp, layer, call, x, x.dims[-1] if x.rank else None, features,
+                                         lambda size: f"flax.linen.ConvTranspose({shown(features)}, {shown_window(size)})")
+    if kernel is not None and output is not None:
         _created(interp, layer, kernel=kernel, bias=(features,))
     return output
 

@@ -26,6 +26,7 @@ from shapecheck.analyzer.library.layers_api import (
     build,
     chained,
     flax_conv,
+    flax_conv_transpose,
     layer_dtype,
     shown,
     shown_window,
@@ -53,6 +54,9 @@ REGISTRY.handles(f"{NNX}.Embed", signature=f"num_embeddings, features, *, {_OPTI
 REGISTRY.handles(f"{NNX}.Conv", signature="in_features, out_features, kernel_size, strides=1, *, padding='SAME', "
                                           "input_dilation=1, kernel_dilation=1, feature_group_count=1, "
                                           f"use_bias=True, mask=None, {_OPTIONS}")(build)
+REGISTRY.handles(f"{NNX}.ConvTranspose", signature="in_features, out_features, kernel_size, strides=None, *, "
+                                                   "padding='SAME', kernel_dilation=None, use_bias=True, mask=None, "
+                                                   f"transpose_kernel=False, {_OPTIONS}")(build)
 REGISTRY.handles(*each(NNX, "LayerNorm", "RMSNorm", "BatchNorm"), signature=f"num_features, *, {_OPTIONS}")(build)
 REGISTRY.handles(f"{NNX}.Dropout", signature="rate, *, broadcast_dims=(), deterministic=False, **options")(build)
 REGISTRY.handles(f"{NNX}.Sequential", signature="*fns")(build)
@@ -131,6 +135,20 @@ def held(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     """`self.w.value`, `self.w.get_value()`: the array an nnx variable holds, which the checker
     reads the variable as (a JAX array itself has neither)."""
     return call.arg("a")
+
+
+@LAYERS.rule(f"{NNX}.ConvTranspose", signature="inputs")
+def conv_transpose(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nnx.ConvTranspose(in_features, out_features, kernel_size)(x)`: as linen's, its kernel built
+    for `in_features` (another input's features: SC104)."""
+    x = call.arg("inputs")
+    if not isinstance(x, ArrayType):
+        return None
+    in_features, out_features = as_dim(layer.setting("in_features")), as_dim(layer.setting("out_features"))
+    output, _ = flax_conv_transpose(interp, layer, call, x, in_features, out_features,
+                                    lambda size: f"flax.nnx.ConvTranspose({shown(in_features)}, {shown(out_features)}, "
+                                                 f"{shown_window(size)})")
+    return output
 
 
 # -- a built layer's parameters, read as its attributes (`self.linear.kernel.value`) ------------

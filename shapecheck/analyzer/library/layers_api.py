@@ -10,13 +10,15 @@ read, gives an unknown value.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, TypeAlias
 
 from shapecheck.algebra import convolution
+from shapecheck.algebra.outcome import Outcome
 from shapecheck.algebra.promotion import Typed, default, result_type
 from shapecheck.analyzer.calls import CallArgs, Signature
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded
+from shapecheck.analyzer.library.common import dtype_arg, finish, flag, forwarded
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Dict, Layer, Seq, Value, as_dim, as_int, as_str
 from shapecheck.dims import Dim
@@ -171,6 +173,45 @@ def flax_conv(interp: Interpreter, layer: Layer, call: CallArgs, x: ArrayType, i
         what=what(kernel))
     result = finish(interp, outcome, call, [call.arg_node("inputs")] * 2)
     made = rhs.dims if per_group is not None else None
+    if outcome.problems or result.rank is None:
+        return None, made
+    output = ArrayType(layer_dtype(layer, x), (*x.dims[:batch_rank], *result.dims[1:]), x.named, None, x.named_open)
+    return output, made
+
+
+def flax_conv_transpose(interp: Interpreter, layer: Layer, call: CallArgs, x: ArrayType, in_features: Dim,
+                        features: Dim, what: Callable[[tuple[Dim, ...]], str]) -> tuple[Value, tuple[Dim, ...] | None]:
+    """A flax transposed convolution (linen's `nn.ConvTranspose` and nnx's `nnx.ConvTranspose`
+    take the same settings) on `x`: `(*batch, *spatial, in_features)`, channels last, the kernel
+    `(*kernel_size, in_features, features)` (its last two swapped with `transpose_kernel`),
+    `lax.conv_transpose` with its default layout; no batch dim is allowed, several are
+    flattened. The output, and the kernel's shape (None where not known). 'CIRCULAR' padding
+    and masks are not followed."""
+    kernel = window(layer.setting("kernel_size"), None)
+    if x.rank is None or x.ellipsis is not None or kernel is None or layer.given("mask"):
+        return None, None
+    spatial = len(kernel)
+    batch_rank = x.rank - spatial - 1
+    if batch_rank < 0:
+        return None, None
+    strides = window(layer.setting("strides"), spatial) if layer.given("strides") else (1,) * spatial
+    dilation = window(layer.setting("kernel_dilation"), spatial) if layer.given("kernel_dilation") else (1,) * spatial
+    padding = padding_of(layer.setting("padding"), spatial) if layer.given("padding") else "SAME"
+    swapped = flag(layer.setting("transpose_kernel")) if layer.given("transpose_kernel") else False
+    if padding is None or swapped is None or strides is None or dilation is None:
+        return None, None
+    batch: Dim = 1
+    for size in x.dims[:batch_rank]:
+        batch = batch * size if isinstance(batch, int) and isinstance(size, int) else None
+    lhs = ArrayType(x.dtype, (batch, *x.dims[batch_rank:]), x.named, None, x.named_open)
+    made = (*kernel, features, in_features) if swapped else (*kernel, in_features, features)
+    outcome = convolution.conv_transpose(lhs, ArrayType(x.dtype, made), strides, padding, rhs_dilation=dilation,
+                                         transpose_kernel=swapped)
+    if outcome.problems:
+        # lax's message names lax: the layer's sizes say which layer it was.
+        outcome = Outcome(outcome.type, tuple(replace(problem, message=f"{what(kernel)}: {problem.message}")
+                                              for problem in outcome.problems))
+    result = finish(interp, outcome, call, [call.arg_node("inputs")] * 2)
     if outcome.problems or result.rank is None:
         return None, made
     output = ArrayType(layer_dtype(layer, x), (*x.dims[:batch_rank], *result.dims[1:]), x.named, None, x.named_open)
