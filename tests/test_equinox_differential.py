@@ -199,3 +199,28 @@ def test_a_missing_bias_is_none() -> None:
     assert checked.codes == () and checked.type is None
     agree(PROGRAM.format(model="eqx.nn.Linear(3, 4, key=keys[0])", call="out = model.weight @ jnp.ones(4)"),
           frozenset({"SC104"}))
+
+
+@st.composite
+def typed_layers(draw: st.DrawFn) -> str:
+    """equinox layers whose weights are of a drawn dtype, on inputs of a drawn dtype: a linear
+    layer's matmul promotes the two, a convolution refuses two dtypes (lax converts nothing)."""
+    kind = draw(st.sampled_from(["Linear", "MLP", "Conv1d", "Conv2d", "LayerNorm"]))
+    a, b = draw(sizes), draw(sizes)
+    dtype = draw(st.sampled_from(["", ", dtype=jnp.bfloat16", ", dtype=jnp.float16", ", dtype=jnp.float32"]))
+    if kind == "Linear":
+        model, shape = f"eqx.nn.Linear({a}, {b}{dtype}, key=keys[0])", [a]
+    elif kind == "MLP":
+        model, shape = f"eqx.nn.MLP({a}, {b}, 4, 1{dtype}, key=keys[0])", [a]
+    elif kind == "LayerNorm":
+        model, shape = f"eqx.nn.LayerNorm({a}{dtype})", [a]
+    else:
+        spatial = int(kind[4])
+        model, shape = f"eqx.nn.{kind}({a}, {b}, 2{dtype}, key=keys[0])", [a, *([draw(st.integers(2, 5))] * spatial)]
+    return PROGRAM.format(model=model, call=f"out = model(jnp.zeros({_shape(shape)}, {draw(dtypes)}))")
+
+
+@given(typed_layers())
+@cases(25)
+def test_layer_dtypes_agree_with_equinox(program: str) -> None:
+    agree(program, frozenset({"SC301"}))

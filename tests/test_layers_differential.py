@@ -53,7 +53,8 @@ def _shape(dims: list[int]) -> str:
 @st.composite
 def flax_layers(draw: st.DrawFn) -> str:
     dims = draw(st.lists(sizes, min_size=0, max_size=4))
-    kind = draw(st.sampled_from(["Dense", "DenseGeneral", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "Attention"]))
+    kind = draw(st.sampled_from(["Dense", "DenseGeneral", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "Attention",
+                                 "Embed"]))
     if kind == "Dense":
         layer = f"nn.Dense({draw(sizes)})"
     elif kind == "DenseGeneral":
@@ -66,20 +67,28 @@ def flax_layers(draw: st.DrawFn) -> str:
         layer = f"nn.GroupNorm(num_groups={draw(st.integers(1, 4))})"
     elif kind == "Dropout":
         layer = "nn.Dropout(0.5, deterministic=True)"
+    elif kind == "Embed":
+        layer = f"nn.Embed({draw(sizes)}, {draw(sizes)})"
     elif kind == "Attention":
         dims = [*dims[:2], draw(st.sampled_from([4, 6, 8]))]
         layer = f"nn.MultiHeadDotProductAttention(num_heads={draw(st.integers(1, 4))})"
     else:
-        layer = f"nn.{kind}()"
+        layer = f"nn.{kind}({draw(st.sampled_from(['', '', 'use_scale=False', 'use_scale=False, use_bias=False']))})"
+        if kind == "RMSNorm":
+            layer = layer.replace(", use_bias=False", "")
         dims = dims or [3]
-    dtype = "jnp.float32" if kind in ("GroupNorm", "Attention") else draw(dtypes)
-    return FLAX.format(layer=layer, shape=_shape(dims), dtype=dtype)
+    if kind != "Dropout" and draw(st.booleans()):
+        # The computation's and the parameters' dtypes: flax promotes the input with the parameters'.
+        option = draw(st.sampled_from(["dtype=jnp.bfloat16", "param_dtype=jnp.bfloat16", "param_dtype=jnp.float16",
+                                       "dtype=jnp.float32, param_dtype=jnp.bfloat16"]))
+        layer = layer[:-1] + (", " if not layer.endswith("()") else "") + option + ")"
+    return FLAX.format(layer=layer, shape=_shape(dims), dtype=draw(dtypes))
 
 
 @given(flax_layers())
 @CASES
 def test_flax_layers_agree_with_flax(program: str) -> None:
-    agree(program, frozenset({"SC105", "SC106"}))
+    agree(program, frozenset({"SC105", "SC106", "SC301"}))
 
 
 @st.composite

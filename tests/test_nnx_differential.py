@@ -48,6 +48,9 @@ out = {output}
 
 sizes = st.integers(1, 6)
 dtypes = st.sampled_from(["jnp.float32", "jnp.bfloat16", "jnp.int32"])
+# A layer's computation and parameter dtypes (flax promotes the input with the parameters').
+dtype_options = st.sampled_from(["", "", ", dtype=jnp.bfloat16", ", param_dtype=jnp.bfloat16",
+                                 ", param_dtype=jnp.float16", ", dtype=jnp.float32, param_dtype=jnp.bfloat16"])
 RNGS = "rngs=nnx.Rngs(0)"
 
 
@@ -68,9 +71,7 @@ def layers(draw: st.DrawFn) -> str:
     dtype = draw(dtypes)
     if kind == "Linear":
         dims = [*batch, _features(draw, size)] if draw(st.integers(0, 9)) else []
-        layer = f"nnx.Linear({size}, {other}, {RNGS})"
-        if draw(st.booleans()):
-            layer = f"nnx.Linear({size}, {other}, dtype=jnp.bfloat16, {RNGS})"
+        layer = f"nnx.Linear({size}, {other}{draw(dtype_options)}, {RNGS})"
     elif kind in ("LayerNorm", "RMSNorm", "BatchNorm"):
         dims = [*batch, _features(draw, size)]
         options = draw(st.sampled_from(["", "use_scale=False, ", "use_scale=False, use_bias=False, ",
@@ -79,11 +80,10 @@ def layers(draw: st.DrawFn) -> str:
             options = "use_scale=False, "
         if options.startswith("use_running") and kind != "BatchNorm":
             options = ""
-        layer = f"nnx.{kind}({size}, {options}{RNGS})"
-        dtype = "jnp.float32" if dtype == "jnp.int32" else dtype
+        layer = f"nnx.{kind}({size}, {options}{RNGS}{draw(dtype_options)})"
     elif kind == "Embed":
-        dims, dtype = batch, "jnp.int32"
-        layer = f"nnx.Embed({size}, {other}, {RNGS})"
+        dims = batch  # ids of another dtype than an integer one are refused (SC301)
+        layer = f"nnx.Embed({size}, {other}{draw(dtype_options)}, {RNGS})"
     elif kind == "Dropout":
         dims = batch
         layer = f"nnx.Dropout(0.5, deterministic=True, {RNGS})"
@@ -98,7 +98,7 @@ def layers(draw: st.DrawFn) -> str:
 @given(layers())
 @cases(25)
 def test_nnx_layers_agree_with_nnx(program: str) -> None:
-    agree(program, frozenset({"SC101", "SC103", "SC104", "SC106"}))
+    agree(program, frozenset({"SC101", "SC103", "SC104", "SC106", "SC301"}))
 
 
 @st.composite
@@ -115,8 +115,8 @@ def convs(draw: st.DrawFn) -> str:
     channels *= groups  # nnx refuses to build a conv whose groups do not divide its channels
     dims[-1] = channels if dims[-1] == channels // groups else dims[-1]
     layer = (f"nnx.Conv({channels}, {draw(st.sampled_from([2, 3, 4, 6]))}, {kernel!r}, strides={strides}, "
-             f"padding={padding}, feature_group_count={groups}, {RNGS})")
-    return LAYER.format(layer=layer, shape=_shape(dims), dtype="jnp.float32")
+             f"padding={padding}, feature_group_count={groups}{draw(dtype_options)}, {RNGS})")
+    return LAYER.format(layer=layer, shape=_shape(dims), dtype=draw(dtypes))
 
 
 @given(convs())
@@ -248,7 +248,7 @@ def attentions(draw: st.DrawFn) -> str:
     query = [*batch, draw(sizes), _features(draw, in_features)]
     if draw(st.integers(0, 9)) == 0:
         query = query[len(query) - draw(st.integers(0, 1)):]  # no length axis, or a scalar
-    layer = f"nnx.MultiHeadAttention({heads}, {in_features}, {options}decode=False, {RNGS})"
+    layer = f"nnx.MultiHeadAttention({heads}, {in_features}, {options}decode=False{draw(dtype_options)}, {RNGS})"
     arguments = "query"
     if kv_features != in_features or draw(st.booleans()):
         same = draw(st.integers(0, 4))
@@ -356,6 +356,7 @@ def transposed_convolutions(draw: st.DrawFn) -> str:
         options += ", transpose_kernel=True"
     if draw(st.integers(0, 3)) == 0:
         options += ", use_bias=False"
+    options += draw(dtype_options)
     in_features, out_features = draw(sizes), draw(sizes)
     shape = [*draw(st.lists(sizes, max_size=2)), *(draw(st.integers(1, 6)) for _ in range(spatial)),
              _features(draw, in_features)]

@@ -16,8 +16,10 @@ from collections.abc import Sequence
 from shapecheck.algebra import linalg
 from shapecheck.algebra.broadcast import broadcast
 from shapecheck.algebra.outcome import Outcome, Problem, normalize_axis
+from shapecheck.algebra.promotion import Typed, shown
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, certainly_differ, format_dim, format_shape, product
+from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
 
@@ -92,6 +94,16 @@ def embed(ids: ArrayType, features: Dim, dtype: str | None) -> Outcome:
     if ids.rank is None:
         return Outcome(_unknown(dtype, ids))
     return Outcome(_like(ids, dtype, (*ids.dims, features)))
+
+
+def integer_ids(ids: ArrayType, what: str) -> Problem | None:
+    """flax's embeddings look rows up by integer ids, and refuse any other dtype (a ValueError:
+    floats are not rounded, booleans not counted)."""
+    kind = kind_of(ids.dtype)
+    if kind is None or kind in ("i", "u"):
+        return None
+    return Problem(Code.DTYPE_MISMATCH, f"{what} looks rows up by integer ids, but its input is "
+                   f"{shown(Typed(ids.dtype))}; convert it (`.astype(jnp.int32)`)", operands=(0,))
 
 
 def attend(query: ArrayType, num_embeddings: Dim, dtype: str | None) -> Outcome:

@@ -12,19 +12,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra import convolution, layers
+from shapecheck.algebra import convolution, lax_rules, layers
 from shapecheck.algebra.promotion import Typed, default, result_type
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import dtype_arg, finish, finished
+from shapecheck.analyzer.library.common import finish, finished, reported
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     build,
     chained,
-    layer_dtype,
     padding_of,
     shown,
     shown_window,
+    weights_dtype,
     window,
 )
 from shapecheck.analyzer.library.registry import Registry
@@ -62,6 +62,12 @@ REGISTRY.handles(f"{EQX_NN}.MultiheadAttention",
                            "use_output_bias=False, dropout_p=0.0, inference=False, dtype=None, *, key")(build)
 
 
+def _computed(layer: Layer, x: ArrayType) -> str | None:
+    """What `weight @ x` computes in: the input's dtype promoted with the weights'."""
+    weights = weights_dtype(layer)
+    return result_type(Typed(x.dtype, x.weak), Typed(weights)).dtype if weights is not None else None
+
+
 def _size(value: Value) -> Dim | str:
     """An int size, or "scalar" (a 0-d input or output)."""
     text = as_str(value)
@@ -74,7 +80,7 @@ def linear(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> V
     if not isinstance(x, ArrayType):
         return None
     outcome = layers.linear(x, _size(layer.setting("in_features")), _size(layer.setting("out_features")),
-                            layer_dtype(layer, x))
+                            _computed(layer, x))
     return finish(interp, outcome, call, [call.arg_node("x")])
 
 
@@ -88,9 +94,9 @@ def mlp(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Valu
     depth, width = as_int(layer.setting("depth")), as_dim(layer.setting("width_size"))
     in_size, out_size = _size(layer.setting("in_size")), _size(layer.setting("out_size"))
     if not depth or width is None:
-        return finish(interp, layers.linear(x, in_size, out_size, layer_dtype(layer, x), "equinox.nn.MLP"), call,
+        return finish(interp, layers.linear(x, in_size, out_size, _computed(layer, x), "equinox.nn.MLP"), call,
                       [call.arg_node("x")])
-    first = finish(interp, layers.linear(x, in_size, width, layer_dtype(layer, x), "equinox.nn.MLP's first Linear"),
+    first = finish(interp, layers.linear(x, in_size, width, _computed(layer, x), "equinox.nn.MLP's first Linear"),
                    call, [call.arg_node("x")])
     if not isinstance(first, ArrayType) or first.rank is None or first.rank == 0:
         return None
@@ -117,15 +123,18 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
         return None
     per_group: Dim = in_channels // groups if isinstance(in_channels, int) and in_channels % groups == 0 else None
     lhs = ArrayType(x.dtype, (1, *x.dims), x.named, None, x.named_open)
-    rhs = ArrayType(x.dtype, (out_channels, per_group, *kernel))
+    rhs = ArrayType(weights_dtype(layer), (out_channels, per_group, *kernel))
     name = layer.name.rpartition(".")[2]
+    # lax's convolution converts nothing: an input of another dtype than the weights is refused.
+    if reported(interp, call, lax_rules.dtypes([x, rhs], f"equinox.nn.{name}", ["its input", "its weight"])):
+        return None
     outcome = convolution.conv_general_dilated(
         lhs, rhs, strides, padding, rhs_dilation=dilation, feature_group_count=groups,
         what=f"equinox.nn.{name}({shown(in_channels)}, {shown(out_channels)}, {shown_window(kernel)})")
     result = finish(interp, outcome, call, [call.arg_node("x")] * 2)
     if outcome.problems or result.rank is None:
         return None
-    return ArrayType(layer_dtype(layer, x), result.dims[1:], x.named, None, x.named_open)
+    return ArrayType(x.dtype, result.dims[1:], x.named, None, x.named_open)
 
 
 @LAYERS.rule(f"{EQX_NN}.LayerNorm", signature="x, state=None, *, key=None")
@@ -146,7 +155,7 @@ def layer_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
             return None
     elif layer.given("shape") and raw != Const(None):
         return None
-    return ArrayType(x.dtype if x.dtype == layer_dtype(layer, x) else None, x.dims, x.named, x.ellipsis, x.named_open)
+    return ArrayType(x.dtype if x.dtype == _computed(layer, x) else None, x.dims, x.named, x.ellipsis, x.named_open)
 
 
 @LAYERS.rule(f"{EQX_NN}.Embedding", signature="x, *, key=None")
@@ -155,7 +164,7 @@ def embedding(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -
     x = call.arg("x")
     if not isinstance(x, ArrayType) or x.rank != 0 or layer.given("weight") or not layer.given("embedding_size"):
         return None
-    dtype = layer_dtype(layer, ArrayType("float32")) if layer.given("dtype") else None
+    dtype = weights_dtype(layer) if layer.given("dtype") else None
     return ArrayType(dtype, (as_dim(layer.setting("embedding_size")),), x.named, None, x.named_open)
 
 
@@ -219,9 +228,7 @@ def multihead_attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: 
         given = layer.setting(name) if layer.given(name) else Const(None)
         return query_size if given == Const(None) else as_dim(given)
 
-    params = Typed(dtype_arg(layer.setting("dtype")), False) if layer.given("dtype") and \
-        layer.setting("dtype") != Const(None) else default("f")
-    dtype = result_type(*(Typed(x.dtype, x.weak) for x in (query, key, value)), params).dtype
+    dtype = result_type(*(Typed(x.dtype, x.weak) for x in (query, key, value)), Typed(weights_dtype(layer))).dtype
     heads = as_dim(layer.setting("num_heads"))
     outcome = layers.unbatched_attention(
         query, key, value, mask if isinstance(mask, ArrayType) else None, heads,
@@ -274,8 +281,7 @@ def _parameter(name: str) -> Callable[[Interpreter, CallArgs, Context, Scope], V
         shape = _parameters(layer).get(name)
         if shape is False:
             return Const(None)
-        dtype = dtype_arg(layer.setting("dtype")) if layer.given("dtype") and layer.setting("dtype") != Const(None) \
-            else default("f").dtype
+        dtype = weights_dtype(layer)
         return ArrayType(dtype, shape) if isinstance(shape, tuple) and dtype is not None else None
 
     read.__doc__ = f"`layer.{name}`: the array an equinox layer was built with."

@@ -18,7 +18,7 @@ from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import model_params
-from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded, refused, shape
+from shapecheck.analyzer.library.common import dtype_arg, finish, flag, forwarded, refused, shape
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     build,
@@ -26,7 +26,9 @@ from shapecheck.analyzer.library.layers_api import (
     flax_conv,
     flax_conv_transpose,
     layer_dtype,
+    normalized_dtype,
     padding_of,
+    param_dtype,
     shown,
     shown_window,
 )
@@ -114,7 +116,13 @@ def embed(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Va
     ids = call.arg("inputs")
     if not isinstance(ids, ArrayType):
         return None
-    dtype = dtype_arg(layer.setting("dtype")) if layer.given("dtype") else default("f").dtype
+    sizes = (as_dim(layer.setting("num_embeddings")), as_dim(layer.setting("features")))
+    problem = layers.integer_ids(ids, f"flax.linen.Embed({', '.join(shown(size) for size in sizes)})")
+    if problem is not None:
+        return refused(interp, call, problem)
+    # The table's dtype, or the `dtype` given.
+    dtype = dtype_arg(layer.setting("dtype")) if layer.given("dtype") and layer.setting("dtype") != Const(None) \
+        else param_dtype(layer)
     features = as_dim(layer.setting("features"))
     _created(interp, layer, embedding=(as_dim(layer.setting("num_embeddings")), features))
     return finish(interp, layers.embed(ids, features, dtype), call)
@@ -131,7 +139,7 @@ def normalization(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Contex
         features = (x.dims[-1],)
         _created(interp, layer, scale=features,
                  bias=None if layer.name.endswith("RMSNorm") else features)
-    return ArrayType(layer_dtype(layer, x), x.dims, x.named, x.ellipsis, x.named_open)
+    return ArrayType(normalized_dtype(layer, x, _parameters(layer)), x.dims, x.named, x.ellipsis, x.named_open)
 
 
 @LAYERS.rule(f"{LINEN}.GroupNorm", signature="x, *, mask=None")
@@ -148,7 +156,15 @@ def group_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
             interp.reporter.problems([problem], call.node, call.arg_nodes)
             return None
         _created(interp, layer, scale=(x.dims[-1],), bias=(x.dims[-1],))
-    return ArrayType(layer_dtype(layer, x), x.dims, x.named, x.ellipsis, x.named_open)
+    return ArrayType(normalized_dtype(layer, x, _parameters(layer)), x.dims, x.named, x.ellipsis, x.named_open)
+
+
+def _parameters(layer: Layer) -> bool | None:
+    """Whether a norm has a scale or a bias (`use_scale`, `use_bias`: True unless given); None
+    where a flag is not a known bool."""
+    names = ("use_scale",) if layer.name.endswith("RMSNorm") else ("use_scale", "use_bias")
+    flags = [flag(layer.setting(name), True) if layer.given(name) else True for name in names]
+    return None if None in flags else any(flags)
 
 
 @LAYERS.rule(f"{LINEN}.Dropout", signature="inputs, deterministic=None, rng=None")
@@ -172,8 +188,11 @@ def attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -
             (layer.given("out_features") and out is None and layer.setting("out_features") != Const(None)):
         return None
     what = f"flax.linen.{layer.name.rpartition('.')[2]}"
+    # The key and value, where given, are promoted with the query (and the parameters).
+    given = [value for name in ("inputs_k", "inputs_v", "inputs_kv") if call.signature is not None
+             and call.signature.accepts(name) and isinstance(value := call.arg(name), ArrayType)]
     return finish(interp, layers.multi_head_attention(query, None, as_dim(layer.setting("num_heads")), qkv, out,
-                                                      layer_dtype(layer, query), what), call)
+                                                      layer_dtype(layer, query, *given), what), call)
 
 
 @LAYERS.rule(f"{LINEN}.Sequential", signature="*args, **kwargs")

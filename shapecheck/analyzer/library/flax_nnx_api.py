@@ -16,11 +16,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import broadcast, layers, linalg
-from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import sharding_api, transforms
-from shapecheck.analyzer.library.common import dtype_arg, finish, finished, flag
+from shapecheck.analyzer.library.common import dtype_arg, finish, finished, flag, refused
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     build,
@@ -28,6 +27,8 @@ from shapecheck.analyzer.library.layers_api import (
     flax_conv,
     flax_conv_transpose,
     layer_dtype,
+    normalized_dtype,
+    param_dtype,
     shown,
     shown_window,
     window,
@@ -36,7 +37,6 @@ from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Layer, Partial, Qual, Seq, Value, as_dim
 from shapecheck.dims import Dim
-from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -
         return None
     in_features = as_dim(layer.setting("in_features"))
     outcome = layers.projected_attention(query, key, in_features, _or(layer, "in_kv_features", in_features),
-                                         _or(layer, "out_features", in_features), layer_dtype(layer, query),
+                                         _or(layer, "out_features", in_features), layer_dtype(layer, query, key),
                                          _what(layer, as_dim(layer.setting("num_heads")), in_features))
     result = finish(interp, outcome, call, [call.arg_node("inputs_q"), call.arg_node("inputs_k")])
     return None if outcome.problems else result
@@ -267,11 +267,17 @@ def linear(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> V
 @LAYERS.rule(f"{NNX}.Embed", signature="inputs, out_sharding=None")
 def embed(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
     """One row of the table per id; ids of a known dtype that is not an integer one are refused
-    by nnx (a ValueError, not a shape rule): unknown."""
+    by nnx (a ValueError: SC301)."""
     ids = call.arg("inputs")
-    if not isinstance(ids, ArrayType) or kind_of(ids.dtype) not in ("i", "u", None):
+    if not isinstance(ids, ArrayType):
         return None
-    dtype = dtype_arg(layer.setting("dtype")) if layer.given("dtype") else default("f").dtype
+    sizes = (as_dim(layer.setting("num_embeddings")), as_dim(layer.setting("features")))
+    problem = layers.integer_ids(ids, _what(layer, *sizes))
+    if problem is not None:
+        return refused(interp, call, problem)
+    # The table's dtype, or the `dtype` given (nnx promotes the table alone, ids aside).
+    dtype = dtype_arg(layer.setting("dtype")) if layer.given("dtype") and layer.setting("dtype") != Const(None) \
+        else param_dtype(layer)
     features = as_dim(layer.setting("features"))
     if as_dim(layer.setting("num_embeddings")) == 1 and ids.rank is not None and ids.ellipsis is None:
         # A table of one row is broadcast to the ids' shape rather than indexed: a scalar id
@@ -296,9 +302,8 @@ def normalization(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Contex
     bias = False if layer.name.endswith("RMSNorm") else _flag(layer, "use_bias")  # RMSNorm has none
     if scale is None or bias is None:
         return None
-    # The input is promoted with the float32 parameters (a BatchNorm's statistics among them).
-    promoted = scale or bias or layer.name.endswith("BatchNorm") or layer.given("dtype")
-    output = ArrayType(layer_dtype(layer, x) if promoted else x.dtype, x.dims, x.named, x.ellipsis, x.named_open)
+    output = ArrayType(normalized_dtype(layer, x, bool(scale or bias), statistics=layer.name.endswith("BatchNorm")),
+                       x.dims, x.named, x.ellipsis, x.named_open)
     features = as_dim(layer.setting("num_features"))
     # No parameter to fit: a LayerNorm takes any features; a BatchNorm's running statistics
     # still do not broadcast with another count, but do with one feature.

@@ -22,6 +22,7 @@ from shapecheck.analyzer.library.common import dtype_arg, finish, flag, forwarde
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Dict, Layer, Seq, Value, as_dim, as_int, as_str
 from shapecheck.dims import Dim
+from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -66,12 +67,56 @@ def build(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
     return Layer(call.name, tuple(settings), call.node)
 
 
-def layer_dtype(layer: Layer, x: ArrayType) -> str | None:
-    """The dtype of a layer with float32 parameters: its `dtype` setting, else the input's
-    promoted with float32 (flax's `promote_dtype`, equinox's matmul)."""
-    if layer.given("dtype"):
+def layer_dtype(layer: Layer, *inputs: ArrayType) -> str | None:
+    """The dtype a flax layer computes in (linen's and nnx's `promote_dtype`): its `dtype`
+    setting, else its inputs' (an attention's query and key) promoted with its parameters'
+    (`param_dtype`, float32 unless given)."""
+    if layer.given("dtype") and layer.setting("dtype") != Const(None):
         return dtype_arg(layer.setting("dtype"))
-    return result_type(Typed(x.dtype, x.weak), default("f")).dtype
+    params = param_dtype(layer)
+    if params is None:
+        return None
+    return result_type(*(Typed(x.dtype, x.weak) for x in inputs), Typed(params)).dtype
+
+
+def param_dtype(layer: Layer) -> str | None:
+    """A flax layer's parameters' dtype: `param_dtype`, float32 where not given (flax's default is
+    float32 itself, not the default float type of x64 mode)."""
+    if layer.given("param_dtype") and layer.setting("param_dtype") != Const(None):
+        return dtype_arg(layer.setting("param_dtype"))
+    return "f32"
+
+
+def weights_dtype(layer: Layer) -> str | None:
+    """An equinox layer's weights' dtype: its `dtype` setting, else the default float type."""
+    if layer.given("dtype") and layer.setting("dtype") != Const(None):
+        return dtype_arg(layer.setting("dtype"))
+    return default("f").dtype
+
+
+def normalized_dtype(layer: Layer, x: ArrayType, parameters: bool | None, *, statistics: bool = False) -> str | None:
+    """A flax norm's output dtype: its `dtype`, else the input promoted with its parameters
+    (`param_dtype`; `parameters`: it has a scale or a bias, None where unknown) and, in nnx's
+    BatchNorm (`statistics`), its running statistics (float32 whatever `param_dtype`); with
+    neither, a float of the input's (`floating`)."""
+    if layer.given("dtype") and layer.setting("dtype") != Const(None):
+        return dtype_arg(layer.setting("dtype"))
+    if parameters is None:
+        return None
+    operands = [Typed(x.dtype, x.weak)]
+    if parameters:
+        operands.append(Typed(param_dtype(layer)))
+    if statistics:
+        operands.append(Typed("f32"))
+    return result_type(*operands).dtype if len(operands) > 1 else floating(x)
+
+
+def floating(x: ArrayType) -> str | None:
+    """What a normalisation without parameters gives: a float input's dtype, an integer or
+    boolean one's the default float type (statistics are means)."""
+    if x.dtype is None:
+        return None
+    return x.dtype if kind_of(x.dtype) in ("f", "c") else default("f").dtype
 
 
 
