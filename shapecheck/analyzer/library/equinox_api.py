@@ -9,7 +9,6 @@ check, SC103); both are reported with the sizes the layer was built with.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import convolution, lax_rules, layers
@@ -19,9 +18,13 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import finish, finished, reported
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
+    Parameters,
     build,
     chained,
+    made_if,
     padding_of,
+    parameter_reader,
+    per_group_of,
     shown,
     shown_window,
     weights_dtype,
@@ -121,7 +124,7 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     in_channels, out_channels = as_dim(layer.setting("in_channels")), as_dim(layer.setting("out_channels"))
     if kernel is None or padding is None or not isinstance(groups, int) or groups <= 0:
         return None
-    per_group: Dim = in_channels // groups if isinstance(in_channels, int) and in_channels % groups == 0 else None
+    per_group = per_group_of(in_channels, groups)
     lhs = ArrayType(x.dtype, (1, *x.dims), x.named, None, x.named_open)
     rhs = ArrayType(weights_dtype(layer), (out_channels, per_group, *kernel))
     name = layer.name.rpartition(".")[2]
@@ -239,21 +242,14 @@ def multihead_attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: 
 
 # -- a built layer's parameters, read as its attributes (`model.layers[0].weight`) -------------
 
-def _parameters(layer: Layer) -> dict[str, tuple[Dim, ...] | bool | None]:
-    """The arrays equinox builds a layer with, by attribute: their shapes, None where a shape is
-    not known, False where the layer holds None there (`use_bias=False`)."""
+def _parameters(layer: Layer) -> Parameters:
+    """The arrays equinox builds a layer with, by attribute (`layers_api.Parameters`)."""
     kind = layer.name.rpartition(".")[2]
-
-    def made(name: str, default: bool, shape: tuple[Dim, ...] | None) -> tuple[Dim, ...] | bool | None:
-        wanted = layer.setting(name) if layer.given(name) else Const(default)
-        return (shape if wanted.value else False) if isinstance(wanted, Const) and isinstance(wanted.value, bool) \
-            else None
-
     if kind == "Linear":
         in_features, out_features = _size(layer.setting("in_features")), _size(layer.setting("out_features"))
         if isinstance(in_features, str) or isinstance(out_features, str):
             return {}  # "scalar" sizes: not followed
-        return {"weight": (out_features, in_features), "bias": made("use_bias", True, (out_features,))}
+        return {"weight": (out_features, in_features), "bias": made_if(layer, "use_bias", (out_features,))}
     if kind == "Embedding":
         if layer.given("weight") and layer.setting("weight") != Const(None):
             return {}
@@ -262,36 +258,20 @@ def _parameters(layer: Layer) -> dict[str, tuple[Dim, ...] | bool | None]:
         raw = layer.setting("shape")
         shape = (as_dim(raw),) if isinstance(raw, Const) and raw.is_int else \
             tuple(as_dim(item) for item in raw.items) if isinstance(raw, Seq) else None
-        return {"weight": made("use_weight", True, shape), "bias": made("use_bias", True, shape)}
+        return {"weight": made_if(layer, "use_weight", shape), "bias": made_if(layer, "use_bias", shape)}
     spatial = _SPATIAL[layer.name]
     kernel = window(layer.setting("kernel_size"), spatial)
     in_channels, out_channels = as_dim(layer.setting("in_channels")), as_dim(layer.setting("out_channels"))
     groups = as_dim(layer.setting("groups")) if layer.given("groups") else 1
-    per_group = in_channels // groups if isinstance(in_channels, int) and isinstance(groups, int) and groups > 0 \
-        and in_channels % groups == 0 else None
-    return {"weight": (out_channels, per_group, *kernel) if kernel is not None else None,
-            "bias": made("use_bias", True, (out_channels, *(1,) * spatial))}
-
-
-def _parameter(name: str) -> Callable[[Interpreter, CallArgs, Context, Scope], Value]:
-    def read(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-        layer = call.arg("layer")
-        if not isinstance(layer, Layer):
-            return None
-        shape = _parameters(layer).get(name)
-        if shape is False:
-            return Const(None)
-        dtype = weights_dtype(layer)
-        return ArrayType(dtype, shape) if isinstance(shape, tuple) and dtype is not None else None
-
-    read.__doc__ = f"`layer.{name}`: the array an equinox layer was built with."
-    return read
+    return {"weight": (out_channels, per_group_of(in_channels, groups), *kernel) if kernel is not None else None,
+            "bias": made_if(layer, "use_bias", (out_channels, *(1,) * spatial))}
 
 
 _PARAMETERS: Final = (f"{EQX_NN}.Linear", f"{EQX_NN}.LayerNorm", *_SPATIAL)
-REGISTRY.handles(*(f"attr:{kind}.{name}" for kind in (*_PARAMETERS, f"{EQX_NN}.Embedding")
-                   for name in ("weight",)), signature="layer")(_parameter("weight"))
-REGISTRY.handles(*(f"attr:{kind}.bias" for kind in _PARAMETERS), signature="layer")(_parameter("bias"))
+REGISTRY.handles(*(f"attr:{kind}.weight" for kind in (*_PARAMETERS, f"{EQX_NN}.Embedding")),
+                 signature="layer")(parameter_reader("weight", _parameters, lambda layer, name: weights_dtype(layer)))
+REGISTRY.handles(*(f"attr:{kind}.bias" for kind in _PARAMETERS),
+                 signature="layer")(parameter_reader("bias", _parameters, lambda layer, name: weights_dtype(layer)))
 
 
 _ARRAY_FILTERS: Final = frozenset({"equinox.is_array", "equinox.is_inexact_array"})

@@ -12,7 +12,6 @@ program's own (`class MLP(nnx.Module)`) is an object like any other: its fields 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import broadcast, layers, linalg
@@ -22,13 +21,17 @@ from shapecheck.analyzer.library import sharding_api, transforms
 from shapecheck.analyzer.library.common import dtype_arg, finish, finished, flag, refused
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
+    Parameters,
     build,
     chained,
     flax_conv,
     flax_conv_transpose,
     layer_dtype,
+    made_if,
     normalized_dtype,
     param_dtype,
+    parameter_reader,
+    per_group_of,
     shown,
     shown_window,
     window,
@@ -153,66 +156,39 @@ def conv_transpose(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Conte
 
 # -- a built layer's parameters, read as its attributes (`self.linear.kernel.value`) ------------
 
-def _parameters(layer: Layer) -> dict[str, tuple[Dim, ...] | bool | None]:
-    """The parameters nnx builds a layer with, by attribute: their shapes, None where a shape is
-    not known, False where the layer has none of that name (`use_bias=False`: the attribute is
-    None)."""
+def _parameters(layer: Layer) -> Parameters:
+    """The parameters nnx builds a layer with, by attribute (`layers_api.Parameters`)."""
     kind = layer.name.rpartition(".")[2]
-
-    def made(name: str, shape: tuple[Dim, ...]) -> tuple[Dim, ...] | bool | None:
-        wanted = _flag(layer, name)
-        return None if wanted is None else shape if wanted else False
-
     if kind == "Linear":
         in_features, out_features = as_dim(layer.setting("in_features")), as_dim(layer.setting("out_features"))
-        return {"kernel": (in_features, out_features), "bias": made("use_bias", (out_features,))}
+        return {"kernel": (in_features, out_features), "bias": made_if(layer, "use_bias", (out_features,))}
     if kind == "Embed":
         return {"embedding": (as_dim(layer.setting("num_embeddings")), as_dim(layer.setting("features")))}
     if kind == "Conv":
         kernel = window(layer.setting("kernel_size"), None)
         in_features, out_features = as_dim(layer.setting("in_features")), as_dim(layer.setting("out_features"))
         groups = as_dim(layer.setting("feature_group_count")) if layer.given("feature_group_count") else 1
-        per_group = in_features // groups if isinstance(in_features, int) and isinstance(groups, int) and groups > 0 \
-            and in_features % groups == 0 else None
-        return {"kernel": (*kernel, per_group, out_features) if kernel is not None else None,
-                "bias": made("use_bias", (out_features,))}
+        return {"kernel": (*kernel, per_group_of(in_features, groups), out_features) if kernel is not None else None,
+                "bias": made_if(layer, "use_bias", (out_features,))}
     features = (as_dim(layer.setting("num_features")),)
-    found: dict[str, tuple[Dim, ...] | bool | None] = {"scale": made("use_scale", features)}
+    found: Parameters = {"scale": made_if(layer, "use_scale", features)}
     if kind != "RMSNorm":
-        found["bias"] = made("use_bias", features)
+        found["bias"] = made_if(layer, "use_bias", features)
     if kind == "BatchNorm":
         found.update(mean=features, var=features)
     return found
 
 
+def _parameter_dtype(layer: Layer, name: str) -> str | None:
+    """`param_dtype`; a BatchNorm's running statistics are float32 whatever it is (nnx makes them so)."""
+    return "f32" if name in ("mean", "var") else param_dtype(layer)
+
+
 _PARAMETERS: Final = {"Linear": ("kernel", "bias"), "Embed": ("embedding",), "Conv": ("kernel", "bias"),
                       "LayerNorm": ("scale", "bias"), "RMSNorm": ("scale",), "BatchNorm": ("scale", "bias", "mean", "var")}
-
-
-_STATISTICS: Final = frozenset(("mean", "var"))  # a BatchNorm's running statistics: float32 whatever its param_dtype
-
-
-def _parameter(name: str) -> Callable[[Interpreter, CallArgs, Context, Scope], Value]:
-    def read(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-        layer = call.arg("layer")
-        if not isinstance(layer, Layer):
-            return None
-        shape = _parameters(layer).get(name)
-        if shape is False:
-            return Const(None)
-        if not isinstance(shape, tuple) or (name not in _STATISTICS and layer.given("param_dtype")
-                                            and dtype_arg(layer.setting("param_dtype")) is None):
-            return None
-        dtype = dtype_arg(layer.setting("param_dtype")) if layer.given("param_dtype") else "f32"
-        return ArrayType("f32" if name in _STATISTICS else dtype, shape)
-
-    read.__doc__ = f"`layer.{name}`: the parameter an nnx layer was built with (an `nnx.Param`, read as its array)."
-    return read
-
-
 for _name in sorted({name for names in _PARAMETERS.values() for name in names}):
     REGISTRY.handles(*(f"attr:{NNX}.{kind}.{_name}" for kind, names in _PARAMETERS.items() if _name in names),
-                     signature="layer")(_parameter(_name))
+                     signature="layer")(parameter_reader(_name, _parameters, _parameter_dtype))
 
 
 @REGISTRY.handles(f"attr:{NNX}.Embed.attend", signature="layer")

@@ -20,7 +20,7 @@ from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import model_params
 from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded, passed, refused, shape
-from shapecheck.analyzer.library.layers_api import LayerRules, build, chained
+from shapecheck.analyzer.library.layers_api import LayerRules, build, chained, per_group_of
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
@@ -274,7 +274,7 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     unbatched = x.rank == spatial + 1
     lhs = ArrayType(x.dtype, ((1,) if unbatched else ()) + x.dims, x.named, None, x.named_open)
     channels = x.dims[-1]
-    per_group = channels // groups if isinstance(channels, int) and channels % groups == 0 else None
+    per_group = per_group_of(channels, groups)
     out_channels = as_dim(layer.setting("output_channels"))
     rhs = ArrayType(x.dtype, (*kernel, per_group, out_channels))
     if per_group is not None:

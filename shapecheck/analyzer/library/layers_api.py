@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, TypeAlias
 from shapecheck.algebra import convolution
 from shapecheck.algebra.outcome import Outcome
 from shapecheck.algebra.promotion import Typed, default, result_type
-from shapecheck.analyzer.calls import CallArgs, Signature
+from shapecheck.analyzer.calls import CallArgs, Handler, Signature
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import dtype_arg, finish, flag, forwarded
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Dict, Layer, Seq, Value, as_dim, as_int, as_str
-from shapecheck.dims import Dim
+from shapecheck.dims import Dim, product
 from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from shapecheck.analyzer.interpreter import Interpreter
 
 LayerRule: TypeAlias = "Callable[[Interpreter, Layer, CallArgs, Context], Value]"
+Parameters: TypeAlias = "dict[str, tuple[Dim, ...] | bool | None]"
+"""A built layer's arrays by attribute: a shape, None where it is not known, False where the
+layer holds None there (`use_bias=False`)."""
 
 
 class LayerRules:
@@ -201,13 +204,8 @@ def flax_conv(interp: Interpreter, layer: Layer, call: CallArgs, x: ArrayType, i
     groups = as_dim(layer.setting("feature_group_count")) if layer.given("feature_group_count") else 1
     if padding is None or (groups is not None and not isinstance(groups, int)):
         return None, None
-    per_group: Dim = None
-    if isinstance(in_features, int) and isinstance(groups, int) and groups > 0 and in_features % groups == 0:
-        per_group = in_features // groups
-    batch: Dim = 1
-    for size in x.dims[:batch_rank]:
-        batch = batch * size if isinstance(batch, int) and isinstance(size, int) else None
-    lhs = ArrayType(x.dtype, (batch, *x.dims[batch_rank:]), x.named, None, x.named_open)
+    per_group = per_group_of(in_features, groups)
+    lhs = ArrayType(x.dtype, (product(x.dims[:batch_rank]), *x.dims[batch_rank:]), x.named, None, x.named_open)
     rhs = ArrayType(x.dtype, (*kernel, per_group, features))
     outcome = convolution.conv_general_dilated(
         lhs, rhs, strides, padding,
@@ -245,10 +243,7 @@ def flax_conv_transpose(interp: Interpreter, layer: Layer, call: CallArgs, x: Ar
     swapped = flag(layer.setting("transpose_kernel")) if layer.given("transpose_kernel") else False
     if padding is None or swapped is None or strides is None or dilation is None:
         return None, None
-    batch: Dim = 1
-    for size in x.dims[:batch_rank]:
-        batch = batch * size if isinstance(batch, int) and isinstance(size, int) else None
-    lhs = ArrayType(x.dtype, (batch, *x.dims[batch_rank:]), x.named, None, x.named_open)
+    lhs = ArrayType(x.dtype, (product(x.dims[:batch_rank]), *x.dims[batch_rank:]), x.named, None, x.named_open)
     made = (*kernel, features, in_features) if swapped else (*kernel, in_features, features)
     outcome = convolution.conv_transpose(lhs, ArrayType(x.dtype, made), strides, padding, rhs_dilation=dilation,
                                          transpose_kernel=swapped)
@@ -261,3 +256,37 @@ def flax_conv_transpose(interp: Interpreter, layer: Layer, call: CallArgs, x: Ar
         return None, made
     output = ArrayType(layer_dtype(layer, x), (*x.dims[:batch_rank], *result.dims[1:]), x.named, None, x.named_open)
     return output, made
+
+
+def per_group_of(channels: Dim, groups: Dim) -> Dim:
+    """The channels each of a grouped convolution's kernels takes: None where the groups do not
+    divide the channels (or either is not known)."""
+    if isinstance(channels, int) and isinstance(groups, int) and groups > 0 and channels % groups == 0:
+        return channels // groups
+    return None
+
+
+def made_if(layer: Layer, setting: str, shape: tuple[Dim, ...] | None) -> tuple[Dim, ...] | bool | None:
+    """A parameter made where a flag setting (`use_bias`, `use_scale`: True unless given) says so:
+    its shape, False where the flag is False, None where the flag is not a known bool."""
+    wanted = flag(layer.setting(setting), True) if layer.given(setting) else True
+    return None if wanted is None else shape if wanted else False
+
+
+def parameter_reader(name: str, parameters: Callable[[Layer], Parameters],
+                     dtype: Callable[[Layer, str], str | None]) -> Handler:
+    """The handler of `layer.<name>` for a library's built layers: the array its `parameters`
+    give there, in `dtype`; None (the Python value) where the layer makes none."""
+    def read(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+        layer = call.arg("layer")
+        if not isinstance(layer, Layer):
+            return None
+        shape = parameters(layer).get(name)
+        if shape is False:
+            return Const(None)
+        found = dtype(layer, name)
+        return ArrayType(found, shape) if isinstance(shape, tuple) and found is not None else None
+
+    read.__doc__ = f"`layer.{name}`: the array a built layer holds there."
+    read.__qualname__ = read.__name__ = f"parameter_{name}"
+    return read
