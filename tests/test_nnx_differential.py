@@ -379,3 +379,24 @@ out = layer.apply(layer.init(jax.random.key(0), x), x)
 @cases(30)
 def test_transposed_convolutions_agree_with_flax(program: str) -> None:
     agree(program, frozenset({"SC104"}))
+
+
+@st.composite
+def group_norms(draw: st.DrawFn) -> str:
+    """A GroupNorm of drawn features and groups (a count or a size, dividing the features or
+    not), options and dtypes, on inputs of rank 1 to 4 of its features or others."""
+    features = draw(st.sampled_from([1, 2, 3, 4, 6, 8]))
+    if draw(st.booleans()):
+        groups = f"num_groups={draw(st.sampled_from([1, 2, 3, 4]))}"
+    else:
+        groups = f"num_groups=None, group_size={draw(st.sampled_from([1, 2, 3, 4]))}"
+    options = draw(st.sampled_from(["", "", ", use_scale=False", ", use_scale=False, use_bias=False"]))
+    dims = [*draw(st.lists(sizes, max_size=3)), _features(draw, features)]
+    layer = f"nnx.GroupNorm({features}, {groups}{options}{draw(dtype_options)}, {RNGS})"
+    return LAYER.format(layer=layer, shape=_shape(dims), dtype=draw(dtypes))
+
+
+@given(group_norms())
+@cases(25)
+def test_group_norm_agrees_with_nnx(program: str) -> None:
+    agree(program, frozenset({"SC105", "SC106"}))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import broadcast, layers, linalg
+from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import sharding_api, transforms
@@ -39,7 +40,8 @@ from shapecheck.analyzer.library.layers_api import (
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Layer, Partial, Qual, Seq, Value, as_dim
-from shapecheck.dims import Dim
+from shapecheck.codes import Code
+from shapecheck.dims import Dim, certainly_differ, format_shape
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -154,6 +156,69 @@ def conv_transpose(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Conte
     return output
 
 
+@REGISTRY.handles(f"{NNX}.GroupNorm", signature="num_features, num_groups=32, group_size=None, *, "
+                                               f"use_bias=True, use_scale=True, {_OPTIONS}")
+def group_norm_layer(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """Built with its features split into groups: a count (`num_groups`, 32 by default) or a size
+    (`group_size`, with `num_groups=None`) that does not divide them is refused here (a
+    ValueError), before any input. Neither, or both, given is refused too (not a shape rule:
+    unknown)."""
+    layer = build(interp, call, ctx, scope)
+    if not isinstance(layer, Layer) or _groups(layer) is False:
+        return None
+    features = as_dim(layer.setting("num_features"))
+    by_size = _given(layer, "group_size")
+    problem = layers.groups_divide(features, as_dim(layer.setting("group_size")) if by_size else _or(layer, "num_groups", 32),
+                                   _what(layer, features), "features", "channels per group" if by_size else "groups",
+                                   "it is built with")
+    if problem is not None:
+        interp.reporter.problems([problem], call.node, call.arg_nodes)
+        return None
+    return layer
+
+
+def _given(layer: Layer, name: str) -> bool:
+    return layer.given(name) and layer.setting(name) != Const(None)
+
+
+def _groups(layer: Layer) -> Dim | bool:
+    """How many groups a GroupNorm splits its features into: `num_groups` (32 by default), else
+    `num_features // group_size`; False where nnx refuses the pair (neither or both given)."""
+    counted = _given(layer, "num_groups") or not layer.given("num_groups")
+    if counted == _given(layer, "group_size"):
+        return False
+    if counted:
+        return _or(layer, "num_groups", 32)
+    features, size = as_dim(layer.setting("num_features")), as_dim(layer.setting("group_size"))
+    return features // size if isinstance(features, int) and isinstance(size, int) and size > 0 else None
+
+
+@LAYERS.rule(f"{NNX}.GroupNorm", signature="x, *, mask=None")
+def group_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`(batch, ..., features)`, its features those it was built with, reshaped into the groups
+    (another count: SC105); a batch dim is needed (nnx reduces from axis 1: SC106)."""
+    x = call.arg("x")
+    groups = _groups(layer)
+    if not isinstance(x, ArrayType) or x.rank is None or x.ellipsis is not None or layer.given("reduction_axes") \
+            or groups is False or call.given("mask"):
+        return None
+    features = as_dim(layer.setting("num_features"))
+    what = _what(layer, features)
+    if x.rank == 0:
+        return None  # reshaped into the groups, or refused as that fails: not followed
+    if certainly_differ(x.dims[-1], features):
+        return refused(interp, call, Problem(
+            Code.RESHAPE_MISMATCH, f"{what} splits its input's last dim into its {shown(groups)} groups of its "
+            f"{shown(features)} features, but that dim is {shown(x.dims[-1])}", sizes=(x.dims[-1], features)))
+    if x.rank == 1:
+        return refused(interp, call, Problem(
+            Code.AXIS_OUT_OF_RANGE, f"{what} normalises (batch, ..., features) and reduces from axis 1, but its "
+            f"input has shape {format_shape(x.dims)}: add a batch dim", axes=(1,)))
+    parameters = _flag(layer, "use_scale"), _flag(layer, "use_bias")
+    has = None if None in parameters else any(parameters)
+    return ArrayType(normalized_dtype(layer, x, has), x.dims, x.named, None, x.named_open)
+
+
 # -- a built layer's parameters, read as its attributes (`self.linear.kernel.value`) ------------
 
 def _parameters(layer: Layer) -> Parameters:
@@ -185,7 +250,7 @@ def _parameter_dtype(layer: Layer, name: str) -> str | None:
 
 
 _PARAMETERS: Final = {"Linear": ("kernel", "bias"), "Embed": ("embedding",), "Conv": ("kernel", "bias"),
-                      "LayerNorm": ("scale", "bias"), "RMSNorm": ("scale",), "BatchNorm": ("scale", "bias", "mean", "var")}
+                      "LayerNorm": ("scale", "bias"), "GroupNorm": ("scale", "bias"), "RMSNorm": ("scale",), "BatchNorm": ("scale", "bias", "mean", "var")}
 for _name in sorted({name for names in _PARAMETERS.values() for name in names}):
     REGISTRY.handles(*(f"attr:{NNX}.{kind}.{_name}" for kind, names in _PARAMETERS.items() if _name in names),
                      signature="layer")(parameter_reader(_name, _parameters, _parameter_dtype))
