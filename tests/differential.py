@@ -27,6 +27,11 @@ def cases(count: int) -> settings:
                     suppress_health_check=list(HealthCheck))
 
 
+def shape_literal(dims: list[int]) -> str:
+    """A shape as a program writes it: `(2, 3, )`, `(4, )`, `()`."""
+    return "(" + "".join(f"{d}, " for d in dims) + ")"
+
+
 @dataclass(frozen=True)
 class Checked:
     codes: tuple[str, ...]

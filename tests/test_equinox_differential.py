@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.differential import agree, cases, check
+from tests.differential import agree, cases, check, shape_literal
 
 pytest.importorskip("jax")
 pytest.importorskip("equinox")
@@ -45,10 +45,6 @@ sizes = st.integers(1, 5)
 dtypes = st.sampled_from(["jnp.float32", "jnp.bfloat16", "jnp.int32"])
 
 
-def _shape(dims: list[int]) -> str:
-    return "(" + "".join(f"{d}, " for d in dims) + ")"
-
-
 @st.composite
 def sequentials(draw: st.DrawFn) -> str:
     """Linear layers of drawn sizes (some chained right, some not), with activations, identities
@@ -73,7 +69,7 @@ def sequentials(draw: st.DrawFn) -> str:
     batched = draw(st.booleans())
     shape = [draw(sizes), features] if batched else [features]
     call = "jax.vmap(model)(x)" if batched else "model(x)"
-    return SEQUENTIAL.format(layers=", ".join(layers), shape=_shape(shape), dtype=draw(dtypes), call=call)
+    return SEQUENTIAL.format(layers=", ".join(layers), shape=shape_literal(shape), dtype=draw(dtypes), call=call)
 
 
 @given(sequentials())
@@ -90,7 +86,7 @@ def dropouts(draw: st.DrawFn) -> str:
                                   "eqx.nn.Dropout(inference=True)"]))
     options = draw(st.sampled_from(["key=keys[0]", "key=keys[0], inference=False", "inference=True"]))
     dims = draw(st.lists(sizes, max_size=3))
-    return PROGRAM.format(model=layer, call=f"out = model(jnp.zeros({_shape(dims)}, {draw(dtypes)}), {options})")
+    return PROGRAM.format(model=layer, call=f"out = model(jnp.zeros({shape_literal(dims)}, {draw(dtypes)}), {options})")
 
 
 @given(dropouts())
@@ -133,9 +129,9 @@ def attentions(draw: st.DrawFn) -> str:
     if draw(st.booleans()):
         dims = draw(st.sampled_from([[length, kv_length], [heads, length, kv_length], [length, kv_length, 1],
                                      [kv_length, length], [1, kv_length]]))
-        mask = f", mask=jnp.ones({_shape(dims)}, bool)"
+        mask = f", mask=jnp.ones({shape_literal(dims)}, bool)"
     dtype = draw(st.sampled_from(["jnp.float32", "jnp.float32", "jnp.bfloat16"]))
-    arrays = ", ".join(f"jnp.zeros({_shape(shape)}, {dtype})" for shape in shapes)
+    arrays = ", ".join(f"jnp.zeros({shape_literal(shape)}, {dtype})" for shape in shapes)
     model = f"eqx.nn.MultiheadAttention({heads}, {query_size}{options}, key=keys[0])"
     return PROGRAM.format(model=model, call=f"out = model({arrays}{mask})")
 
@@ -183,8 +179,8 @@ def parameters(draw: st.DrawFn) -> str:
     elif kind == "Embedding":
         model, names = f"eqx.nn.Embedding({a}, {b}{dtype}, key=keys[0])", ["weight"]
     else:
-        model = f"eqx.nn.LayerNorm({_shape(draw(st.lists(sizes, min_size=1, max_size=2)))}{dtype})"
-    arithmetic = f" + jnp.ones({_shape(draw(st.lists(sizes, max_size=2)))})" if draw(st.booleans()) else ""
+        model = f"eqx.nn.LayerNorm({shape_literal(draw(st.lists(sizes, min_size=1, max_size=2)))}{dtype})"
+    arithmetic = f" + jnp.ones({shape_literal(draw(st.lists(sizes, max_size=2)))})" if draw(st.booleans()) else ""
     return PROGRAM.format(model=model, call=f"out = model.{draw(st.sampled_from(names))}{arithmetic}")
 
 
@@ -217,7 +213,7 @@ def typed_layers(draw: st.DrawFn) -> str:
     else:
         spatial = int(kind[4])
         model, shape = f"eqx.nn.{kind}({a}, {b}, 2{dtype}, key=keys[0])", [a, *([draw(st.integers(2, 5))] * spatial)]
-    return PROGRAM.format(model=model, call=f"out = model(jnp.zeros({_shape(shape)}, {draw(dtypes)}))")
+    return PROGRAM.format(model=model, call=f"out = model(jnp.zeros({shape_literal(shape)}, {draw(dtypes)}))")
 
 
 @given(typed_layers())

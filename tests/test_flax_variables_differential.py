@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.differential import agree, cases
+from tests.differential import agree, cases, shape_literal
 
 pytest.importorskip("jax")
 pytest.importorskip("flax")
@@ -42,10 +42,6 @@ out = m.apply({given}, jnp.zeros({applied}))
 """
 
 sizes = st.integers(1, 5)
-
-
-def _shape(dims: list[int]) -> str:
-    return "(" + "".join(f"{d}, " for d in dims) + ")"
 
 
 @st.composite
@@ -83,7 +79,7 @@ def programs(draw: st.DrawFn) -> str:
         applied[where] = draw(st.integers(2, 6) if convolved and where in (1, 2) else sizes)
     given_ = draw(st.sampled_from(["variables", "{'params': variables['params']}"]))
     body = "\n".join(" " * 8 + line for line in lines)
-    return PROGRAM.format(body=body, init=_shape(dims), applied=_shape(applied), given=given_)
+    return PROGRAM.format(body=body, init=shape_literal(dims), applied=shape_literal(applied), given=given_)
 
 
 @given(programs())

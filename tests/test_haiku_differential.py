@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.differential import agree, cases
+from tests.differential import agree, cases, shape_literal
 
 pytest.importorskip("jax")
 pytest.importorskip("haiku")
@@ -47,10 +47,6 @@ out = net.apply(params, {rng}jnp.zeros({applied}))
 sizes = st.integers(1, 5)
 
 
-def _shape(dims: list[int]) -> str:
-    return "(" + "".join(f"{d}, " for d in dims) + ")"
-
-
 @st.composite
 def layer(draw: st.DrawFn) -> str:
     kind = draw(st.sampled_from(["Linear", "MLP", "LayerNorm", "Sequential", "Block", "bias"]))
@@ -79,7 +75,7 @@ def programs(draw: st.DrawFn) -> str:
     rng = draw(st.booleans())
     transform = "hk.transform(forward)" if rng else "hk.without_apply_rng(hk.transform(forward))"
     return PROGRAM.format(body="\n".join(" " * 4 + line for line in lines), transform=transform,
-                          init=_shape(dims), applied=_shape(applied), rng="None, " if rng else "")
+                          init=shape_literal(dims), applied=shape_literal(applied), rng="None, " if rng else "")
 
 
 @given(programs())
@@ -103,7 +99,7 @@ def convolutions(draw: st.DrawFn) -> str:
         where = draw(st.integers(0, len(dims) - 1))
         applied[where] = draw(st.sampled_from([1, 2, 3, 4]) if where == len(dims) - 1 else st.integers(2, 7))
     return PROGRAM.format(body="\n".join(" " * 4 + line for line in lines), transform="hk.transform(forward)",
-                          init=_shape(dims), applied=_shape(applied), rng="None, ")
+                          init=shape_literal(dims), applied=shape_literal(applied), rng="None, ")
 
 
 @given(convolutions())
@@ -216,14 +212,14 @@ def attentions(draw: st.DrawFn) -> str:
         dims = [draw(st.sampled_from([d, 1])) for d in logits]
         if draw(st.integers(0, 4)) == 0:
             dims = dims[1:] if dims else [2]  # another rank
-        mask = f", jnp.ones({_shape(dims)}, bool)"
+        mask = f", jnp.ones({shape_literal(dims)}, bool)"
     applied = [list(shape) for shape in shapes]
     if draw(st.booleans()):
         which = draw(st.integers(0, 2))
         applied[which][-1] = draw(sizes)
     return ATTENTION.format(heads=heads, key_size=key_size, options=options, mask=mask,
-                            q=_shape(shapes[0]), k=_shape(shapes[1]), v=_shape(shapes[2]),
-                            q2=_shape(applied[0]), k2=_shape(applied[1]), v2=_shape(applied[2]))
+                            q=shape_literal(shapes[0]), k=shape_literal(shapes[1]), v=shape_literal(shapes[2]),
+                            q2=shape_literal(applied[0]), k2=shape_literal(applied[1]), v2=shape_literal(applied[2]))
 
 
 @given(attentions())

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.differential import agree, check
+from tests.differential import agree, check, shape_literal
 
 pytest.importorskip("jax")
 pytest.importorskip("flax")
@@ -46,10 +46,6 @@ sizes = st.integers(1, 6)
 dtypes = st.sampled_from(["jnp.float32", "jnp.bfloat16", "jnp.int32"])
 
 
-def _shape(dims: list[int]) -> str:
-    return "(" + "".join(f"{d}, " for d in dims) + ")"
-
-
 @st.composite
 def flax_layers(draw: st.DrawFn) -> str:
     dims = draw(st.lists(sizes, min_size=0, max_size=4))
@@ -82,7 +78,7 @@ def flax_layers(draw: st.DrawFn) -> str:
         option = draw(st.sampled_from(["dtype=jnp.bfloat16", "param_dtype=jnp.bfloat16", "param_dtype=jnp.float16",
                                        "dtype=jnp.float32, param_dtype=jnp.bfloat16"]))
         layer = layer[:-1] + (", " if not layer.endswith("()") else "") + option + ")"
-    return FLAX.format(layer=layer, shape=_shape(dims), dtype=draw(dtypes))
+    return FLAX.format(layer=layer, shape=shape_literal(dims), dtype=draw(dtypes))
 
 
 @given(flax_layers())
@@ -102,7 +98,7 @@ def flax_convs(draw: st.DrawFn) -> str:
     groups = draw(st.sampled_from([1, 1, 2, 3]))
     features = draw(st.sampled_from([2, 3, 4, 6]))
     layer = f"nn.Conv({features}, {kernel!r}, strides={strides}, padding={padding}, feature_group_count={groups})"
-    return FLAX.format(layer=layer, shape=_shape(dims), dtype="jnp.float32")
+    return FLAX.format(layer=layer, shape=shape_literal(dims), dtype="jnp.float32")
 
 
 @given(flax_convs())
@@ -116,16 +112,16 @@ def eqx_layers(draw: st.DrawFn) -> str:
     kind = draw(st.sampled_from(["Linear", "MLP", "Conv2d", "LayerNorm"]))
     size, other = draw(sizes), draw(sizes)
     if kind == "Linear":
-        return EQX.format(layer=f"eqx.nn.Linear({size}, {other}, key=jax.random.key(0))", shape=_shape([draw(sizes)]))
+        return EQX.format(layer=f"eqx.nn.Linear({size}, {other}, key=jax.random.key(0))", shape=shape_literal([draw(sizes)]))
     if kind == "MLP":
         return EQX.format(layer=f"eqx.nn.MLP({size}, {other}, 5, 2, key=jax.random.key(0))",
-                          shape=_shape([draw(sizes)]))
+                          shape=shape_literal([draw(sizes)]))
     if kind == "LayerNorm":
-        return EQX.format(layer=f"eqx.nn.LayerNorm({size})", shape=_shape([draw(sizes)]))
+        return EQX.format(layer=f"eqx.nn.LayerNorm({size})", shape=shape_literal([draw(sizes)]))
     channels = draw(sizes)
     layer = (f"eqx.nn.Conv2d({size}, {other}, {draw(st.integers(1, 3))}, stride={draw(st.integers(1, 2))}, "
              f"padding={draw(st.sampled_from(['0', '1', repr('SAME')]))}, key=jax.random.key(0))")
-    return EQX.format(layer=layer, shape=_shape([channels, draw(st.integers(3, 8)), draw(st.integers(3, 8))]))
+    return EQX.format(layer=layer, shape=shape_literal([channels, draw(st.integers(3, 8)), draw(st.integers(3, 8))]))
 
 
 @given(eqx_layers())
@@ -177,7 +173,7 @@ def flax_pools(draw: st.DrawFn) -> str:
                                     ", padding=" + repr(tuple((1, 0) for _ in range(spatial)))]))
     kind = draw(st.sampled_from(["max_pool", "avg_pool", "pooling.min_pool"]))
     dtype = draw(st.sampled_from(["jnp.float32", "jnp.bfloat16"]))
-    return POOL.format(kind=kind, shape=_shape(dims), dtype=dtype, window=repr(window), strides=strides,
+    return POOL.format(kind=kind, shape=shape_literal(dims), dtype=dtype, window=repr(window), strides=strides,
                        padding=padding)
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.differential import agree, cases, check
+from tests.differential import agree, cases, check, shape_literal
 
 pytest.importorskip("jax")
 pytest.importorskip("flax.nnx")
@@ -54,10 +54,6 @@ dtype_options = st.sampled_from(["", "", ", dtype=jnp.bfloat16", ", param_dtype=
 RNGS = "rngs=nnx.Rngs(0)"
 
 
-def _shape(dims: list[int]) -> str:
-    return "(" + "".join(f"{d}, " for d in dims) + ")"
-
-
 def _features(draw: st.DrawFn, size: int) -> int:
     """The layer's own size most of the time, another one sometimes."""
     return size if draw(st.booleans()) or draw(st.booleans()) else draw(sizes)
@@ -92,7 +88,7 @@ def layers(draw: st.DrawFn) -> str:
         middle = _features(draw, other)
         layer = (f"nnx.Sequential(nnx.Linear({size}, {other}, {RNGS}), nnx.relu, "
                  f"nnx.Linear({middle}, {draw(sizes)}, {RNGS}))")
-    return LAYER.format(layer=layer, shape=_shape(dims), dtype=dtype)
+    return LAYER.format(layer=layer, shape=shape_literal(dims), dtype=dtype)
 
 
 @given(layers())
@@ -116,7 +112,7 @@ def convs(draw: st.DrawFn) -> str:
     dims[-1] = channels if dims[-1] == channels // groups else dims[-1]
     layer = (f"nnx.Conv({channels}, {draw(st.sampled_from([2, 3, 4, 6]))}, {kernel!r}, strides={strides}, "
              f"padding={padding}, feature_group_count={groups}{draw(dtype_options)}, {RNGS})")
-    return LAYER.format(layer=layer, shape=_shape(dims), dtype=draw(dtypes))
+    return LAYER.format(layer=layer, shape=shape_literal(dims), dtype=draw(dtypes))
 
 
 @given(convs())
@@ -128,7 +124,7 @@ def test_nnx_conv_agrees_with_nnx(program: str) -> None:
 @st.composite
 def models(draw: st.DrawFn) -> str:
     features, hidden, classes = draw(sizes), draw(sizes), draw(sizes)
-    x = f"jnp.zeros({_shape([*draw(st.lists(sizes, max_size=2)), _features(draw, features)])})"
+    x = f"jnp.zeros({shape_literal([*draw(st.lists(sizes, max_size=2)), _features(draw, features)])})"
     output = draw(st.sampled_from([
         "model({x})",
         "nnx.jit(lambda m, x: m(x))(model, {x})",
@@ -209,7 +205,7 @@ def own_params(draw: st.DrawFn) -> str:
     din, dout = draw(sizes), draw(sizes)
     product = draw(st.sampled_from(["x @ self.w", "x @ self.w[...]", "jnp.dot(x, self.w.get_value())",
                                     "jnp.einsum('...i,io->...o', x, self.w[...])"]))
-    shape = _shape([*draw(st.lists(sizes, max_size=2)), _features(draw, din)])
+    shape = shape_literal([*draw(st.lists(sizes, max_size=2)), _features(draw, din)])
     return OWN_PARAMS.format(din=din, dout=dout, product=product, shape=shape)
 
 
@@ -253,8 +249,8 @@ def attentions(draw: st.DrawFn) -> str:
     if kv_features != in_features or draw(st.booleans()):
         same = draw(st.integers(0, 4))
         key_batch = batch if same else draw(st.lists(sizes, min_size=len(batch), max_size=len(batch)))
-        arguments = f"query, jnp.ones({_shape([*key_batch, draw(sizes), _features(draw, kv_features)])})"
-    return ATTENTION.format(layer=layer, query=_shape(query), dtype=draw(dtypes), arguments=arguments)
+        arguments = f"query, jnp.ones({shape_literal([*key_batch, draw(sizes), _features(draw, kv_features)])})"
+    return ATTENTION.format(layer=layer, query=shape_literal(query), dtype=draw(dtypes), arguments=arguments)
 
 
 @given(attentions())
@@ -313,7 +309,7 @@ def parameters(draw: st.DrawFn) -> str:
     read = f"layer.{draw(st.sampled_from(names))}{draw(st.sampled_from(['.value', '[...]', '.get_value()']))}"
     arithmetic = ""
     if draw(st.booleans()):
-        arithmetic = f"+ jnp.ones({_shape(draw(st.lists(sizes, max_size=2)))})"
+        arithmetic = f"+ jnp.ones({shape_literal(draw(st.lists(sizes, max_size=2)))})"
     return PARAMETER.format(layer=layer, read=read, arithmetic=arithmetic)
 
 
@@ -362,15 +358,15 @@ def transposed_convolutions(draw: st.DrawFn) -> str:
              _features(draw, in_features)]
     dtype = draw(dtypes)
     if draw(st.booleans()):
-        return LAYER.format(layer=f"nnx.ConvTranspose({in_features}, {out_features}, {_shape(kernel)}{options}, {RNGS})",
-                            shape=_shape(shape), dtype=dtype)
+        return LAYER.format(layer=f"nnx.ConvTranspose({in_features}, {out_features}, {shape_literal(kernel)}{options}, {RNGS})",
+                            shape=shape_literal(shape), dtype=dtype)
     return f"""\
 import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
-layer = nn.ConvTranspose({out_features}, {_shape(kernel)}{options})
-x = jnp.zeros({_shape(shape)}, {dtype})
+layer = nn.ConvTranspose({out_features}, {shape_literal(kernel)}{options})
+x = jnp.zeros({shape_literal(shape)}, {dtype})
 out = layer.apply(layer.init(jax.random.key(0), x), x)
 """
 
@@ -393,7 +389,7 @@ def group_norms(draw: st.DrawFn) -> str:
     options = draw(st.sampled_from(["", "", ", use_scale=False", ", use_scale=False, use_bias=False"]))
     dims = [*draw(st.lists(sizes, max_size=3)), _features(draw, features)]
     layer = f"nnx.GroupNorm({features}, {groups}{options}{draw(dtype_options)}, {RNGS})"
-    return LAYER.format(layer=layer, shape=_shape(dims), dtype=draw(dtypes))
+    return LAYER.format(layer=layer, shape=shape_literal(dims), dtype=draw(dtypes))
 
 
 @given(group_norms())

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.differential import agree, cases, check
+from tests.differential import agree, cases, check, shape_literal
 
 pytest.importorskip("jax")
 pytest.importorskip("optax")
@@ -29,10 +29,6 @@ out = {module}.{loss}(first, second{options})
 
 SIZES = st.sampled_from((1, 2, 3, 5))
 FLOATS = st.sampled_from(("jnp.float32", "jnp.bfloat16"))
-
-
-def _shape(dims: list[int]) -> str:
-    return "(" + "".join(f"{d}, " for d in dims) + ")"
 
 
 @st.composite
@@ -76,7 +72,7 @@ def loss_programs(draw: st.DrawFn) -> str:
         axis = draw(st.sampled_from((-1, 0, 1, -2, 2) + ((None,) if loss == "softmax_cross_entropy" else ())))
         options = f", axis={axis}"
     module = draw(st.sampled_from(("optax", "optax.losses")))
-    return PROGRAM.format(first=_shape(first), first_dtype=first_dtype, second=_shape(second),
+    return PROGRAM.format(first=shape_literal(first), first_dtype=first_dtype, second=shape_literal(second),
                           second_dtype=second_dtype, module=module, loss=loss, options=options)
 
 

@@ -201,33 +201,21 @@ def sequential(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
     return chained(interp, layer.setting("layers"), call, ctx, spread=True)
 
 
-@LAYERS.rule(f"{LINEN}.Conv", signature="inputs")
+@LAYERS.rule(f"{LINEN}.Conv", f"{LINEN}.ConvTranspose", signature="inputs")
 def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
     """`nn.Conv(features, kernel_size)(x)`: x is `(*batch, *spatial, in_features)` (NHWC), the
     kernel `(*kernel_size, in_features // groups, features)`; no batch dim is allowed, several
-    are flattened."""
+    are flattened. `nn.ConvTranspose` takes the same, the upsampling convolution of decoders
+    (`layers_api.flax_conv_transpose`)."""
     x = call.arg("inputs")
     if not isinstance(x, ArrayType) or x.rank is None:
         return None
     features = as_dim(layer.setting("features"))
-    output, kernel = flax_conv(interp, layer, call, x, x.dims[-1] if x.rank else None, features,
-                               lambda size: f"flax.linen.Conv({shown(features)}, {shown_window(size)})")
+    name = layer.name.rpartition(".")[2]
+    run = flax_conv_transpose if name == "ConvTranspose" else flax_conv
+    output, kernel = run(interp, layer, call, x, x.dims[-1] if x.rank else None, features,
+                         lambda size: f"flax.linen.{name}({shown(features)}, {shown_window(size)})")
     if kernel is not None:
-        _created(interp, layer, kernel=kernel, bias=(features,))
-    return output
-
-
-@LAYERS.rule(f"{LINEN}.ConvTranspose", signature="inputs")
-def conv_transpose(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
-    """`nn.ConvTranspose(features, kernel_size)(x)`: the upsampling convolution of decoders, its
-    kernel made from the input's features (`layers_api.flax_conv_transpose`)."""
-    x = call.arg("inputs")
-    if not isinstance(x, ArrayType) or x.rank is None:
-        return None
-    features = as_dim(layer.setting("features"))
-    output, kernel = flax_conv_transpose(interp, layer, call, x, x.dims[-1] if x.rank else None, features,
-                                         lambda size: f"flax.linen.ConvTranspose({shown(features)}, {shown_window(size)})")
-    if kernel is not None and output is not None:
         _created(interp, layer, kernel=kernel, bias=(features,))
     return output
 
