@@ -149,7 +149,7 @@ def _declared(call: CallArgs) -> ArrayType | None:
     dims = shape(call.arg("shape")) if call.given("shape") else None
     if dims is None:
         return None
-    return ArrayType(dtype_arg(call.arg("dtype")) if passed(call, "dtype") else "float32", dims)
+    return ArrayType(dtype_arg(call.arg("dtype")) if passed(call, "dtype") else "f32", dims)
 
 
 # -- layers -----------------------------------------------------------------------------------
@@ -363,4 +363,4 @@ def embed(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Va
         return None
     dim = as_dim(layer.setting("embed_dim"))
     _created(interp, layer, embeddings=(as_dim(layer.setting("vocab_size")), dim))
-    return ArrayType("float32", (*ids.dims, dim), ids.named, ids.ellipsis, ids.named_open)
+    return ArrayType("f32", (*ids.dims, dim), ids.named, ids.ellipsis, ids.named_open)

@@ -88,7 +88,7 @@ def layer_created(interp: Interpreter, layer: Layer, library: str, params: dict[
     for name, dims in params.items():
         if dims is not None:
             created(interp, layer.node, f"{prefix}{name}", f"parameter `{prefix}{name}` of {where}",
-                    ArrayType("float32", dims))
+                    ArrayType("f32", dims))
 
 
 def made(log: ParamLog, node: ast.AST) -> Variables | None:
