@@ -385,6 +385,10 @@ class Layer(PythonObject):
     def given(self, name: str) -> bool:
         return any(key == name for key, _ in self.settings)
 
+    def passed(self, name: str) -> bool:
+        """Given a value other than None (`dtype=None` is the library's default, as not given)."""
+        return self.given(name) and self.setting(name) != Const(None)
+
 
 ParamKey: TypeAlias = tuple[int, str, int]
 """A parameter by where a module creates it: the node id of the layer or `self.param` call, the

@@ -15,7 +15,7 @@ from shapecheck.algebra import convolution, lax_rules, layers
 from shapecheck.algebra.promotion import Typed, default, result_type
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import finish, finished, reported
+from shapecheck.analyzer.library.common import finish, finished, passed, reported
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     Parameters,
@@ -156,7 +156,7 @@ def layer_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
         if problem is not None:
             interp.reporter.problems([problem], call.node, [call.arg_node("x")])
             return None
-    elif layer.given("shape") and raw != Const(None):
+    elif layer.passed("shape"):
         return None
     return ArrayType(x.dtype if x.dtype == _computed(layer, x) else None, x.dims, x.named, x.ellipsis, x.named_open)
 
@@ -202,7 +202,7 @@ def dropout(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> 
     # The call's `deterministic` (deprecated), else its `inference`, else the layer's.
     inference: Value = Const(None)
     for name in ("deterministic", "inference"):
-        if call.given(name) and call.arg(name) != Const(None):
+        if passed(call, name):
             inference = call.arg(name)
             break
     if inference == Const(None):
@@ -251,7 +251,7 @@ def _parameters(layer: Layer) -> Parameters:
             return {}  # "scalar" sizes: not followed
         return {"weight": (out_features, in_features), "bias": made_if(layer, "use_bias", (out_features,))}
     if kind == "Embedding":
-        if layer.given("weight") and layer.setting("weight") != Const(None):
+        if layer.passed("weight"):
             return {}
         return {"weight": (as_dim(layer.setting("num_embeddings")), as_dim(layer.setting("embedding_size")))}
     if kind == "LayerNorm":

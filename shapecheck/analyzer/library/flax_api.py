@@ -18,19 +18,20 @@ from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import model_params
-from shapecheck.analyzer.library.common import dtype_arg, finish, flag, forwarded, refused, shape
+from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded, passed, refused, shape
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     build,
     chained,
+    flag_setting,
     flax_conv,
     flax_conv_transpose,
     layer_dtype,
     normalized_dtype,
     padding_of,
-    param_dtype,
     shown,
     shown_window,
+    unchanged,
 )
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import canonical
@@ -120,9 +121,7 @@ def embed(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Va
     problem = layers.integer_ids(ids, f"flax.linen.Embed({', '.join(shown(size) for size in sizes)})")
     if problem is not None:
         return refused(interp, call, problem)
-    # The table's dtype, or the `dtype` given.
-    dtype = dtype_arg(layer.setting("dtype")) if layer.given("dtype") and layer.setting("dtype") != Const(None) \
-        else param_dtype(layer)
+    dtype = layer_dtype(layer)  # the table's, or the `dtype` given
     features = as_dim(layer.setting("features"))
     _created(interp, layer, embedding=(as_dim(layer.setting("num_embeddings")), features))
     return finish(interp, layers.embed(ids, features, dtype), call)
@@ -147,7 +146,7 @@ def group_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
     x = call.arg("x")
     if not isinstance(x, ArrayType):
         return None
-    if layer.given("group_size") and layer.setting("group_size") != Const(None):
+    if layer.passed("group_size"):
         return None  # groups of a size: the count follows from the channels
     groups = as_dim(layer.setting("num_groups")) if layer.given("num_groups") else 32
     if x.rank is not None and x.rank > 0:
@@ -163,14 +162,11 @@ def _parameters(layer: Layer) -> bool | None:
     """Whether a norm has a scale or a bias (`use_scale`, `use_bias`: True unless given); None
     where a flag is not a known bool."""
     names = ("use_scale",) if layer.name.endswith("RMSNorm") else ("use_scale", "use_bias")
-    flags = [flag(layer.setting(name), True) if layer.given(name) else True for name in names]
+    flags = [flag_setting(layer, name) for name in names]
     return None if None in flags else any(flags)
 
 
-@LAYERS.rule(f"{LINEN}.Dropout", signature="inputs, deterministic=None, rng=None")
-def dropout(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
-    x = call.arg("inputs")
-    return x if isinstance(x, ArrayType) else None
+LAYERS.rule(f"{LINEN}.Dropout", signature="inputs, deterministic=None, rng=None")(unchanged)
 
 
 @LAYERS.rule(f"{LINEN}.MultiHeadDotProductAttention",
@@ -184,8 +180,7 @@ def attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -
         return None
     qkv = as_dim(layer.setting("qkv_features")) if layer.given("qkv_features") else None
     out = as_dim(layer.setting("out_features")) if layer.given("out_features") else None
-    if (layer.given("qkv_features") and qkv is None and layer.setting("qkv_features") != Const(None)) or \
-            (layer.given("out_features") and out is None and layer.setting("out_features") != Const(None)):
+    if (layer.passed("qkv_features") and qkv is None) or (layer.passed("out_features") and out is None):
         return None
     what = f"flax.linen.{layer.name.rpartition('.')[2]}"
     # The key and value, where given, are promoted with the query (and the parameters).
@@ -360,7 +355,7 @@ def _run(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     """`model.apply(variables, *args)`, `model.init(rngs, *args)`: the module's `setup`, then its
     `__call__` on the arguments; unknown where another method or a mutable collection is asked."""
     instance = call.arg("self")
-    if call.given("method") and call.arg("method") != Const(None):
+    if passed(call, "method"):
         return None
     inner = forwarded(call, call.rest())
     if isinstance(instance, Layer):

@@ -19,12 +19,13 @@ from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import sharding_api, transforms
-from shapecheck.analyzer.library.common import dtype_arg, finish, finished, flag, refused
+from shapecheck.analyzer.library.common import finish, finished, passed, refused
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     Parameters,
     build,
     chained,
+    flag_setting,
     flax_conv,
     flax_conv_transpose,
     layer_dtype,
@@ -35,6 +36,7 @@ from shapecheck.analyzer.library.layers_api import (
     per_group_of,
     shown,
     shown_window,
+    unchanged,
     window,
 )
 from shapecheck.analyzer.library.registry import Registry, each
@@ -88,15 +90,9 @@ def attention_layer(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sc
     return layer
 
 
-def _flag(layer: Layer, name: str) -> bool | None:
-    """A flag setting that defaults to True (`use_scale`, `use_bias`); None where unread."""
-    return flag(layer.setting(name), True) if layer.given(name) else True
-
-
 def _or(layer: Layer, name: str, default: Dim) -> Dim:
     """A size setting, `default` where it is not given or given as None."""
-    value = layer.setting(name)
-    return default if not layer.given(name) or value == Const(None) else as_dim(value)
+    return as_dim(layer.setting(name)) if layer.passed(name) else default
 
 
 @LAYERS.rule(_ATTENTION, signature="inputs_q, inputs_k=None, inputs_v=None, *, mask=None, deterministic=None, "
@@ -106,11 +102,10 @@ def attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -
     Unknown where `decode` is given nowhere (nnx refuses: not a shape rule) or is not False (the
     decoding cache), and where a value other than the key is given."""
     query = call.arg("inputs_q")
-    decode = call.arg("decode") if call.given("decode") and call.arg("decode") != Const(None) else \
-        layer.setting("decode")
+    decode = call.arg("decode") if passed(call, "decode") else layer.setting("decode")
     if not isinstance(query, ArrayType) or decode != Const(False) or call.given("inputs_v"):
         return None
-    key = call.arg("inputs_k") if call.given("inputs_k") and call.arg("inputs_k") != Const(None) else query
+    key = call.arg("inputs_k") if passed(call, "inputs_k") else query
     if not isinstance(key, ArrayType):
         return None
     in_features = as_dim(layer.setting("in_features"))
@@ -167,7 +162,7 @@ def group_norm_layer(interp: Interpreter, call: CallArgs, ctx: Context, scope: S
     if not isinstance(layer, Layer) or _groups(layer) is False:
         return None
     features = as_dim(layer.setting("num_features"))
-    by_size = _given(layer, "group_size")
+    by_size = layer.passed("group_size")
     problem = layers.groups_divide(features, as_dim(layer.setting("group_size")) if by_size else _or(layer, "num_groups", 32),
                                    _what(layer, features), "features", "channels per group" if by_size else "groups",
                                    "it is built with")
@@ -177,15 +172,11 @@ def group_norm_layer(interp: Interpreter, call: CallArgs, ctx: Context, scope: S
     return layer
 
 
-def _given(layer: Layer, name: str) -> bool:
-    return layer.given(name) and layer.setting(name) != Const(None)
-
-
 def _groups(layer: Layer) -> Dim | bool:
     """How many groups a GroupNorm splits its features into: `num_groups` (32 by default), else
     `num_features // group_size`; False where nnx refuses the pair (neither or both given)."""
-    counted = _given(layer, "num_groups") or not layer.given("num_groups")
-    if counted == _given(layer, "group_size"):
+    counted = layer.passed("num_groups") or not layer.given("num_groups")
+    if counted == layer.passed("group_size"):
         return False
     if counted:
         return _or(layer, "num_groups", 32)
@@ -214,7 +205,7 @@ def group_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
         return refused(interp, call, Problem(
             Code.AXIS_OUT_OF_RANGE, f"{what} normalises (batch, ..., features) and reduces from axis 1, but its "
             f"input has shape {format_shape(x.dims)}: add a batch dim", axes=(1,)))
-    parameters = _flag(layer, "use_scale"), _flag(layer, "use_bias")
+    parameters = flag_setting(layer, "use_scale"), flag_setting(layer, "use_bias")
     has = None if None in parameters else any(parameters)
     return ArrayType(normalized_dtype(layer, x, has), x.dims, x.named, None, x.named_open)
 
@@ -250,7 +241,8 @@ def _parameter_dtype(layer: Layer, name: str) -> str | None:
 
 
 _PARAMETERS: Final = {"Linear": ("kernel", "bias"), "Embed": ("embedding",), "Conv": ("kernel", "bias"),
-                      "LayerNorm": ("scale", "bias"), "GroupNorm": ("scale", "bias"), "RMSNorm": ("scale",), "BatchNorm": ("scale", "bias", "mean", "var")}
+                      "LayerNorm": ("scale", "bias"), "GroupNorm": ("scale", "bias"), "RMSNorm": ("scale",),
+                      "BatchNorm": ("scale", "bias", "mean", "var")}
 for _name in sorted({name for names in _PARAMETERS.values() for name in names}):
     REGISTRY.handles(*(f"attr:{NNX}.{kind}.{_name}" for kind, names in _PARAMETERS.items() if _name in names),
                      signature="layer")(parameter_reader(_name, _parameters, _parameter_dtype))
@@ -316,9 +308,7 @@ def embed(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Va
     problem = layers.integer_ids(ids, _what(layer, *sizes))
     if problem is not None:
         return refused(interp, call, problem)
-    # The table's dtype, or the `dtype` given (nnx promotes the table alone, ids aside).
-    dtype = dtype_arg(layer.setting("dtype")) if layer.given("dtype") and layer.setting("dtype") != Const(None) \
-        else param_dtype(layer)
+    dtype = layer_dtype(layer)  # the table's, or the `dtype` given: nnx promotes the table alone, ids aside
     features = as_dim(layer.setting("features"))
     if as_dim(layer.setting("num_embeddings")) == 1 and ids.rank is not None and ids.ellipsis is None:
         # A table of one row is broadcast to the ids' shape rather than indexed: a scalar id
@@ -339,8 +329,8 @@ def normalization(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Contex
     x = call.arg("x")
     if not isinstance(x, ArrayType) or any(layer.given(name) for name in ("reduction_axes", "feature_axes", "axis")):
         return None
-    scale = _flag(layer, "use_scale")
-    bias = False if layer.name.endswith("RMSNorm") else _flag(layer, "use_bias")  # RMSNorm has none
+    scale = flag_setting(layer, "use_scale")
+    bias = False if layer.name.endswith("RMSNorm") else flag_setting(layer, "use_bias")  # RMSNorm has none
     if scale is None or bias is None:
         return None
     output = ArrayType(normalized_dtype(layer, x, bool(scale or bias), statistics=layer.name.endswith("BatchNorm")),
@@ -357,10 +347,7 @@ def normalization(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Contex
     return output
 
 
-@LAYERS.rule(f"{NNX}.Dropout", signature="inputs, *, deterministic=None, rngs=None")
-def dropout(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
-    x = call.arg("inputs")
-    return x if isinstance(x, ArrayType) else None
+LAYERS.rule(f"{NNX}.Dropout", signature="inputs, *, deterministic=None, rngs=None")(unchanged)
 
 
 @LAYERS.rule(f"{NNX}.Sequential", signature="*args, **kwargs")

@@ -73,8 +73,9 @@ def build(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
 def layer_dtype(layer: Layer, *inputs: ArrayType) -> str | None:
     """The dtype a flax layer computes in (linen's and nnx's `promote_dtype`): its `dtype`
     setting, else its inputs' (an attention's query and key) promoted with its parameters'
-    (`param_dtype`, float32 unless given)."""
-    if layer.given("dtype") and layer.setting("dtype") != Const(None):
+    (`param_dtype`, float32 unless given); with no input, the parameters' own (an embedding's
+    table)."""
+    if layer.passed("dtype"):
         return dtype_arg(layer.setting("dtype"))
     params = param_dtype(layer)
     if params is None:
@@ -85,14 +86,14 @@ def layer_dtype(layer: Layer, *inputs: ArrayType) -> str | None:
 def param_dtype(layer: Layer) -> str | None:
     """A flax layer's parameters' dtype: `param_dtype`, float32 where not given (flax's default is
     float32 itself, not the default float type of x64 mode)."""
-    if layer.given("param_dtype") and layer.setting("param_dtype") != Const(None):
+    if layer.passed("param_dtype"):
         return dtype_arg(layer.setting("param_dtype"))
     return "f32"
 
 
 def weights_dtype(layer: Layer) -> str | None:
     """An equinox layer's weights' dtype: its `dtype` setting, else the default float type."""
-    if layer.given("dtype") and layer.setting("dtype") != Const(None):
+    if layer.passed("dtype"):
         return dtype_arg(layer.setting("dtype"))
     return default("f").dtype
 
@@ -102,7 +103,7 @@ def normalized_dtype(layer: Layer, x: ArrayType, parameters: bool | None, *, sta
     (`param_dtype`; `parameters`: it has a scale or a bias, None where unknown) and, in nnx's
     BatchNorm (`statistics`), its running statistics (float32 whatever `param_dtype`); with
     neither, a float of the input's (`floating`)."""
-    if layer.given("dtype") and layer.setting("dtype") != Const(None):
+    if layer.passed("dtype"):
         return dtype_arg(layer.setting("dtype"))
     if parameters is None:
         return None
@@ -258,6 +259,14 @@ def flax_conv_transpose(interp: Interpreter, layer: Layer, call: CallArgs, x: Ar
     return output, made
 
 
+def unchanged(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """The call rule of a layer that gives its input back as it is (flax's dropouts, in shape and
+    dtype): its first argument, where that is an array."""
+    assert call.signature is not None
+    x = call.arg(call.signature.positional[0])
+    return x if isinstance(x, ArrayType) else None
+
+
 def per_group_of(channels: Dim, groups: Dim) -> Dim:
     """The channels each of a grouped convolution's kernels takes: None where the groups do not
     divide the channels (or either is not known)."""
@@ -266,10 +275,15 @@ def per_group_of(channels: Dim, groups: Dim) -> Dim:
     return None
 
 
+def flag_setting(layer: Layer, name: str) -> bool | None:
+    """A flag setting that defaults to True (`use_bias`, `use_scale`); None where not a known bool."""
+    return flag(layer.setting(name), True) if layer.given(name) else True
+
+
 def made_if(layer: Layer, setting: str, shape: tuple[Dim, ...] | None) -> tuple[Dim, ...] | bool | None:
-    """A parameter made where a flag setting (`use_bias`, `use_scale`: True unless given) says so:
-    its shape, False where the flag is False, None where the flag is not a known bool."""
-    wanted = flag(layer.setting(setting), True) if layer.given(setting) else True
+    """A parameter made where a flag setting (`flag_setting`) says so: its shape, False where the
+    flag is False, None where the flag is not a known bool."""
+    wanted = flag_setting(layer, setting)
     return None if wanted is None else shape if wanted else False
 
 
