@@ -158,6 +158,9 @@ out = jax.vmap(lambda x: model(x, x, x, mask=mask))(x)"""))
     ("eqx.nn.MultiheadAttention(1, 1, key=keys[0])", "out = model(*[jnp.zeros((1, 1))] * 3)"),  # one of everything
     ("eqx.nn.MultiheadAttention(3, 2, key=keys[0])", "out = model(*[jnp.zeros((4, 2))] * 3)"),  # more heads than features
     ("eqx.nn.MultiheadAttention(2, 4, key=keys[0])", "out = model(*[jnp.zeros((4,))] * 3)"),  # no length axis
+    ("eqx.nn.Linear(1, 1, key=keys[0])", "out = model.weight"),  # a parameter of sizes 1
+    ("eqx.nn.Conv1d(1, 1, 1, key=keys[0])", "out = model.bias"),
+    ("eqx.nn.Dropout(0.0)", "out = model(jnp.zeros((), jnp.int32))"),  # p=0 drops nothing: the dtype stays
 ])
 def test_trivial_cases_agree_with_equinox(model: str, call: str) -> None:
     agree(PROGRAM.format(model=model, call=call), frozenset({"SC103", "SC104", "SC105"}))

@@ -192,3 +192,12 @@ def test_flax_pooling_agrees_with_flax(program: str) -> None:
 def test_trivial_pools_agree_with_flax(program: str) -> None:
     """Windows of 1, dims of 1, an empty spatial dim: pooled to themselves."""
     agree(program)
+
+
+@pytest.mark.parametrize(("layer", "shape"), [
+    ("nn.ConvTranspose(1, (1,))", "(1, 1)"),  # no batch dim, sizes of 1
+    ("nn.ConvTranspose(2, (1, 1), strides=2)", "(0, 1, 1, 3)"),  # an empty batch
+    ("nn.ConvTranspose(1, (2,), padding='VALID')", "(1, 1, 1)"),  # a kernel wider than the input
+])
+def test_trivial_transposed_convolutions_agree_with_flax(layer: str, shape: str) -> None:
+    agree(FLAX.format(layer=layer, shape=shape, dtype="jnp.float32"))

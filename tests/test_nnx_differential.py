@@ -271,6 +271,11 @@ def test_nnx_attention_agrees_with_nnx(program: str) -> None:
     (f"nnx.Conv(1, 1, 1, {RNGS})", "(1, 1)", "jnp.float32"),
     (f"nnx.MultiHeadAttention(1, 1, decode=False, {RNGS})", "(1, 1)", "jnp.float32"),
     (f"nnx.Dropout(0.5, deterministic=True, {RNGS})", "()", "jnp.float32"),
+    (f"nnx.ConvTranspose(1, 1, 1, {RNGS})", "(1, 1)", "jnp.float32"),
+    (f"nnx.ConvTranspose(2, 3, (1, 1), {RNGS})", "(0, 1, 1, 2)", "jnp.float32"),
+    (f"nnx.GroupNorm(1, num_groups=1, {RNGS})", "(1, 1)", "jnp.float32"),
+    (f"nnx.GroupNorm(2, num_groups=None, group_size=1, {RNGS})", "(3, 2)", "jnp.float32"),
+    (f"nnx.GroupNorm(4, num_groups=1, use_scale=False, use_bias=False, {RNGS})", "(1, 1, 4)", "jnp.int32"),
 ])
 def test_trivial_layers_agree_with_nnx(layer: str, shape: str, dtype: str) -> None:
     """No layers, empty batch dims, sizes of 1, a scalar: what nnx accepts without a second thought."""
@@ -317,6 +322,18 @@ def parameters(draw: st.DrawFn) -> str:
 @cases(25)
 def test_a_built_layer_s_parameters_are_its_attributes(program: str) -> None:
     agree(program, frozenset({"SC101"}))
+
+
+@pytest.mark.parametrize(("layer", "read"), [
+    (f"nnx.Linear(1, 1, {RNGS})", "layer.kernel.value"),
+    (f"nnx.Conv(1, 1, 1, {RNGS})", "layer.kernel[...]"),
+    (f"nnx.Embed(1, 1, {RNGS})", "layer.embedding.value"),
+    (f"nnx.Embed(1, 1, {RNGS})", "layer.attend(jnp.zeros((1,)))"),
+    (f"nnx.BatchNorm(1, {RNGS})", "layer.var.value"),
+])
+def test_trivial_parameters_agree_with_nnx(layer: str, read: str) -> None:
+    """Sizes of 1: a parameter's shape and dtype, and `attend` over a one-row table."""
+    agree(PARAMETER.format(layer=layer, read=read, arithmetic=""))
 
 
 def test_a_parameter_a_layer_does_not_make_is_none() -> None:
