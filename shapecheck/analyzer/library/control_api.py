@@ -122,16 +122,37 @@ def _loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope, api: 
           init: Value, arguments: _Arguments, carry_of: _CarryOf = lambda out: out) -> tuple[Value, Value]:
     """Analyse a loop's body for the carry `init` as JAX traces it, report a carry that leaves it
     changed (SC103), and return the carry after the loop and what the body returned."""
+    carry, out, _ = _checked_loop(interp, call, ctx, scope, api, body, init, arguments, carry_of,
+                                  call.arg_node("init" if api == "lax.scan" else "init_val"))
+    return carry, out
+
+
+def scan_cell(interp: Interpreter, call: CallArgs, ctx: Context, api: str, cell: Value, init: Value,
+              steps: list[Value], init_node: ast.AST | None) -> tuple[Value, Value] | None:
+    """A layer's scan (flax's `RNN` and `nn.scan`): `cell(carry, *xs)` over the steps, one of
+    which is `steps`, its carry from `init` (written at `init_node`, the call where None). The
+    carry after the scan and one step's output; None where the cell changes its carry (SC103, as
+    `lax.scan` reports it) or does not return a pair (carry, output)."""
+    carry, out, held = _checked_loop(interp, call, ctx, interp.scope, api, _Body(cell, carry_at=0), init,
+                                     lambda c: [c, *steps], _first, init_node)
+    if not held or not (isinstance(out, Seq) and len(out.items) == 2):
+        return None
+    return carry, out.items[1]
+
+
+def _checked_loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope, api: str, body: _Body,
+                  init: Value, arguments: _Arguments, carry_of: _CarryOf,
+                  init_node: ast.AST | None) -> tuple[Value, Value, bool]:
+    """`_loop`, and whether the carry held its type (False where that was reported)."""
     entered = tree(init)
     carry = rebuild(init, entered)
-    init_node = call.arg_node("init" if api == "lax.scan" else "init_val")
     promotable = True
     # Each pass is a trace of JAX's: a weak initial carry the body changes in dtype is promoted
     # and traced again, once; a carry the body returns with more named axes (a map's body
     # batches it) goes round once more, as JAX's batching does, so that what the body makes of
     # it is the batched carry's.
     for _ in range(3):
-        out = interp.call(body.fun, CallArgs(call.node, arguments(carry), [init_node]), ctx, scope)
+        out = interp.call(body.fun, CallArgs(call.node, arguments(carry), [init_node or call.node]), ctx, scope)
         after = tree(carry_of(out))
         retraced = control_flow.promoted(entered, after, interp.x64) if promotable else entered
         promotable = False
@@ -141,16 +162,16 @@ def _loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope, api: 
         problems = control_flow.carry_problems(api, entered, after, body.carry_name(), interp.x64)
         if problems:
             _report_at_return(interp, call, body, problems)
-            return carry, out
+            return carry, out, False
         if ctx.checked and _report_varying(interp, call, api, body, init_node, entered, after, ctx.checked,
                                            scan_pair=carry_of is _first):
-            return rebuild(carry, control_flow.settled(entered, after)), out
+            return rebuild(carry, control_flow.settled(entered, after)), out, False
         settled = control_flow.settled(entered, after)
         carry = rebuild(carry, settled)
         if _named_axes(settled) == _named_axes(entered):
             break
         entered = settled
-    return carry, out
+    return carry, out, True
 
 
 def _report_varying(interp: Interpreter, call: CallArgs, api: str, body: _Body, init_node: ast.AST | None,

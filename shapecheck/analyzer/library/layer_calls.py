@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library import equinox_api, flax_api, flax_nnx_api, haiku_api
+from shapecheck.analyzer.library import (
+    equinox_api,
+    flax_api,
+    flax_nnx_api,
+    flax_scan,
+    haiku_api,
+    recurrent_layers,
+)
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Layer, Value
@@ -20,7 +27,8 @@ if TYPE_CHECKING:
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 _RULES = {**flax_api.LAYERS.rules, **flax_nnx_api.LAYERS.rules, **equinox_api.LAYERS.rules,
-          **haiku_api.LAYERS.rules}
+          **haiku_api.LAYERS.rules, **recurrent_layers.LAYERS.rules,
+          **flax_scan.LAYERS.rules}
 
 
 @REGISTRY.calls(Layer)

@@ -1,0 +1,144 @@
+"""flax.linen's lifted scan: `nn.scan(Target, ...)` is a module class whose instances run
+`Target`'s call over slices of their inputs, as `lax.scan` does, with the carry first.
+
+Two uses are common: a recurrent cell over time (`nn.scan(nn.LSTMCell, in_axes=1, out_axes=1)`)
+and a stack of identical blocks (`nn.scan(Block, variable_axes={'params': 0}, length=n)`,
+called as `Stack(...)(x, None)`). The scanned class is held as a `Layer` of the name
+`flax.linen.scan` with the options given; building it builds the target (a library layer or
+the program's own module) and gives a `flax.linen.Scanned` layer, whose call is the scan.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from shapecheck.algebra import recurrent
+from shapecheck.algebra.outcome import Problem
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library import control_api
+from shapecheck.analyzer.library.common import flag, forwarded, refused
+from shapecheck.analyzer.library.layers_api import LayerRules, build
+from shapecheck.analyzer.library.pytrees import leaf, map_leaves, node
+from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.values import Class, Const, Layer, Qual, Seq, Value, as_dim, as_int
+from shapecheck.codes import Code
+from shapecheck.dims import Dim
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+LAYERS = LayerRules()  # how each layer class is called; collected by `layer_calls`
+
+LINEN: Final = "flax.linen"
+SCAN: Final = f"{LINEN}.scan"
+BUILT: Final = f"{LINEN}.Scanned"  # a built module of `nn.scan`: under flax.linen, for its methods
+BROADCAST: Final = f"{LINEN}.broadcast"  # an argument passed whole to every step
+
+REGISTRY.handles(SCAN, f"{LINEN}.transforms.scan",
+                 signature="target, variable_axes=None, variable_broadcast=False, variable_carry=False, "
+                           "split_rngs=None, in_axes=0, out_axes=0, length=None, reverse=False, unroll=1, "
+                           "**options")(build)
+
+
+@LAYERS.rule(SCAN, signature="*args, **kwargs")
+def construct(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nn.scan(Target, ...)(features)`: the target built with the arguments, to be scanned."""
+    target = layer.setting("target")
+    if not isinstance(target, Class | Qual):
+        return None
+    built = interp.call(target, forwarded(call, call.rest()), ctx, interp.scope)
+    if built is None:
+        return None
+    return Layer(BUILT, (("cell", built), *((name, value) for name, value in layer.settings if name != "target")),
+                 call.node)
+
+
+@LAYERS.rule(BUILT, signature="*args")
+def scan(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`scanned(carry, *xs)`: `(carry, ys)`, the target's call on the carry and each step's slices
+    of `xs` (along `in_axes`; whole where `nn.broadcast`), its outputs stacked along `out_axes`."""
+    args = call.rest()
+    if not args:
+        return None
+    carry, xs = args[0], args[1:]
+    axes = _in_axes(layer.setting("in_axes") if layer.given("in_axes") else Const(0), len(xs))
+    out_axis = as_int(layer.setting("out_axes")) if layer.given("out_axes") else 0
+    reverse = flag(layer.setting("reverse"), False) if layer.given("reverse") else False
+    if axes is None or out_axis is None or reverse is None:
+        return None
+    length: Dim = as_dim(layer.setting("length")) if layer.given("length") else None
+    steps: list[Value] = []
+    lengths: list[Dim] = []
+    for x, axis in zip(xs, axes, strict=True):
+        if axis is None:
+            steps.append(x)
+            continue
+        sliced = _sliced(interp, call, x, axis, lengths)
+        if sliced is _REFUSED:
+            return None
+        steps.append(sliced)
+    known = sorted({size for size in (*lengths, length) if isinstance(size, int)})
+    if len(known) > 1:
+        given = f" and length={length}" if isinstance(length, int) else ""
+        return refused(interp, call, Problem(
+            Code.NAMED_SIZE_MISMATCH, f"nn.scan slices its inputs into one count of steps, but the axes it "
+            f"scans{given} have sizes {', '.join(str(size) for size in known)}", sizes=tuple(known)))
+    count = known[0] if known else None
+    scanned = control_api.scan_cell(interp, call, ctx, "nn.scan", layer.setting("cell"), carry, steps, None)
+    if scanned is None:
+        return None
+    final, out = scanned
+    return Seq((final, map_leaves(out, lambda y: _stacked(y, out_axis, count)) if out is not None else None))
+
+
+_REFUSED: Final = Const("refused")  # a sentinel: a step could not be sliced (reported)
+
+
+def _in_axes(value: Value, count: int) -> list[int | None] | None:
+    """One axis per scanned argument (None: `nn.broadcast`, passed whole), from an int for all or
+    a tuple of one each; None where unreadable."""
+    def one(item: Value) -> int | str | None:
+        if isinstance(item, Qual) and item.name == BROADCAST:
+            return None
+        found = as_int(item)
+        return found if found is not None else "unknown"
+
+    items = value.items if isinstance(value, Seq) else (value,) * count
+    if len(items) != count:
+        return None
+    axes = [one(item) for item in items]
+    return None if "unknown" in axes else [axis for axis in axes if not isinstance(axis, str)]
+
+
+def _sliced(interp: Interpreter, call: CallArgs, x: Value, axis: int, lengths: list[Dim]) -> Value:
+    """`x`'s step: each leaf without `axis` (its size appended to `lengths`); `_REFUSED` where a
+    leaf has no such axis (reported)."""
+    problems: list[Problem] = []
+
+    def step(value: ArrayType) -> Value:
+        if value.rank is None or value.ellipsis is not None:
+            return None
+        place = axis + value.rank if axis < 0 else axis
+        sliced = recurrent.without_time(value, place, "nn.scan", f"a dim {axis} to scan over")
+        if isinstance(sliced, Problem):
+            problems.append(sliced)
+            return None
+        lengths.append(sliced[1])
+        return sliced[0]
+
+    if node(x) is None and leaf(x) is None:
+        return x if x == Const(None) else None
+    result = map_leaves(x, step)
+    if problems:
+        refused(interp, call, problems[0])
+        return _REFUSED
+    return result
+
+
+def _stacked(y: ArrayType, axis: int, count: Dim) -> Value:
+    place = axis + y.rank + 1 if axis < 0 and y.rank is not None else axis
+    return recurrent.with_time(y, place, count) if place >= 0 else None
+

@@ -1,0 +1,327 @@
+"""Recurrent layers against the libraries themselves: flax.linen's and flax.nnx's cells, alone
+and scanned by their `RNN`, and equinox's cells, alone and under `jax.lax.scan`.
+
+Each drawn program builds a cell with drawn sizes and dtypes, makes its carry (the cell's
+`initialize_carry`, for the step's shape or another, or zeros of a drawn shape and dtype) and
+runs it. The libraries refuse carries whose batch dims do not broadcast with the input's (SC101),
+inputs or carries of other features than an nnx or equinox cell was built for (SC104), a scalar
+(SC106), and, in an `RNN`, a carry the cell changes (SC103, as `lax.scan` does). The checker
+must report exactly the programs the libraries refuse and infer the shape and dtype of the
+others (`tests.differential.agree`).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.differential import agree, cases, shape_literal
+
+pytest.importorskip("jax")
+pytest.importorskip("flax")
+pytest.importorskip("equinox")
+
+CODES = frozenset({"SC101", "SC103", "SC104", "SC106"})
+
+LINEN_CELL = """\
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+cell = nn.{cell}({features}{options})
+x = jnp.zeros({shape}, {dtype})
+carry = {carry}
+variables = cell.init(jax.random.key(0), carry, x)
+out = cell.apply(variables, carry, x){pick}
+"""
+
+LINEN_RNN = """\
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+model = nn.RNN(nn.{cell}({features}{options}){rnn_options})
+x = jnp.zeros({shape}, {dtype})
+variables = model.init(jax.random.key(0), x{call_options})
+out = model.apply(variables, x{call_options}){pick}
+"""
+
+NNX_CELL = """\
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+cell = nnx.{cell}({in_features}, {features}{options}, rngs=nnx.Rngs(0))
+x = jnp.zeros({shape}, {dtype})
+carry = {carry}
+out = cell(carry, x){pick}
+"""
+
+NNX_RNN = """\
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+model = nnx.RNN(nnx.{cell}({in_features}, {features}{options}, rngs=nnx.Rngs(0)){rnn_options})
+x = jnp.zeros({shape}, {dtype})
+out = model(x{call_options}){pick}
+"""
+
+EQUINOX = """\
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+cell = eqx.nn.{cell}({input_size}, {hidden_size}{options}, key=jax.random.key(0))
+x = jnp.zeros({shape}, {dtype})
+hidden = {hidden}
+{body}
+"""
+
+sizes = st.integers(1, 5)
+dtypes = st.sampled_from(["jnp.float32", "jnp.bfloat16", "jnp.int32"])
+float_dtypes = st.sampled_from(["jnp.float32", "jnp.bfloat16"])
+dtype_options = st.sampled_from(["", "", ", dtype=jnp.bfloat16", ", param_dtype=jnp.bfloat16",
+                                 ", dtype=jnp.float32, param_dtype=jnp.bfloat16"])
+LSTMS = ("LSTMCell", "OptimizedLSTMCell")
+
+
+def _shape(draw: st.DrawFn, features: int) -> list[int]:
+    """Leading dims of 0-2 (each sometimes 1), then the features; now and then a scalar."""
+    if draw(st.integers(0, 9)) == 0:
+        return []
+    lead = draw(st.lists(st.sampled_from([1, 2, 3]), max_size=2))
+    return [*lead, features]
+
+
+def _near(draw: st.DrawFn, shape: list[int]) -> list[int]:
+    """`shape` most of the time; else with a dim changed, dropped or added."""
+    choice = draw(st.integers(0, 5))
+    if choice == 0 and shape:
+        index = draw(st.integers(0, len(shape) - 1))
+        return [*shape[:index], draw(sizes), *shape[index + 1:]]
+    if choice == 1 and len(shape) > 1:
+        return shape[1:]
+    if choice == 2:
+        return [draw(st.sampled_from([1, 2])), *shape]
+    return list(shape)
+
+
+def _flax_carry(draw: st.DrawFn, cell: str, step: list[int], features: int, *, nnx: bool) -> str:
+    """The cell's `initialize_carry` for the step's shape (or another), or zeros made by hand."""
+    if draw(st.booleans()):
+        shape = shape_literal(_near(draw, step))
+        if nnx:
+            return f"cell.initialize_carry({shape}, nnx.Rngs(1))"
+        return f"cell.initialize_carry(jax.random.key(1), {shape})"
+    state = _near(draw, [*step[:-1], features])
+    arrays = [f"jnp.zeros({shape_literal(state)}, {draw(float_dtypes)})"
+              for _ in range(2 if cell in LSTMS else 1)]
+    return f"({arrays[0]}, {arrays[1]})" if len(arrays) == 2 else arrays[0]
+
+
+def _cell_pick(draw: st.DrawFn, cell: str) -> str:
+    """The output, or the new carry (an LSTM's c or h)."""
+    if cell in LSTMS:
+        return draw(st.sampled_from(["[1]", "[0][0]", "[0][1]"]))
+    return draw(st.sampled_from(["[1]", "[0]"]))
+
+
+@st.composite
+def linen_cells(draw: st.DrawFn) -> str:
+    cell = draw(st.sampled_from(["LSTMCell", "OptimizedLSTMCell", "GRUCell", "MGUCell", "SimpleCell"]))
+    features = draw(sizes)
+    step = _shape(draw, draw(sizes))
+    options = draw(dtype_options) + (draw(st.sampled_from(["", ", residual=True"])) if cell == "SimpleCell" else "")
+    return LINEN_CELL.format(cell=cell, features=features, options=options, shape=shape_literal(step),
+                             dtype=draw(dtypes), carry=_flax_carry(draw, cell, step, features, nnx=False),
+                             pick=_cell_pick(draw, cell))
+
+
+def _rnn_parts(draw: st.DrawFn, cell: str, features: int, in_features: int) -> dict[str, str]:
+    """An RNN's input (batch dims, time, features; time first where time-major), its options and
+    what is taken of its result."""
+    time_major = draw(st.booleans())
+    return_carry = draw(st.booleans())
+    batch = draw(st.lists(st.sampled_from([1, 2, 3]), min_size=0, max_size=2))
+    time = draw(st.integers(1, 4))
+    shape = [time, *batch, in_features] if time_major else [*batch, time, in_features]
+    rnn_options = (", time_major=True" if time_major else "") + (", return_carry=True" if return_carry else "")
+    call_options = ""
+    if draw(st.integers(0, 2)) == 0:
+        state = _near(draw, [*batch, features])
+        arrays = [f"jnp.zeros({shape_literal(state)}, {draw(float_dtypes)})"
+                  for _ in range(2 if cell in LSTMS else 1)]
+        call_options = f", initial_carry={'(' + ', '.join(arrays) + ')' if len(arrays) == 2 else arrays[0]}"
+    if return_carry:
+        pick = draw(st.sampled_from(["[1]", "[0][0]"] if cell in LSTMS else ["[1]", "[0]"]))
+    else:
+        pick = ""
+    return {"shape": shape_literal(shape), "rnn_options": rnn_options, "call_options": call_options, "pick": pick}
+
+
+@st.composite
+def linen_rnns(draw: st.DrawFn) -> str:
+    cell = draw(st.sampled_from(["LSTMCell", "GRUCell", "SimpleCell", "MGUCell"]))
+    features = draw(sizes)
+    return LINEN_RNN.format(cell=cell, features=features, options=draw(dtype_options), dtype=draw(dtypes),
+                            **_rnn_parts(draw, cell, features, draw(sizes)))
+
+
+@st.composite
+def nnx_cells(draw: st.DrawFn) -> str:
+    cell = draw(st.sampled_from(["LSTMCell", "OptimizedLSTMCell", "GRUCell", "SimpleCell"]))
+    features, in_features = draw(sizes), draw(sizes)
+    given = in_features if draw(st.integers(0, 3)) else draw(sizes)
+    step = _shape(draw, given)
+    options = draw(dtype_options) + (draw(st.sampled_from(["", ", residual=True"])) if cell == "SimpleCell" else "")
+    return NNX_CELL.format(cell=cell, in_features=in_features, features=features, options=options,
+                           shape=shape_literal(step), dtype=draw(dtypes),
+                           carry=_flax_carry(draw, cell, step, features, nnx=True), pick=_cell_pick(draw, cell))
+
+
+@st.composite
+def nnx_rnns(draw: st.DrawFn) -> str:
+    cell = draw(st.sampled_from(["LSTMCell", "GRUCell", "SimpleCell"]))
+    features, in_features = draw(sizes), draw(sizes)
+    given = in_features if draw(st.integers(0, 3)) else draw(sizes)
+    return NNX_RNN.format(cell=cell, in_features=in_features, features=features, options=draw(dtype_options),
+                          dtype=draw(dtypes), **_rnn_parts(draw, cell, features, given))
+
+
+@st.composite
+def equinox_cells(draw: st.DrawFn) -> str:
+    cell = draw(st.sampled_from(["GRUCell", "LSTMCell"]))
+    input_size, hidden_size = draw(sizes), draw(sizes)
+    options = draw(st.sampled_from(["", ", use_bias=False", ", dtype=jnp.bfloat16"]))
+    dtype = draw(dtypes)
+    scanned = draw(st.booleans())
+    step = [input_size if draw(st.integers(0, 3)) else draw(sizes)]
+    states = [_near(draw, [hidden_size]) if not draw(st.integers(0, 2)) else [hidden_size]
+              for _ in range(2 if cell == "LSTMCell" else 1)]
+    arrays = [f"jnp.zeros({shape_literal(state)}, {draw(float_dtypes)})" for state in states]
+    hidden = f"({arrays[0]}, {arrays[1]})" if cell == "LSTMCell" else arrays[0]
+    pick = "[0]" if cell == "LSTMCell" else ""
+    if scanned:
+        shape = [draw(st.integers(1, 3)), *step]
+        body = (f"final, ys = jax.lax.scan(lambda h, xt: (cell(xt, h), cell(xt, h){pick}), hidden, x)\n"
+                f"out = {draw(st.sampled_from(['ys', f'final{pick}']))}")
+    else:
+        shape = step
+        body = f"out = cell(x, hidden){pick}"
+    return EQUINOX.format(cell=cell, input_size=input_size, hidden_size=hidden_size, options=options,
+                          shape=shape_literal(shape), dtype=dtype, hidden=hidden, body=body)
+
+
+@given(linen_cells())
+@cases(60)
+def test_linen_cells_agree_with_flax(program: str) -> None:
+    agree(program, CODES)
+
+
+@given(linen_rnns())
+@cases(50)
+def test_linen_rnns_agree_with_flax(program: str) -> None:
+    agree(program, CODES)
+
+
+@given(nnx_cells())
+@cases(50)
+def test_nnx_cells_agree_with_flax(program: str) -> None:
+    agree(program, CODES)
+
+
+@given(nnx_rnns())
+@cases(40)
+def test_nnx_rnns_agree_with_flax(program: str) -> None:
+    agree(program, CODES)
+
+
+@given(equinox_cells())
+@cases(60)
+def test_equinox_cells_agree_with_equinox(program: str) -> None:
+    agree(program, CODES)
+
+
+LINEN_STACK = """\
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+
+class Block(nn.Module):
+    features: int
+
+    @nn.compact
+    def __call__(self, x, step):
+        y = nn.Dense(self.features)(x)
+        return {returned}
+
+
+model = nn.scan(Block, variable_axes={{"params": 0}}, split_rngs={{"params": True}}{options})({features})
+x = jnp.zeros({shape}, jnp.float32)
+variables = model.init(jax.random.key(0), x, {step})
+out = model.apply(variables, x, {step}){pick}
+"""
+
+LINEN_SCANNED_CELL = """\
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+model = nn.scan(nn.{cell}, variable_broadcast="params", split_rngs={{"params": False}}{options})({features})
+xs = jnp.zeros({shape}, {dtype})
+carry = nn.{cell}({features}).initialize_carry(jax.random.key(1), {carry_shape})
+variables = model.init(jax.random.key(0), carry, xs)
+out = model.apply(variables, carry, xs){pick}
+"""
+
+
+@st.composite
+def linen_stacks(draw: st.DrawFn) -> str:
+    """`nn.scan` over a block of the program's own: a stack of `length` layers (no input scanned),
+    or one step per slice of a sequence (`in_axes`), its outputs stacked (`out_axes`)."""
+    features = draw(sizes)
+    width = features if draw(st.integers(0, 3)) else draw(sizes)
+    shape = [draw(st.sampled_from([1, 2, 3])), width]
+    returned = draw(st.sampled_from(["x + y, None", "y, y.sum(-1)", "x * y, y"]))
+    if draw(st.booleans()):
+        step, options = "None", f", length={draw(st.integers(1, 3))}"
+    else:
+        length = draw(st.integers(1, 3))
+        axis = draw(st.sampled_from([0, 1, -1]))
+        step_shape = [length, 2] if axis == 0 else [2, length]
+        step = f"jnp.ones({shape_literal(step_shape)})"
+        options = f", in_axes={axis}" + (f", length={draw(st.integers(1, 3))}" if draw(st.integers(0, 3)) == 0 else "")
+        options += draw(st.sampled_from(["", ", out_axes=1", ", out_axes=-1"]))
+    pick = draw(st.sampled_from(["[0]", "[1]"])) if "None" not in returned else "[0]"
+    return LINEN_STACK.format(returned=returned, options=options, features=features, shape=shape_literal(shape),
+                              step=step, pick=pick)
+
+
+@st.composite
+def linen_scanned_cells(draw: st.DrawFn) -> str:
+    """The idiom before `nn.RNN`: a cell class lifted by `nn.scan` over time (`in_axes=1`)."""
+    cell = draw(st.sampled_from(["LSTMCell", "OptimizedLSTMCell", "GRUCell"]))
+    features = draw(sizes)
+    batch, time, in_features = draw(st.sampled_from([1, 2, 3])), draw(st.integers(1, 4)), draw(sizes)
+    axis = draw(st.sampled_from([0, 1]))
+    shape = [time, batch, in_features] if axis == 0 else [batch, time, in_features]
+    carry_shape = _near(draw, [batch, in_features])
+    options = f", in_axes={axis}, out_axes={draw(st.sampled_from([0, 1]))}"
+    pick = draw(st.sampled_from(["[1]", "[0][0]"] if cell in LSTMS else ["[1]", "[0]"]))
+    return LINEN_SCANNED_CELL.format(cell=cell, features=features, options=options, shape=shape_literal(shape),
+                                     dtype=draw(dtypes), carry_shape=shape_literal(carry_shape), pick=pick)
+
+
+@given(linen_stacks())
+@cases(40)
+def test_linen_scanned_blocks_agree_with_flax(program: str) -> None:
+    agree(program, CODES | {"SC102"})
+
+
+@given(linen_scanned_cells())
+@cases(40)
+def test_linen_scanned_cells_agree_with_flax(program: str) -> None:
+    agree(program, CODES | {"SC102"})
