@@ -325,3 +325,63 @@ def test_linen_scanned_blocks_agree_with_flax(program: str) -> None:
 @cases(40)
 def test_linen_scanned_cells_agree_with_flax(program: str) -> None:
     agree(program, CODES | {"SC102"})
+
+
+HAIKU = """\
+import haiku as hk
+import jax
+import jax.numpy as jnp
+
+
+def forward(x):
+    core = hk.{core}({hidden})
+    state = {state}
+    {body}
+
+
+model = hk.without_apply_rng(hk.transform(forward))
+x = jnp.zeros({shape}, {dtype})
+params = model.init(jax.random.key(0), x)
+out = model.apply(params, x){pick}
+"""
+
+
+@st.composite
+def haiku_cores(draw: st.DrawFn) -> str:
+    """A haiku core on one step (one example or a batch) or unrolled over a sequence (time-major
+    or not), its state from `initial_state` (with the batch size, another, or none) or zeros."""
+    core = draw(st.sampled_from(["LSTM", "GRU", "VanillaRNN"]))
+    hidden, features = draw(sizes), draw(sizes)
+    batch = draw(st.sampled_from([None, 1, 2, 3]))
+    step = [features] if batch is None else [batch, features]
+    if draw(st.integers(0, 9)) == 0:
+        step = draw(st.sampled_from([[], [1, 2, features]]))
+    unrolled = draw(st.booleans())
+    time_major = draw(st.booleans())
+    time = draw(st.integers(1, 3))
+    if unrolled:
+        shape = [time, *step] if time_major or not step else [step[0], time, *step[1:]]
+    else:
+        shape = step
+    if draw(st.booleans()):
+        given = batch if draw(st.integers(0, 3)) else draw(st.sampled_from([None, 1, 2, 3]))
+        state = f"core.initial_state({given})"
+    else:
+        state_shape = shape_literal(_near(draw, [hidden] if batch is None else [batch, hidden]))
+        zeros = f"jnp.zeros({state_shape}, {draw(float_dtypes)})"
+        state = f"hk.LSTMState({zeros}, {zeros})" if core == "LSTM" else zeros
+    if unrolled:
+        major = "" if time_major else ", time_major=False"
+        body = (f"outs, last = hk.dynamic_unroll(core, x, state{major})\n"
+                f"    return outs, {'last.hidden' if core == 'LSTM' else 'last'}")
+    else:
+        body = f"y, new = core(x, state)\n    return y, {'new.cell' if core == 'LSTM' else 'new'}"
+    return HAIKU.format(core=core, hidden=hidden, state=state, body=body, shape=shape_literal(shape),
+                        dtype=draw(st.sampled_from(["jnp.float32", "jnp.bfloat16"])),
+                        pick=draw(st.sampled_from(["[0]", "[1]"])))
+
+
+@given(haiku_cores())
+@cases(50)
+def test_haiku_cores_agree_with_haiku(program: str) -> None:
+    agree(program, CODES | {"SC102"})

@@ -1,8 +1,8 @@
-"""Recurrent cells of flax.linen, flax.nnx and equinox: one step's new carry and output from
+"""Recurrent cells of flax.linen, flax.nnx, equinox and haiku: one step's new carry and output from
 the carry and the step's input, and the sequence a recurrent layer scans them over.
 
 Each cell is the composition of the operations its library runs (flax `linen/recurrent.py`,
-`nnx/nn/recurrent.py`; equinox `nn/_rnn.py`): projections of the input and of the hidden state
+`nnx/nn/recurrent.py`; equinox `nn/_rnn.py`; haiku `_src/recurrent.py`): projections of the input and of the hidden state
 to the hidden features, summed into gates (broadcast, so the two must have broadcastable batch
 dims), and the gates combined with the carry. The first operation JAX refuses is the step's
 problem, as it is where JAX raises.
@@ -16,10 +16,12 @@ from typing import Final
 
 from shapecheck.algebra import linalg
 from shapecheck.algebra.broadcast import broadcast
+from shapecheck.algebra.layout import concatenate
 from shapecheck.algebra.outcome import Outcome, Pieces, Problem
 from shapecheck.algebra.split import split
 from shapecheck.codes import Code
 from shapecheck.dims import Dim
+from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
 LSTM: Final = "lstm"  # carry (c, h): a cell state and a hidden state
@@ -165,3 +167,87 @@ def with_time(y: ArrayType, axis: int, length: Dim) -> ArrayType | None:
     if y.rank is None or y.ellipsis is not None or axis > y.rank:
         return None
     return ArrayType(y.dtype, (*y.dims[:axis], length, *y.dims[axis:]), y.named, None, y.named_open, y.weak)
+
+
+def haiku_linear(x: ArrayType, size: Dim, what: str) -> Outcome:
+    """`hk.Linear(size)(x)`: its weights take x's dtype (unknown for integers, which haiku's
+    initialisers do not make); a scalar is refused."""
+    if x.rank == 0 and x.ellipsis is None:
+        return Outcome(ArrayType(None, (), ellipsis=0), (Problem(
+            Code.AXIS_OUT_OF_RANGE, f"{what}: the input is a scalar; haiku's linear layers need at least one dim",
+            axes=(-1,), operands=(0,)),))
+    dtype = x.dtype if x.dtype is not None and kind_of(x.dtype) in ("f", "c") else None
+    if x.rank is None or x.ellipsis is not None:
+        return Outcome(ArrayType(dtype, (), x.named, 0, x.named_open))
+    return Outcome(ArrayType(dtype, (*x.dims[:-1], size), x.named, None, x.named_open))
+
+
+def _haiku_rank(x: ArrayType, what: str) -> Problem | None:
+    """haiku's LSTM and GRU take one example or a batch: inputs of rank 1 or 2 (a ValueError)."""
+    if x.rank is not None and x.ellipsis is None and x.rank not in (1, 2):
+        return Problem(Code.ANNOTATION_MISMATCH, f"{what} takes inputs of rank 1 or 2 (features, or batch and "
+                       f"features), but its input is {x.positional_text()}", operands=(0,))
+    return None
+
+
+def haiku_lstm(x: ArrayType, hidden: ArrayType, cell: ArrayType, hidden_size: Dim) -> Step:
+    """`hk.LSTM(hidden_size)(x, LSTMState(hidden, cell))`: x and the hidden state concatenated
+    (equal batch dims, no broadcasting), one Linear to four gates, the cell state broadcast with
+    them. The carry is `(hidden, cell)`."""
+    what = "hk.LSTM"
+    problem = _haiku_rank(x, what)
+    if problem is not None:
+        return Step(None, None, (problem,))
+    try:
+        joined = _take(concatenate([x, hidden], -1, (f"{what}'s input {x.positional_text()}",
+                                                     f"its state's hidden {hidden.positional_text()}")))
+        gates = 4 * hidden_size if isinstance(hidden_size, int) else None
+        i, g, f, o = _pieces(split(_take(haiku_linear(joined, gates, what)), 4, -1, what=f"{what}'s gates"))
+        new_c = _take(broadcast([_take(broadcast([f, cell], (f"{what}'s forget gate",
+                                                             f"its state's cell {cell.positional_text()}"))),
+                                 _take(broadcast([i, g]))]))
+        new_h = _take(broadcast([o, new_c]))
+        return Step((new_h, new_c), new_h)
+    except _Refused as refused:
+        return Step(None, None, refused.problems)
+
+
+def haiku_gru(x: ArrayType, state: ArrayType, hidden_size: Dim) -> Step:
+    """`hk.GRU(hidden_size)(x, state)`: x times `w_i` `(features, 3 * hidden)`, the state times
+    `w_h`'s `(hidden, 2 * hidden)` and `(hidden, hidden)` parts (a state of other features is a
+    contraction mismatch), the weights of x's dtype."""
+    what = "hk.GRU"
+    problem = _haiku_rank(x, what)
+    if problem is not None:
+        return Step(None, None, (problem,))
+    size = hidden_size if isinstance(hidden_size, int) else None
+    double = 2 * size if size is not None else None
+    try:
+        features = x.dims[-1] if x.rank and x.ellipsis is None else None
+        w_i = ArrayType(x.dtype, (features, 3 * size if size is not None else None))
+        zr_x, a_x = _pieces(split(_take(linalg.matmul(x, w_i)), [double], -1, what=f"{what}'s input gates"))
+        zr_h = _take(linalg.matmul(state, ArrayType(x.dtype, (size, double)), ("the state", f"{what}'s w_h")))
+        z, r = _pieces(split(_take(broadcast([zr_x, zr_h])), 2, -1, what=f"{what}'s gates"))
+        reset = _take(broadcast([r, state], (f"{what}'s reset gate", f"the state {state.positional_text()}")))
+        a = _take(broadcast([a_x, _take(linalg.matmul(reset, ArrayType(x.dtype, (size, size))))]))
+        new = _take(broadcast([_take(broadcast([z, state])), _take(broadcast([z, a]))]))
+        return Step((new,), new)
+    except _Refused as refused:
+        return Step(None, None, refused.problems)
+
+
+def haiku_initial_state(hidden_size: Dim, batch: Dim | None, dtype: str | None, count: int) -> tuple[ArrayType, ...]:
+    """`core.initial_state(batch_size)`: zeros of `(hidden_size,)`, with a leading batch dim where
+    `batch` is not None (`count` of them: an LSTM's hidden and cell)."""
+    state = ArrayType(dtype, (hidden_size,) if batch is None else (batch, hidden_size))
+    return (state,) * count
+
+
+def swapped(x: ArrayType, what: str) -> ArrayType | Problem:
+    """`x` with its first two dims swapped (haiku's batch-major sequences): SC106 under two dims."""
+    if x.rank is not None and x.ellipsis is None and x.rank < 2:
+        return Problem(Code.AXIS_OUT_OF_RANGE, f"{what} with time_major=False reads (batch, time, ...), but the "
+                       f"input is {x.positional_text()}", axes=(1,), operands=(0,))
+    if x.rank is None or x.ellipsis is not None:
+        return ArrayType(x.dtype, (), x.named, 0, x.named_open, x.weak)
+    return ArrayType(x.dtype, (x.dims[1], x.dims[0], *x.dims[2:]), x.named, None, x.named_open, x.weak)

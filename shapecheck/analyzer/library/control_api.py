@@ -14,7 +14,7 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeAlias
 
-from shapecheck.algebra import control_flow, replication
+from shapecheck.algebra import control_flow, recurrent, replication
 from shapecheck.algebra.control_flow import BOOL_KIND, INDEX_KINDS, PRED_KINDS, Node, Tree
 from shapecheck.algebra.outcome import Problem, normalize_axis, out_of_range
 from shapecheck.analyzer.calls import CallArgs
@@ -77,6 +77,10 @@ def _first(out: Value) -> Value:
     return out.items[0] if isinstance(out, Seq) and len(out.items) == 2 else None
 
 
+def _second(out: Value) -> Value:
+    return out.items[1] if isinstance(out, Seq) and len(out.items) == 2 else None
+
+
 @REGISTRY.handles(f"{LAX}.map", takes_functions=True, signature="f, xs, *, batch_size=None")
 def lax_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """`f` over the slices of `xs`, its results stacked."""
@@ -128,16 +132,45 @@ def _loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope, api: 
 
 
 def scan_cell(interp: Interpreter, call: CallArgs, ctx: Context, api: str, cell: Value, init: Value,
-              steps: list[Value], init_node: ast.AST | None) -> tuple[Value, Value] | None:
-    """A layer's scan (flax's `RNN` and `nn.scan`): `cell(carry, *xs)` over the steps, one of
-    which is `steps`, its carry from `init` (written at `init_node`, the call where None). The
-    carry after the scan and one step's output; None where the cell changes its carry (SC103, as
-    `lax.scan` reports it) or does not return a pair (carry, output)."""
-    carry, out, held = _checked_loop(interp, call, ctx, interp.scope, api, _Body(cell, carry_at=0), init,
-                                     lambda c: [c, *steps], _first, init_node)
+              steps: list[Value], init_node: ast.AST | None, *, input_first: bool = False) -> tuple[Value, Value] | None:
+    """A layer's scan (flax's `RNN` and `nn.scan`, haiku's `dynamic_unroll`): `cell(carry, *xs)`
+    over the steps, one of which is `steps`, its carry from `init` (written at `init_node`, the
+    call where None); where `input_first` (haiku's cores), `cell(*xs, carry)` giving `(output,
+    carry)`. The carry after the scan and one step's output; None where the cell changes its
+    carry (SC103, as `lax.scan` reports it) or does not return a pair."""
+    body = _Body(cell, carry_at=len(steps) if input_first else 0)
+    arguments: _Arguments = (lambda c: [*steps, c]) if input_first else (lambda c: [c, *steps])
+    carry, out, held = _checked_loop(interp, call, ctx, interp.scope, api, body, init, arguments,
+                                     _second if input_first else _first, init_node)
     if not held or not (isinstance(out, Seq) and len(out.items) == 2):
         return None
-    return carry, out.items[1]
+    return carry, out.items[0 if input_first else 1]
+
+
+def sliced_steps(interp: Interpreter, call: CallArgs, xs: Value, axis: int, what: str, expected: str,
+                 lengths: list[Dim]) -> tuple[Value, bool]:
+    """One step of `xs` for a layer's scan: each leaf without `axis` (its size appended to
+    `lengths`); None stays None. False where a leaf has no such axis (SC106, reported: `what`
+    scans, `expected` is what it wants)."""
+    problems: list[Problem] = []
+
+    def step(value: ArrayType) -> Value:
+        if value.rank is None or value.ellipsis is not None:
+            return None
+        sliced = recurrent.without_time(value, axis + value.rank if axis < 0 else axis, what, expected)
+        if isinstance(sliced, Problem):
+            problems.append(sliced)
+            return None
+        lengths.append(sliced[1])
+        return sliced[0]
+
+    if xs == Const(None):
+        return xs, True
+    result = map_leaves(xs, step)
+    if problems:
+        refused(interp, call, problems[0])
+        return None, False
+    return result, True
 
 
 def _checked_loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope, api: str, body: _Body,

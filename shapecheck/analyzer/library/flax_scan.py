@@ -19,7 +19,7 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import control_api
 from shapecheck.analyzer.library.common import flag, forwarded, refused
 from shapecheck.analyzer.library.layers_api import LayerRules, build
-from shapecheck.analyzer.library.pytrees import leaf, map_leaves, node
+from shapecheck.analyzer.library.pytrees import map_leaves
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.values import Class, Const, Layer, Qual, Seq, Value, as_dim, as_int
 from shapecheck.codes import Code
@@ -76,8 +76,9 @@ def scan(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
         if axis is None:
             steps.append(x)
             continue
-        sliced = _sliced(interp, call, x, axis, lengths)
-        if sliced is _REFUSED:
+        sliced, ok = control_api.sliced_steps(interp, call, x, axis, "nn.scan", f"a dim {axis} to scan over",
+                                              lengths)
+        if not ok:
             return None
         steps.append(sliced)
     known = sorted({size for size in (*lengths, length) if isinstance(size, int)})
@@ -94,9 +95,6 @@ def scan(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     return Seq((final, map_leaves(out, lambda y: _stacked(y, out_axis, count)) if out is not None else None))
 
 
-_REFUSED: Final = Const("refused")  # a sentinel: a step could not be sliced (reported)
-
-
 def _in_axes(value: Value, count: int) -> list[int | None] | None:
     """One axis per scanned argument (None: `nn.broadcast`, passed whole), from an int for all or
     a tuple of one each; None where unreadable."""
@@ -111,31 +109,6 @@ def _in_axes(value: Value, count: int) -> list[int | None] | None:
         return None
     axes = [one(item) for item in items]
     return None if "unknown" in axes else [axis for axis in axes if not isinstance(axis, str)]
-
-
-def _sliced(interp: Interpreter, call: CallArgs, x: Value, axis: int, lengths: list[Dim]) -> Value:
-    """`x`'s step: each leaf without `axis` (its size appended to `lengths`); `_REFUSED` where a
-    leaf has no such axis (reported)."""
-    problems: list[Problem] = []
-
-    def step(value: ArrayType) -> Value:
-        if value.rank is None or value.ellipsis is not None:
-            return None
-        place = axis + value.rank if axis < 0 else axis
-        sliced = recurrent.without_time(value, place, "nn.scan", f"a dim {axis} to scan over")
-        if isinstance(sliced, Problem):
-            problems.append(sliced)
-            return None
-        lengths.append(sliced[1])
-        return sliced[0]
-
-    if node(x) is None and leaf(x) is None:
-        return x if x == Const(None) else None
-    result = map_leaves(x, step)
-    if problems:
-        refused(interp, call, problems[0])
-        return _REFUSED
-    return result
 
 
 def _stacked(y: ArrayType, axis: int, count: Dim) -> Value:

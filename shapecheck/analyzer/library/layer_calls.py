@@ -15,6 +15,7 @@ from shapecheck.analyzer.library import (
     flax_nnx_api,
     flax_scan,
     haiku_api,
+    haiku_recurrent,
     recurrent_layers,
 )
 from shapecheck.analyzer.library.registry import Registry
@@ -28,7 +29,8 @@ REGISTRY = Registry()  # what this module handles; collected by `library.handler
 
 _RULES = {**flax_api.LAYERS.rules, **flax_nnx_api.LAYERS.rules, **equinox_api.LAYERS.rules,
           **haiku_api.LAYERS.rules, **recurrent_layers.LAYERS.rules,
-          **flax_scan.LAYERS.rules}
+          **flax_scan.LAYERS.rules,
+          **haiku_recurrent.LAYERS.rules}
 
 
 @REGISTRY.calls(Layer)

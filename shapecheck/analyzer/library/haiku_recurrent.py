@@ -1,0 +1,174 @@
+"""haiku's recurrent cores: `hk.LSTM`, `hk.GRU` and `hk.VanillaRNN`, their `initial_state`,
+`hk.LSTMState`, and `hk.dynamic_unroll`, which scans a core over time.
+
+A core is called on one time step and its state, `core(x, state)`, and gives `(output,
+state)`; its formulas are haiku's (`algebra.recurrent`). `hk.dynamic_unroll` is `lax.scan` over
+the sequence's leading axis (its second where `time_major=False`), so a core that changes its
+state (a state without the input's batch dim, of another dtype) is refused as a scan's carry is
+(SC103).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from shapecheck.algebra import recurrent
+from shapecheck.algebra.outcome import Problem
+from shapecheck.algebra.promotion import default
+from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library import control_api
+from shapecheck.analyzer.library.common import flag, passed, refused
+from shapecheck.analyzer.library.layers_api import LayerRules, build
+from shapecheck.analyzer.library.pytrees import map_leaves
+from shapecheck.analyzer.library.registry import Registry, each
+from shapecheck.analyzer.scope import Scope
+from shapecheck.analyzer.values import (
+    Class,
+    Const,
+    Instance,
+    Layer,
+    Partial,
+    Qual,
+    Seq,
+    Value,
+    as_dim,
+)
+from shapecheck.codes import Code
+from shapecheck.dims import Dim
+from shapecheck.types import ArrayType
+
+if TYPE_CHECKING:
+    from shapecheck.analyzer.interpreter import Interpreter
+
+REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
+LAYERS = LayerRules()  # how each layer class is called; collected by `layer_calls`
+
+HK: Final = "haiku"
+LSTM_STATE: Final = f"{HK}.LSTMState"
+_STATE: Final = Class(LSTM_STATE, record="namedtuple", fields=("hidden", "cell"))
+_CORES: Final = tuple(f"{HK}.{name}" for name in ("LSTM", "GRU", "VanillaRNN"))
+
+REGISTRY.handles(*each(HK, "LSTM", "GRU"), signature="hidden_size, name=None, **options")(build)
+REGISTRY.handles(f"{HK}.VanillaRNN", signature="hidden_size, double_bias=True, name=None")(build)
+
+
+@REGISTRY.handles(LSTM_STATE, signature="hidden, cell")
+def lstm_state(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`hk.LSTMState(hidden, cell)`: the namedtuple an LSTM's state is."""
+    return _state(call.arg("hidden"), call.arg("cell"))
+
+
+def _state(hidden: Value, cell: Value) -> Instance:
+    return Instance(_STATE, (("hidden", hidden), ("cell", cell)))
+
+
+@LAYERS.rule(*_CORES, signature="inputs, prev_state")
+def core(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`core(x, state)`: `(output, new_state)`; an LSTM's state is an `LSTMState`."""
+    x, state = call.arg("inputs"), call.arg("prev_state")
+    size = as_dim(layer.setting("hidden_size"))
+    kind = layer.name.rpartition(".")[2]
+    if not isinstance(x, ArrayType):
+        return None
+    if kind == "LSTM":
+        hidden, cell = _lstm_parts(state)
+        if hidden is None or cell is None:
+            return None
+        step = recurrent.haiku_lstm(x, hidden, cell, size)
+    elif not isinstance(state, ArrayType):
+        return None
+    elif kind == "GRU":
+        step = recurrent.haiku_gru(x, state, size)
+    else:
+        step = recurrent.flax_step(recurrent.SIMPLE, x, (state,),
+                                   lambda value, _: recurrent.haiku_linear(value, size, "hk.VanillaRNN"), "hk.VanillaRNN")
+    if step.problems or step.carry is None or step.output is None:
+        interp.reporter.problems(step.problems, call.node, call.arg_nodes)
+        return None
+    new_state: Value = _state(*step.carry) if kind == "LSTM" else step.carry[0]
+    return Seq((step.output, new_state))
+
+
+def _lstm_parts(state: Value) -> tuple[ArrayType | None, ArrayType | None]:
+    """An LSTM state's hidden and cell arrays: an `LSTMState` or a pair (haiku reads the
+    fields by name, so a plain tuple fails: unknown)."""
+    if isinstance(state, Instance) and state.cls == _STATE:
+        hidden, cell = state.get("hidden"), state.get("cell")
+        return (hidden if isinstance(hidden, ArrayType) else None, cell if isinstance(cell, ArrayType) else None)
+    return None, None
+
+
+@REGISTRY.handles(*(f"attr:{name}.initial_state" for name in _CORES), signature="layer")
+def initial_state_method(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`core.initial_state`, waiting for its batch size."""
+    layer = call.arg("layer")
+    return Partial(Qual(f"{layer.name}.initial_state"), (layer,)) if isinstance(layer, Layer) else None
+
+
+@REGISTRY.handles(*(f"{name}.initial_state" for name in _CORES), signature="self, batch_size")
+def initial_state(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`core.initial_state(batch_size)`: zeros of `(hidden_size,)`, `(batch_size, hidden_size)`
+    with a batch size; an `LSTMState` of two for an LSTM."""
+    layer, batch = call.arg("self"), call.arg("batch_size")
+    if not isinstance(layer, Layer):
+        return None
+    size = None if batch == Const(None) else as_dim(batch)
+    if batch != Const(None) and size is None:
+        return None
+    lstm = layer.name.endswith(".LSTM")
+    made = recurrent.haiku_initial_state(as_dim(layer.setting("hidden_size")), size, default("f").dtype,
+                                         2 if lstm else 1)
+    return _state(*made) if lstm else made[0]
+
+
+@REGISTRY.handles(f"{HK}.dynamic_unroll", takes_functions=True,
+                  signature="core, input_sequence, initial_state, time_major=True, reverse=False, "
+                            "return_all_states=False, unroll=1")
+def dynamic_unroll(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`(outputs, final_state)`: the core scanned over the sequence's time axis, its outputs
+    stacked there; `(outputs, states)` with `return_all_states`."""
+    time_major = flag(call.arg("time_major"), True) if passed(call, "time_major") else True
+    all_states = flag(call.arg("return_all_states"), False) if passed(call, "return_all_states") else False
+    if time_major is None or all_states is None or call.opaque:
+        return None
+    what = "hk.dynamic_unroll"
+    xs = call.arg("input_sequence")
+    if not time_major:
+        problems: list[Problem] = []
+        xs = map_leaves(xs, lambda x: _swapped(x, what, problems))
+        if problems:
+            return refused(interp, call, problems[0])
+    lengths: list[Dim] = []
+    step, ok = control_api.sliced_steps(interp, call, xs, 0, what, "(time, ...) leaves", lengths)
+    if not ok:
+        return None
+    known = sorted({size for size in lengths if isinstance(size, int)})
+    if len(known) > 1:
+        return refused(interp, call, Problem(
+            Code.NAMED_SIZE_MISMATCH, f"{what} scans the sequence's leaves together, but their time axes have "
+            f"sizes {', '.join(str(size) for size in known)}", sizes=tuple(known)))
+    length = known[0] if known else None
+    scanned = control_api.scan_cell(interp, call, ctx, what, call.arg("core"), call.arg("initial_state"), [step],
+                                    call.arg_node("initial_state"), input_first=True)
+    if scanned is None:
+        return None
+    final, y = scanned
+
+    def stacked(value: ArrayType) -> Value:
+        out = recurrent.with_time(value, 0, length)
+        if time_major or out is None:
+            return out
+        back = recurrent.swapped(out, what)
+        return back if isinstance(back, ArrayType) else None
+
+    outputs = map_leaves(y, stacked)
+    return Seq((outputs, map_leaves(final, stacked) if all_states else final))
+
+
+def _swapped(x: ArrayType, what: str, problems: list[Problem]) -> Value:
+    found = recurrent.swapped(x, what)
+    if isinstance(found, Problem):
+        problems.append(found)
+        return None
+    return found
