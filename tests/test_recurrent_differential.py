@@ -32,7 +32,7 @@ import flax.linen as nn
 cell = nn.{cell}({features}{options})
 x = jnp.zeros({shape}, {dtype})
 carry = {carry}
-variables = cell.init(jax.random.key(0), carry, x)
+variables = cell.init(jax.random.key(0), carry, jnp.zeros({init_shape}, {dtype}))
 out = cell.apply(variables, carry, x){pick}
 """
 
@@ -43,7 +43,7 @@ import flax.linen as nn
 
 model = nn.RNN(nn.{cell}({features}{options}){rnn_options})
 x = jnp.zeros({shape}, {dtype})
-variables = model.init(jax.random.key(0), x{call_options})
+variables = model.init(jax.random.key(0), jnp.zeros({init_shape}, {dtype}){call_options})
 out = model.apply(variables, x{call_options}){pick}
 """
 
@@ -135,6 +135,7 @@ def linen_cells(draw: st.DrawFn) -> str:
     step = _shape(draw, draw(sizes))
     options = draw(dtype_options) + (draw(st.sampled_from(["", ", residual=True"])) if cell == "SimpleCell" else "")
     return LINEN_CELL.format(cell=cell, features=features, options=options, shape=shape_literal(step),
+                             init_shape=shape_literal(_initialised_on(draw, step)),
                              dtype=draw(dtypes), carry=_flax_carry(draw, cell, step, features, nnx=False),
                              pick=_cell_pick(draw, cell))
 
@@ -158,7 +159,19 @@ def _rnn_parts(draw: st.DrawFn, cell: str, features: int, in_features: int) -> d
         pick = draw(st.sampled_from(["[1]", "[0][0]"] if cell in LSTMS else ["[1]", "[0]"]))
     else:
         pick = ""
-    return {"shape": shape_literal(shape), "rnn_options": rnn_options, "call_options": call_options, "pick": pick}
+    return {"shape": shape_literal(shape), "rnn_options": rnn_options, "call_options": call_options, "pick": pick,
+            "init_shape": shape_literal(_initialised_on(draw, shape))}
+
+
+def _initialised_on(draw: st.DrawFn, shape: list[int]) -> list[int]:
+    """What a model is initialised on: the input it is applied to, or one with other features (its
+    parameters then differ) or another leading dim (they do not)."""
+    choice = draw(st.integers(0, 5))
+    if choice == 0 and shape:
+        return [*shape[:-1], draw(sizes)]
+    if choice == 1 and len(shape) > 1:
+        return [draw(sizes), *shape[1:]]
+    return shape
 
 
 @st.composite
@@ -341,7 +354,7 @@ def forward(x):
 
 model = hk.without_apply_rng(hk.transform(forward))
 x = jnp.zeros({shape}, {dtype})
-params = model.init(jax.random.key(0), x)
+params = model.init(jax.random.key(0), jnp.zeros({init_shape}, {dtype}))
 out = model.apply(params, x){pick}
 """
 
@@ -377,6 +390,7 @@ def haiku_cores(draw: st.DrawFn) -> str:
     else:
         body = f"y, new = core(x, state)\n    return y, {'new.cell' if core == 'LSTM' else 'new'}"
     return HAIKU.format(core=core, hidden=hidden, state=state, body=body, shape=shape_literal(shape),
+                        init_shape=shape_literal(_initialised_on(draw, shape)),
                         dtype=draw(st.sampled_from(["jnp.float32", "jnp.bfloat16"])),
                         pick=draw(st.sampled_from(["[0]", "[1]"])))
 

@@ -152,7 +152,9 @@ class Invocation(InterpreterState):
             read = self.read(function.node.returns, function.scope)
             declared_return = read if isinstance(read, ArrayType) else None
         arg_key = tuple(scope.bindings.items())
-        key = (id(function.node), _hashable((arg_key, tuple(_shardings(scope.bindings.values())))), ctx.key())
+        # A haiku `init` scans otherwise than its `apply` (`haiku_recurrent`): analysed apart.
+        run = (*ctx.key(), "init") if self.params_log is not None and self.params_log.initializing else ctx.key()
+        key = (id(function.node), _hashable((arg_key, tuple(_shardings(scope.bindings.values())))), run)
         first = positional[0].node.arg if positional else None
         log = self.params_log
         if key in self.cache and (log is None or key in self.params_made):

@@ -17,7 +17,7 @@ from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library import control_api
+from shapecheck.analyzer.library import control_api, model_params
 from shapecheck.analyzer.library.common import flag, passed, refused
 from shapecheck.analyzer.library.layers_api import LayerRules, build
 from shapecheck.analyzer.library.pytrees import map_leaves
@@ -86,8 +86,24 @@ def core(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     if step.problems or step.carry is None or step.output is None:
         interp.reporter.problems(step.problems, call.node, call.arg_nodes)
         return None
+    if x.rank and x.ellipsis is None:
+        _created(interp, layer, kind, x.dims[-1], size)
     new_state: Value = _state(*step.carry) if kind == "LSTM" else step.carry[0]
     return Seq((step.output, new_state))
+
+
+def _created(interp: Interpreter, layer: Layer, kind: str, features: Dim, size: Dim) -> None:
+    """The weights a core makes from its input's features (haiku's names), for `init` and
+    `apply` to be compared (`model_params`): haiku refuses parameters of another shape."""
+    def times(count: int) -> Dim:
+        return count * size if isinstance(size, int) else None
+
+    joined = features + size if isinstance(features, int) and isinstance(size, int) else None
+    params: dict[str, tuple[Dim, ...] | None] = (
+        {"linear/w": (joined, times(4))} if kind == "LSTM"
+        else {"w_i": (features, times(3)), "w_h": (size, times(3))} if kind == "GRU"
+        else {"linear/w": (features, size), "linear_1/w": (size, size)})
+    model_params.layer_created(interp, layer, "hk", params)
 
 
 def _lstm_parts(state: Value) -> tuple[ArrayType | None, ArrayType | None]:
@@ -149,21 +165,37 @@ def dynamic_unroll(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
             Code.NAMED_SIZE_MISMATCH, f"{what} scans the sequence's leaves together, but their time axes have "
             f"sizes {', '.join(str(size) for size in known)}", sizes=tuple(known)))
     length = known[0] if known else None
-    scanned = control_api.scan_cell(interp, call, ctx, what, call.arg("core"), call.arg("initial_state"), [step],
-                                    call.arg_node("initial_state"), input_first=True)
+    core, state = call.arg("core"), call.arg("initial_state")
+    log = interp.params_log
+    if log is not None and log.initializing:
+        # haiku's `init` runs the first step outside its scan (`hk.scan`), which starts from the
+        # state that step returns; a sequence of one step is not scanned at all.
+        first = interp.call(core, CallArgs(call.node, [step, state], [call.node, call.arg_node("initial_state")]),
+                            ctx, scope)
+        if not (isinstance(first, Seq) and len(first.items) == 2):
+            return None
+        if length == 1:
+            return Seq((map_leaves(first.items[0], lambda y: _stacked(y, time_major, length, what)),
+                        map_leaves(first.items[1], lambda y: _stacked(y, time_major, length, what))
+                        if all_states else first.items[1]))
+        state = first.items[1]
+    scanned = control_api.scan_cell(interp, call, ctx, what, core, state, [step], call.arg_node("initial_state"),
+                                    input_first=True)
     if scanned is None:
         return None
     final, y = scanned
+    outputs = map_leaves(y, lambda value: _stacked(value, time_major, length, what))
+    return Seq((outputs, map_leaves(final, lambda value: _stacked(value, time_major, length, what))
+                if all_states else final))
 
-    def stacked(value: ArrayType) -> Value:
-        out = recurrent.with_time(value, 0, length)
-        if time_major or out is None:
-            return out
-        back = recurrent.swapped(out, what)
-        return back if isinstance(back, ArrayType) else None
 
-    outputs = map_leaves(y, stacked)
-    return Seq((outputs, map_leaves(final, stacked) if all_states else final))
+def _stacked(value: ArrayType, time_major: bool, length: Dim, what: str) -> Value:
+    """A step's output stacked over time, batch-major again where the sequence was."""
+    out = recurrent.with_time(value, 0, length)
+    if time_major or out is None:
+        return out
+    back = recurrent.swapped(out, what)
+    return back if isinstance(back, ArrayType) else None
 
 
 def _swapped(x: ArrayType, what: str, problems: list[Problem]) -> Value:

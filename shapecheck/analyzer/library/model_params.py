@@ -44,6 +44,7 @@ class ParamLog:
     """The parameters one run of a module created, in order."""
 
     events: list[Event] = field(default_factory=list)
+    initializing: bool = False  # a haiku `init`, whose scans unroll their first step
 
     def add(self, site: ast.AST, name: str, what: str, value: Value) -> None:
         self.events.append((site, name, what, value if isinstance(value, ArrayType) else None))
@@ -60,11 +61,11 @@ class ParamLog:
 
 
 @contextmanager
-def logged(interp: Interpreter) -> Iterator[ParamLog]:
+def logged(interp: Interpreter, *, initializing: bool = False) -> Iterator[ParamLog]:
     """Log the parameters created until the block ends (a module run inside another's logs into
-    its own, and the outer log goes on after it)."""
+    its own, and the outer log goes on after it); `initializing`: the run is a haiku `init`."""
     outer = interp.params_log
-    log = interp.params_log = ParamLog()
+    log = interp.params_log = ParamLog(initializing=initializing)
     try:
         yield log
     finally:

@@ -16,7 +16,7 @@ from shapecheck.algebra import layers, recurrent
 from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library import control_api
+from shapecheck.analyzer.library import control_api, model_params
 from shapecheck.analyzer.library.common import flag, passed, refused
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
@@ -135,8 +135,27 @@ def flax_cell(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -
     if step.problems or step.carry is None or step.output is None:
         interp.reporter.problems(step.problems, call.node, call.arg_nodes)
         return None
+    if not nnx and x.rank and carry[-1].rank:
+        _created(interp, layer, x.dims[-1], carry[-1].dims[-1])
     new_carry: Value = Seq(step.carry) if _kind(layer) == recurrent.LSTM else step.carry[0]
     return Seq((new_carry, step.output))
+
+
+# The gates of each linen cell: its dense layers are `i<gate>` on the input, `h<gate>` on the
+# hidden state (flax's names), each kernel made from what it is applied to.
+_GATES: Final = {"LSTMCell": "ifgo", "OptimizedLSTMCell": "ifgo", "GRUCell": "rzn", "MGUCell": "fn", "SimpleCell": ""}
+
+
+def _created(interp: Interpreter, layer: Layer, features: Dim, hidden: Dim) -> None:
+    """The kernels a linen cell makes from its input's features and its carry's, for `init` and
+    `apply` to be compared (`model_params`): flax refuses an `apply` whose inputs make other ones."""
+    gates = _GATES[layer.name.rpartition(".")[2]]
+    names = [(f"i{gate}", f"h{gate}") for gate in gates] if gates else [("i", "h")]
+    params: dict[str, tuple[Dim, ...] | None] = {}
+    for source, recurrent_name in names:
+        params[f"{source}/kernel"] = (features, hidden)
+        params[f"{recurrent_name}/kernel"] = (hidden, hidden)
+    model_params.layer_created(interp, layer, "nn", params)
 
 
 @REGISTRY.handles(*(f"attr:{cell}.initialize_carry" for cell in (*_LINEN_CELLS, *_NNX_CELLS)), signature="layer")
