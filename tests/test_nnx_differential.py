@@ -82,7 +82,10 @@ def layers(draw: st.DrawFn) -> str:
         layer = f"nnx.Embed({size}, {other}{draw(dtype_options)}, {RNGS})"
     elif kind == "Dropout":
         dims = batch
-        layer = f"nnx.Dropout(0.5, deterministic=True, {RNGS})"
+        # One that drops (nnx's default) an integer or boolean input is refused (lax.select).
+        rate = draw(st.sampled_from(["0.0", "0.5", "1.0"]))
+        layer = f"nnx.Dropout({rate}{draw(st.sampled_from(['', ', deterministic=True', ', deterministic=False']))}, {RNGS})"
+        dtype = draw(st.sampled_from([dtype, "jnp.bool_"]))
     else:
         dims = [*batch, _features(draw, size)]
         middle = _features(draw, other)

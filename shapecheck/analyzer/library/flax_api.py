@@ -26,12 +26,13 @@ from shapecheck.analyzer.library.layers_api import (
     flag_setting,
     flax_conv,
     flax_conv_transpose,
+    flax_dropout,
+    flax_embedding,
     layer_dtype,
     normalized_dtype,
     padding_of,
     shown,
     shown_window,
-    unchanged,
 )
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import canonical
@@ -118,13 +119,12 @@ def embed(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Va
     if not isinstance(ids, ArrayType):
         return None
     sizes = (as_dim(layer.setting("num_embeddings")), as_dim(layer.setting("features")))
-    problem = layers.integer_ids(ids, f"flax.linen.Embed({', '.join(shown(size) for size in sizes)})")
+    what = f"flax.linen.Embed({', '.join(shown(size) for size in sizes)})"
+    problem = layers.integer_ids(ids, what)
     if problem is not None:
         return refused(interp, call, problem)
-    dtype = layer_dtype(layer)  # the table's, or the `dtype` given
-    features = as_dim(layer.setting("features"))
-    _created(interp, layer, embedding=(as_dim(layer.setting("num_embeddings")), features))
-    return finish(interp, layers.embed(ids, features, dtype), call)
+    _created(interp, layer, embedding=sizes)
+    return flax_embedding(interp, call, ids, *sizes, layer_dtype(layer), what)  # the table's dtype, or `dtype`
 
 
 @LAYERS.rule(*each(LINEN, "LayerNorm", "RMSNorm", "BatchNorm"),
@@ -166,7 +166,7 @@ def _parameters(layer: Layer) -> bool | None:
     return None if None in flags else any(flags)
 
 
-LAYERS.rule(f"{LINEN}.Dropout", signature="inputs, deterministic=None, rng=None")(unchanged)
+LAYERS.rule(f"{LINEN}.Dropout", signature="inputs, deterministic=None, rng=None")(flax_dropout)
 
 
 @LAYERS.rule(f"{LINEN}.MultiHeadDotProductAttention",

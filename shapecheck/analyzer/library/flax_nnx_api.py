@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra import broadcast, layers, linalg
+from shapecheck.algebra import layers, linalg
 from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -28,6 +28,8 @@ from shapecheck.analyzer.library.layers_api import (
     flag_setting,
     flax_conv,
     flax_conv_transpose,
+    flax_dropout,
+    flax_embedding,
     layer_dtype,
     made_if,
     normalized_dtype,
@@ -36,7 +38,6 @@ from shapecheck.analyzer.library.layers_api import (
     per_group_of,
     shown,
     shown_window,
-    unchanged,
     window,
 )
 from shapecheck.analyzer.library.registry import Registry, each
@@ -309,15 +310,7 @@ def embed(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Va
     if problem is not None:
         return refused(interp, call, problem)
     dtype = layer_dtype(layer)  # the table's, or the `dtype` given: nnx promotes the table alone, ids aside
-    features = as_dim(layer.setting("features"))
-    if as_dim(layer.setting("num_embeddings")) == 1 and ids.rank is not None and ids.ellipsis is None:
-        # A table of one row is broadcast to the ids' shape rather than indexed: a scalar id
-        # asks for fewer dims than the row has (nnx raises a ValueError).
-        row = ArrayType(dtype, (1, features))
-        outcome = broadcast.broadcast_to(row, (*ids.dims, features), [f"flax.nnx.Embed(1, {shown(features)})'s table"])
-        result = finish(interp, outcome, call, [call.arg_node("inputs")])
-        return None if outcome.problems else ArrayType(dtype, result.dims, ids.named, None, ids.named_open)
-    return finish(interp, layers.embed(ids, features, dtype), call)
+    return flax_embedding(interp, call, ids, sizes[0], sizes[1], dtype, _what(layer, *sizes))
 
 
 @LAYERS.rule(f"{NNX}.LayerNorm", signature="x, *, mask=None")
@@ -347,7 +340,7 @@ def normalization(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Contex
     return output
 
 
-LAYERS.rule(f"{NNX}.Dropout", signature="inputs, *, deterministic=None, rngs=None")(unchanged)
+LAYERS.rule(f"{NNX}.Dropout", signature="inputs, *, deterministic=None, rngs=None")(flax_dropout)
 
 
 @LAYERS.rule(f"{NNX}.Sequential", signature="*args, **kwargs")

@@ -13,14 +13,16 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeAlias
 
-from shapecheck.algebra import convolution
-from shapecheck.algebra.outcome import Outcome
+from shapecheck.algebra import convolution, layers
+from shapecheck.algebra.broadcast import broadcast_to
+from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.algebra.promotion import Typed, default, result_type
 from shapecheck.analyzer.calls import CallArgs, Handler, Signature
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import dtype_arg, finish, flag, forwarded
+from shapecheck.analyzer.library.common import dtype_arg, finish, flag, forwarded, passed, refused
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Dict, Layer, Seq, Value, as_dim, as_int, as_str
+from shapecheck.codes import Code
 from shapecheck.dims import Dim, product
 from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
@@ -259,12 +261,48 @@ def flax_conv_transpose(interp: Interpreter, layer: Layer, call: CallArgs, x: Ar
     return output, made
 
 
-def unchanged(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
-    """The call rule of a layer that gives its input back as it is (flax's dropouts, in shape and
-    dtype): its first argument, where that is an array."""
+def flax_embedding(interp: Interpreter, call: CallArgs, ids: ArrayType, rows: Dim, features: Dim, dtype: str | None,
+                   what: str) -> Value:
+    """A flax `Embed` (linen's and nnx's) on integer `ids`: a row of the table per id. A table of
+    one row is broadcast to `ids.shape + (features,)` rather than indexed, which a scalar id asks
+    in fewer dims than the row has (a ValueError, SC101)."""
+    if rows == 1 and ids.rank is not None and ids.ellipsis is None:
+        row = ArrayType(dtype, (1, features))
+        outcome = broadcast_to(row, (*ids.dims, features), [f"{what}'s table"])
+        result = finish(interp, outcome, call, [call.arg_node("inputs")])
+        return None if outcome.problems else ArrayType(dtype, result.dims, ids.named, None, ids.named_open)
+    return finish(interp, layers.embed(ids, features, dtype), call)
+
+
+def flax_dropout(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """flax's `Dropout` (linen's and nnx's): its input as it is, in shape and dtype. Where it
+    drops (a rate other than 0 and 1, not deterministic), flax returns `lax.select(mask, x /
+    keep, zeros_like(x))`, which an integer or boolean input makes of two dtypes: lax refuses
+    it (a TypeError, SC301). `deterministic` is the call's, else the layer's (nnx: False unless
+    given; linen: it must be given somewhere)."""
     assert call.signature is not None
     x = call.arg(call.signature.positional[0])
-    return x if isinstance(x, ArrayType) else None
+    if not isinstance(x, ArrayType):
+        return None
+    if x.dtype is None or kind_of(x.dtype) not in ("b", "i", "u"):
+        return x
+    rate = layer.setting("rate")
+    nnx = layer.name.startswith("flax.nnx.")
+    if passed(call, "deterministic"):
+        deterministic = flag(call.arg("deterministic"))
+    elif layer.passed("deterministic"):
+        deterministic = flag(layer.setting("deterministic"))
+    else:
+        deterministic = False if nnx else None  # linen: a ValueError (not a shape), unknown
+    if not isinstance(rate, Const) or not isinstance(rate.value, int | float) or deterministic is None:
+        return None
+    if deterministic or rate.value in (0, 1):
+        return x
+    what = "flax.nnx.Dropout" if nnx else "flax.linen.Dropout"
+    return refused(interp, call, Problem(
+        Code.DTYPE_MISMATCH, f"{what}({rate.value}) drops by `lax.select` between the input scaled by 1 / (1 - "
+        f"rate), a float, and zeros of the input's dtype {x.dtype}: lax.select refuses operands of two dtypes "
+        "(cast the input to a float, or pass deterministic=True)", operands=(0,)))
 
 
 def per_group_of(channels: Dim, groups: Dim) -> Dim:
