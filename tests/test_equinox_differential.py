@@ -223,3 +223,65 @@ def typed_layers(draw: st.DrawFn) -> str:
 @cases(25)
 def test_layer_dtypes_agree_with_equinox(program: str) -> None:
     agree(program, frozenset({"SC301"}))
+
+
+@st.composite
+def pools(draw: st.DrawFn) -> str:
+    """equinox's max and average pools of drawn windows, strides and paddings (a pair per dim, or
+    one size), `use_ceil` or not, on one example of a drawn rank, or vmapped over a batch."""
+    spatial = draw(st.integers(1, 3))
+    kind = draw(st.sampled_from(["Max", "Avg"]))
+    kernel = draw(st.integers(1, 4))
+    options = f"{kernel}"
+    if draw(st.booleans()):
+        options += f", stride={draw(st.integers(1, 3))}"
+    if draw(st.booleans()):
+        options += f", padding={draw(st.integers(0, 3))}"
+    elif draw(st.booleans()):
+        pairs = ", ".join(f"({draw(st.integers(0, 2))}, {draw(st.integers(0, 2))})" for _ in range(spatial))
+        options += f", padding=({pairs},)"
+    if draw(st.booleans()):
+        options += ", use_ceil=True"
+    rank = spatial + 1 if draw(st.integers(0, 5)) else draw(st.integers(1, 4))
+    shape = [draw(sizes) for _ in range(rank)]
+    batched = draw(st.booleans())
+    call = "jax.vmap(model)(x)" if batched else "model(x)"
+    dims = [2, *shape] if batched else shape
+    dtype = draw(st.sampled_from(["jnp.float32", "jnp.bfloat16", "jnp.int32", "jnp.bool_"]))
+    return PROGRAM.format(model=f"eqx.nn.{kind}Pool{spatial}d({options})",
+                          call=f"x = jnp.zeros({shape_literal(dims)}, {dtype})\nout = {call}")
+
+
+@given(pools())
+@cases(40)
+def test_pools_agree_with_equinox(program: str) -> None:
+    agree(program, frozenset({"SC103", "SC107", "SC301"}))
+
+
+@st.composite
+def norms(draw: st.DrawFn) -> str:
+    """equinox's LayerNorm and RMSNorm (built for a shape, the input's or another) and GroupNorm
+    (groups that divide the channels or not, affine or not), on one example or vmapped, with a
+    state passed through or not."""
+    kind = draw(st.sampled_from(["LayerNorm", "RMSNorm", "GroupNorm"]))
+    shape = draw(st.lists(sizes, min_size=0, max_size=3))
+    if kind == "GroupNorm":
+        groups = draw(st.integers(1, 3))
+        channels = shape[0] if shape and draw(st.integers(0, 3)) else draw(sizes)
+        affine = draw(st.sampled_from(["", ", channelwise_affine=False"]))
+        model = f"eqx.nn.GroupNorm({groups}, {'None' if affine else channels}{affine})"
+    else:
+        built = shape if draw(st.integers(0, 3)) else draw(st.lists(sizes, min_size=1, max_size=2))
+        model = f"eqx.nn.{kind}({shape_literal(built)}{draw(st.sampled_from(['', ', use_bias=False']))})"
+    batched = draw(st.booleans())
+    dims = [2, *shape] if batched else shape
+    stateful = draw(st.booleans())
+    inner = "model(x, None)[0]" if stateful else "model(x)"
+    call = f"jax.vmap(lambda x: {inner})(x)" if batched else inner
+    return PROGRAM.format(model=model, call=f"x = jnp.zeros({shape_literal(dims)}, {draw(dtypes)})\nout = {call}")
+
+
+@given(norms())
+@cases(40)
+def test_norms_agree_with_equinox(program: str) -> None:
+    agree(program, frozenset({"SC101", "SC103", "SC105", "SC106"}))

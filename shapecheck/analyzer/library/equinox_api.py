@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import convolution, lax_rules, layers
+from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.promotion import Typed, default, result_type
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import finish, finished, passed, reported
+from shapecheck.analyzer.library.common import finish, finished, flag, passed, refused, reported
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     Parameters,
@@ -34,7 +35,8 @@ from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Layer, Qual, Seq, Value, as_dim, as_int, as_str
-from shapecheck.dims import Dim
+from shapecheck.codes import Code
+from shapecheck.dims import Dim, certainly_differ
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -140,11 +142,14 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     return ArrayType(x.dtype, result.dims[1:], x.named, None, x.named_open)
 
 
-@LAYERS.rule(f"{EQX_NN}.LayerNorm", signature="x, state=None, *, key=None")
+@LAYERS.rule(f"{EQX_NN}.LayerNorm", f"{EQX_NN}.RMSNorm", signature="x, state=None, *, key=None")
 def layer_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`eqx.nn.LayerNorm(shape)(x)`, `eqx.nn.RMSNorm(shape)(x)`: x of exactly that shape (one
+    example; a batch is vmapped), given back in its dtype; `(output, state)` where a state is
+    passed (as BatchNorm takes one)."""
     x = call.arg("x")
-    if not isinstance(x, ArrayType) or call.given("state"):
-        return None  # with a state it returns (output, state): not followed
+    if not isinstance(x, ArrayType):
+        return None
     raw = layer.setting("shape")
     declared: tuple[Dim, ...] | None = None
     if isinstance(raw, Const) and raw.is_int:
@@ -152,13 +157,66 @@ def layer_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
     elif isinstance(raw, Seq):
         declared = tuple(as_dim(item) for item in raw.items)
     if declared is not None:
-        problem = layers.layer_norm_shape(x, declared)
+        problem = layers.layer_norm_shape(x, declared, f"equinox.nn.{layer.name.rpartition('.')[2]}")
         if problem is not None:
             interp.reporter.problems([problem], call.node, [call.arg_node("x")])
             return None
     elif layer.passed("shape"):
         return None
-    return ArrayType(x.dtype if x.dtype == _computed(layer, x) else None, x.dims, x.named, x.ellipsis, x.named_open)
+    return _with_state(call, x)
+
+
+def _with_state(call: CallArgs, out: ArrayType) -> Value:
+    """A norm's result: `(output, state)` where a state was passed, the state unchanged."""
+    return Seq((out, call.arg("state"))) if call.given("state") else out
+
+
+REGISTRY.handles(f"{EQX_NN}.RMSNorm", signature="shape, eps=1e-05, use_weight=True, use_bias=True, dtype=None")(build)
+
+
+@REGISTRY.handles(f"{EQX_NN}.GroupNorm", signature="groups, channels=None, eps=1e-05, channelwise_affine=True, "
+                                                  "dtype=None")
+def group_norm_layer(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """Built with its groups and channels: groups that do not divide the channels are refused here
+    (a ValueError), before any input."""
+    layer = build(interp, call, ctx, scope)
+    if not isinstance(layer, Layer):
+        return None
+    groups = as_dim(layer.setting("groups"))
+    if layer.passed("channels"):
+        channels = as_dim(layer.setting("channels"))
+        problem = layers.groups_divide(channels, groups, f"equinox.nn.GroupNorm({shown(groups)}, {shown(channels)})",
+                                       where="it is built for")
+        if problem is not None:
+            interp.reporter.problems([problem], call.node, call.arg_nodes)
+            return None
+    return layer
+
+
+@LAYERS.rule(f"{EQX_NN}.GroupNorm", signature="x, state=None, *, key=None")
+def group_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`eqx.nn.GroupNorm(groups, channels)(x)`: x is `(channels, ...)`, one example; its channels
+    reshaped into the groups (which must divide them), and, with the affine weights, of the
+    channels the layer was built for. Given back in its dtype."""
+    x = call.arg("x")
+    groups = as_dim(layer.setting("groups"))
+    affine = flag(layer.setting("channelwise_affine"), True) if layer.given("channelwise_affine") else True
+    if not isinstance(x, ArrayType) or x.rank is None or x.ellipsis is not None or affine is None:
+        return None
+    what = f"equinox.nn.GroupNorm({shown(groups)})"
+    if x.rank == 0:
+        return refused(interp, call, Problem(Code.AXIS_OUT_OF_RANGE, f"{what} reads the channels from the input's "
+                                             "first dim, but its input is a scalar", axes=(0,), operands=(0,)))
+    problem = layers.groups_divide(x.dims[0], groups, what, where="of its input's first dim")
+    if problem is not None:
+        return refused(interp, call, problem)
+    channels = as_dim(layer.setting("channels")) if layer.passed("channels") else None
+    if affine and isinstance(channels, int) and channels != 1 and certainly_differ(channels, x.dims[0]):
+        return refused(interp, call, Problem(
+            Code.BROADCAST_MISMATCH, f"equinox.nn.GroupNorm({shown(groups)}, {channels}) scales {channels} channels, "
+            f"but its input {x.positional_text()} has {shown(x.dims[0])} (its first dim; vmap it over a batch)",
+            operands=(0,)))
+    return _with_state(call, x)
 
 
 @LAYERS.rule(f"{EQX_NN}.Embedding", signature="x, *, key=None")

@@ -11,6 +11,7 @@ from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import (
     equinox_api,
+    equinox_pooling,
     flax_api,
     flax_nnx_api,
     flax_scan,
@@ -30,7 +31,8 @@ REGISTRY = Registry()  # what this module handles; collected by `library.handler
 _RULES = {**flax_api.LAYERS.rules, **flax_nnx_api.LAYERS.rules, **equinox_api.LAYERS.rules,
           **haiku_api.LAYERS.rules, **recurrent_layers.LAYERS.rules,
           **flax_scan.LAYERS.rules,
-          **haiku_recurrent.LAYERS.rules}
+          **haiku_recurrent.LAYERS.rules,
+          **equinox_pooling.LAYERS.rules}
 
 
 @REGISTRY.calls(Layer)
