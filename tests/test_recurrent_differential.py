@@ -363,7 +363,7 @@ out = model.apply(params, x){pick}
 def haiku_cores(draw: st.DrawFn) -> str:
     """A haiku core on one step (one example or a batch) or unrolled over a sequence (time-major
     or not), its state from `initial_state` (with the batch size, another, or none) or zeros."""
-    core = draw(st.sampled_from(["LSTM", "GRU", "VanillaRNN"]))
+    core = draw(st.sampled_from(["LSTM", "GRU", "VanillaRNN", "DeepRNN"]))
     hidden, features = draw(sizes), draw(sizes)
     batch = draw(st.sampled_from([None, 1, 2, 3]))
     step = [features] if batch is None else [batch, features]
@@ -376,19 +376,25 @@ def haiku_cores(draw: st.DrawFn) -> str:
         shape = [time, *step] if time_major or not step else [step[0], time, *step[1:]]
     else:
         shape = step
-    if draw(st.booleans()):
+    if core == "DeepRNN" or draw(st.booleans()):
         given = batch if draw(st.integers(0, 3)) else draw(st.sampled_from([None, 1, 2, 3]))
         state = f"core.initial_state({given})"
     else:
         state_shape = shape_literal(_near(draw, [hidden] if batch is None else [batch, hidden]))
         zeros = f"jnp.zeros({state_shape}, {draw(float_dtypes)})"
         state = f"hk.LSTMState({zeros}, {zeros})" if core == "LSTM" else zeros
+    last = {"LSTM": "last.hidden", "DeepRNN": "last[-1]"}.get(core, "last")
     if unrolled:
         major = "" if time_major else ", time_major=False"
-        body = (f"outs, last = hk.dynamic_unroll(core, x, state{major})\n"
-                f"    return outs, {'last.hidden' if core == 'LSTM' else 'last'}")
+        unroll = draw(st.sampled_from(["dynamic_unroll", "static_unroll"]))
+        body = f"outs, last = hk.{unroll}(core, x, state{major})\n    return outs, {last}"
     else:
-        body = f"y, new = core(x, state)\n    return y, {'new.cell' if core == 'LSTM' else 'new'}"
+        body = f"y, last = core(x, state)\n    return y, {last}"
+    if core == "DeepRNN":
+        cores = [f"hk.{draw(st.sampled_from(['GRU', 'VanillaRNN']))}({draw(sizes)})" for _ in range(draw(st.integers(1, 2)))]
+        if draw(st.booleans()):
+            cores.insert(1, "jax.nn.relu")
+        hidden = "[" + ", ".join(cores) + "]"
     return HAIKU.format(core=core, hidden=hidden, state=state, body=body, shape=shape_literal(shape),
                         init_shape=shape_literal(_initialised_on(draw, shape)),
                         dtype=draw(st.sampled_from(["jnp.float32", "jnp.bfloat16"])),

@@ -1,5 +1,6 @@
-"""haiku's recurrent cores: `hk.LSTM`, `hk.GRU` and `hk.VanillaRNN`, their `initial_state`,
-`hk.LSTMState`, and `hk.dynamic_unroll`, which scans a core over time.
+"""haiku's recurrent cores: `hk.LSTM`, `hk.GRU`, `hk.VanillaRNN` and `hk.DeepRNN`, their
+`initial_state`, `hk.LSTMState`, and `hk.dynamic_unroll` and `hk.static_unroll`, which run a
+core over time.
 
 A core is called on one time step and its state, `core(x, state)`, and gives `(output,
 state)`; its formulas are haiku's (`algebra.recurrent`). `hk.dynamic_unroll` is `lax.scan` over
@@ -51,6 +52,7 @@ _CORES: Final = tuple(f"{HK}.{name}" for name in ("LSTM", "GRU", "VanillaRNN"))
 
 REGISTRY.handles(*each(HK, "LSTM", "GRU"), signature="hidden_size, name=None, **options")(build)
 REGISTRY.handles(f"{HK}.VanillaRNN", signature="hidden_size, double_bias=True, name=None")(build)
+REGISTRY.handles(f"{HK}.DeepRNN", signature="layers, name=None")(build)
 
 
 @REGISTRY.handles(LSTM_STATE, signature="hidden, cell")
@@ -106,6 +108,39 @@ def _created(interp: Interpreter, layer: Layer, kind: str, features: Dim, size: 
     model_params.layer_created(interp, layer, "hk", params)
 
 
+@LAYERS.rule(f"{HK}.DeepRNN", signature="inputs, state")
+def deep_rnn(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`hk.DeepRNN([core, fn, core, ...])(x, state)`: each core on what came before and its own
+    entry of the state (a tuple, one per core), each other layer a function of it;
+    `(output, new states)`."""
+    layers, state = layer.setting("layers"), call.arg("state")
+    if not isinstance(layers, Seq) or not isinstance(state, Seq):
+        return None
+    cores = [item for item in layers.items if _is_core(item)]
+    if len(cores) != len(state.items):
+        return None  # another count of states: a Python error, not a shape
+    current, states, index = call.arg("inputs"), [], 0
+    for item in layers.items:
+        if current is None:
+            return None
+        if _is_core(item):
+            out = interp.call(item, CallArgs(call.node, [current, state.items[index]], list(call.arg_nodes)), ctx,
+                              interp.scope)
+            if not (isinstance(out, Seq) and len(out.items) == 2):
+                return None
+            current, next_state = out.items
+            states.append(next_state)
+            index += 1
+        else:
+            current = interp.call(item, CallArgs(call.node, [current], [call.node]), ctx, interp.scope)
+    return Seq((current, Seq(tuple(states))))
+
+
+def _is_core(value: Value) -> bool:
+    """A haiku core (one of haiku's, or a `DeepRNN`): called with a state."""
+    return isinstance(value, Layer) and value.name in (*_CORES, f"{HK}.DeepRNN")
+
+
 def _lstm_parts(state: Value) -> tuple[ArrayType | None, ArrayType | None]:
     """An LSTM state's hidden and cell arrays: an `LSTMState` or a pair (haiku reads the
     fields by name, so a plain tuple fails: unknown)."""
@@ -115,14 +150,14 @@ def _lstm_parts(state: Value) -> tuple[ArrayType | None, ArrayType | None]:
     return None, None
 
 
-@REGISTRY.handles(*(f"attr:{name}.initial_state" for name in _CORES), signature="layer")
+@REGISTRY.handles(*(f"attr:{name}.initial_state" for name in (*_CORES, f"{HK}.DeepRNN")), signature="layer")
 def initial_state_method(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """`core.initial_state`, waiting for its batch size."""
     layer = call.arg("layer")
     return Partial(Qual(f"{layer.name}.initial_state"), (layer,)) if isinstance(layer, Layer) else None
 
 
-@REGISTRY.handles(*(f"{name}.initial_state" for name in _CORES), signature="self, batch_size")
+@REGISTRY.handles(*(f"{name}.initial_state" for name in (*_CORES, f"{HK}.DeepRNN")), signature="self, batch_size")
 def initial_state(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """`core.initial_state(batch_size)`: zeros of `(hidden_size,)`, `(batch_size, hidden_size)`
     with a batch size; an `LSTMState` of two for an LSTM."""
@@ -132,12 +167,21 @@ def initial_state(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
     size = None if batch == Const(None) else as_dim(batch)
     if batch != Const(None) and size is None:
         return None
+    if layer.name == f"{HK}.DeepRNN":  # each core's, in a tuple
+        layers = layer.setting("layers")
+        if not isinstance(layers, Seq):
+            return None
+        return Seq(tuple(interp.call(Partial(Qual(f"{item.name}.initial_state"), (item,)),
+                                     CallArgs(call.node, [batch], [call.arg_node("batch_size")]), ctx, scope)
+                         for item in layers.items if isinstance(item, Layer) and _is_core(item)))
     lstm = layer.name.endswith(".LSTM")
     made = recurrent.haiku_initial_state(as_dim(layer.setting("hidden_size")), size, default("f").dtype,
                                          2 if lstm else 1)
     return _state(*made) if lstm else made[0]
 
 
+@REGISTRY.handles(f"{HK}.static_unroll", takes_functions=True,
+                  signature="core, input_sequence, initial_state, time_major=True")
 @REGISTRY.handles(f"{HK}.dynamic_unroll", takes_functions=True,
                   signature="core, input_sequence, initial_state, time_major=True, reverse=False, "
                             "return_all_states=False, unroll=1")
@@ -145,10 +189,12 @@ def dynamic_unroll(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
     """`(outputs, final_state)`: the core scanned over the sequence's time axis, its outputs
     stacked there; `(outputs, states)` with `return_all_states`."""
     time_major = flag(call.arg("time_major"), True) if passed(call, "time_major") else True
-    all_states = flag(call.arg("return_all_states"), False) if passed(call, "return_all_states") else False
+    all_states = (flag(call.arg("return_all_states"), False)
+                  if call.signature is not None and call.signature.accepts("return_all_states")
+                  and passed(call, "return_all_states") else False)
     if time_major is None or all_states is None or call.opaque:
         return None
-    what = "hk.dynamic_unroll"
+    what = f"hk.{call.name.rpartition('.')[2]}"
     xs = call.arg("input_sequence")
     if not time_major:
         problems: list[Problem] = []
@@ -167,9 +213,10 @@ def dynamic_unroll(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
     length = known[0] if known else None
     core, state = call.arg("core"), call.arg("initial_state")
     log = interp.params_log
-    if log is not None and log.initializing:
+    if call.name.endswith("static_unroll") or (log is not None and log.initializing):
         # haiku's `init` runs the first step outside its scan (`hk.scan`), which starts from the
-        # state that step returns; a sequence of one step is not scanned at all.
+        # state that step returns; a sequence of one step is not scanned at all. `static_unroll`
+        # is a Python loop: the state may change on its first step, its outputs then stacked.
         first = interp.call(core, CallArgs(call.node, [step, state], [call.node, call.arg_node("initial_state")]),
                             ctx, scope)
         if not (isinstance(first, Seq) and len(first.items) == 2):
