@@ -285,3 +285,38 @@ def norms(draw: st.DrawFn) -> str:
 @cases(40)
 def test_norms_agree_with_equinox(program: str) -> None:
     agree(program, frozenset({"SC101", "SC103", "SC105", "SC106"}))
+
+
+BATCH_NORM = """\
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+model, state = eqx.nn.make_with_state(eqx.nn.BatchNorm)({size}, "batch"{options})
+x = jnp.zeros({shape}, {dtype})
+out = jax.vmap(lambda x, s: model(x, s{call_options}), {vmap_options}in_axes=(0, None), out_axes=(0, None))(x, state)[0]
+"""
+
+
+@st.composite
+def batch_norms(draw: st.DrawFn) -> str:
+    """`eqx.nn.BatchNorm` made with its state, vmapped over a batch with its axis name, another or
+    none; in training or inference, affine or not, in each mode; on inputs of its channels or
+    others."""
+    size = draw(sizes)
+    channels = size if draw(st.integers(0, 2)) else draw(sizes)
+    rest = draw(st.lists(sizes, min_size=0, max_size=2))
+    shape = [2] if draw(st.integers(0, 9)) == 9 else [2, channels, *rest]
+    options = "".join(draw(st.sampled_from(option)) for option in (
+        ["", ", channelwise_affine=False"], ["", ", inference=True"], ["", ", mode='ema'", ", mode='batch'"],
+        ["", "", ", dtype=jnp.bfloat16"]))
+    vmap_options = draw(st.sampled_from(['axis_name="batch", ', 'axis_name="batch", ', 'axis_name="other", ', ""]))
+    call_options = draw(st.sampled_from(["", "", ", inference=True", ", inference=False"]))
+    return BATCH_NORM.format(size=size, options=options, shape=shape_literal(shape), dtype=draw(dtypes),
+                             vmap_options=vmap_options, call_options=call_options)
+
+
+@given(batch_norms())
+@cases(40)
+def test_batch_norms_agree_with_equinox(program: str) -> None:
+    agree(program, frozenset({"SC103", "SC106", "SC202", "SC301"}))

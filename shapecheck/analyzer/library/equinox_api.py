@@ -13,15 +13,25 @@ from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import convolution, lax_rules, layers
 from shapecheck.algebra.outcome import Problem
-from shapecheck.algebra.promotion import Typed, default, result_type
+from shapecheck.algebra.promotion import Typed, default, possible_dtypes, result_type
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import finish, finished, flag, passed, refused, reported
+from shapecheck.analyzer.library.common import (
+    check_bound,
+    finish,
+    finished,
+    flag,
+    forwarded,
+    passed,
+    refused,
+    reported,
+)
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     Parameters,
     build,
     chained,
+    floating,
     made_if,
     padding_of,
     parameter_reader,
@@ -34,7 +44,17 @@ from shapecheck.analyzer.library.layers_api import (
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Layer, Qual, Seq, Value, as_dim, as_int, as_str
+from shapecheck.analyzer.values import (
+    Const,
+    Layer,
+    Partial,
+    Qual,
+    Seq,
+    Value,
+    as_dim,
+    as_int,
+    as_str,
+)
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, certainly_differ
 from shapecheck.types import ArrayType
@@ -169,6 +189,82 @@ def layer_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
 def _with_state(call: CallArgs, out: ArrayType) -> Value:
     """A norm's result: `(output, state)` where a state was passed, the state unchanged."""
     return Seq((out, call.arg("state"))) if call.given("state") else out
+
+
+REGISTRY.handles(f"{EQX_NN}.BatchNorm", signature="input_size, axis_name, eps=1e-05, channelwise_affine=True, "
+                                                 "momentum=0.99, inference=False, dtype=None, mode='legacy'")(build)
+
+
+@LAYERS.rule(f"{EQX_NN}.BatchNorm", signature="x, state, *, key=None, inference=None")
+def batch_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`eqx.nn.BatchNorm(input_size, axis_name)(x, state)`: `(output, state)`, x one example of
+    `(input_size, ...)` under a `jax.vmap` that binds `axis_name`: in training its statistics
+    are `lax.pmean` over that axis (SC202 where no map binds it), and each channel is normalised
+    with its own (x's first dim is the layer's channels, SC103)."""
+    x = call.arg("x")
+    inference = flag(call.arg("inference"), False) if passed(call, "inference") else (
+        flag(layer.setting("inference"), False) if layer.given("inference") else False)
+    affine = flag(layer.setting("channelwise_affine"), True) if layer.given("channelwise_affine") else True
+    mode = as_str(layer.setting("mode")) if layer.given("mode") else "legacy"
+    if not isinstance(x, ArrayType) or x.rank is None or x.ellipsis is not None or None in (inference, affine, mode):
+        return None
+    size = as_dim(layer.setting("input_size"))
+    what = f"equinox.nn.BatchNorm({shown(size)})"
+    if x.rank == 0:
+        return refused(interp, call, Problem(Code.AXIS_OUT_OF_RANGE, f"{what} normalises each channel of its input's "
+                                             "first dim, but its input is a scalar", axes=(0,), operands=(0,)))
+    if not inference:
+        raw = layer.setting("axis_name")
+        names = [as_str(raw)] if as_str(raw) is not None else [as_str(item) for item in raw.items] \
+            if isinstance(raw, Seq) else []
+        if names and None not in names and check_bound(interp, [name for name in names if name is not None], call,
+                                                       ctx, call.node, f"{what}'s statistics (lax.pmean)"):
+            return None
+    # Its channels are vmapped together with the layer's statistics and weights (equal sizes);
+    # only batch statistics of one channel, in 'batch' mode without weights, broadcast.
+    broadcasts = x.dims[0] == 1 and not affine and not inference and mode == "batch"
+    if certainly_differ(x.dims[0], size) and not broadcasts:
+        return refused(interp, call, Problem(
+            Code.ANNOTATION_MISMATCH, f"{what} normalises {shown(size)} channels, but its input {x.positional_text()} "
+            f"has {shown(x.dims[0])} (its first dim: one example, vmapped over the batch)", operands=(0,)))
+    statistics, stored = floating(x), weights_dtype(layer)
+    if not inference:
+        # Training mixes the batch's statistics (of the input's float type) into the running
+        # ones (of the layer's dtype): 'ema' selects between the two and stores the mix, 'batch'
+        # stores it; equinox's State keeps a value's dtype, lax.select takes one.
+        mixed = result_type(Typed(statistics), Typed(stored)).dtype
+        clash = _differ(statistics, stored) if mode != "batch" else _differ(mixed, stored)
+        if clash:
+            into = f", into {mixed}" if mode == "batch" else ""
+            return refused(interp, call, Problem(
+                Code.DTYPE_MISMATCH, f"{what} in training ({mode!r} mode) mixes its input's statistics, {statistics}, "
+                f"with its running statistics, {stored}{into}, and keeps them as {stored}: equinox refuses the "
+                "change of dtype (build it with the input's dtype, `dtype=`, or cast the input)", operands=(0,)))
+    # The input less the statistics used (the running ones, but the batch's in 'batch' training),
+    # scaled by the weights.
+    used = statistics if mode == "batch" and not inference else stored
+    dtype = result_type(Typed(x.dtype), Typed(used), *([Typed(stored)] if affine else [])).dtype
+    return Seq((ArrayType(dtype, x.dims, x.named, None, x.named_open), call.arg("state")))
+
+
+def _differ(first: str | None, second: str | None) -> bool:
+    """Whether two dtypes certainly differ, with x64 on or off (f64 is f32 without it)."""
+    a, b = possible_dtypes(Typed(first)), possible_dtypes(Typed(second))
+    return a is not None and b is not None and not a & b
+
+
+@REGISTRY.handles(f"{EQX_NN}.make_with_state", signature="make_model")
+def make_with_state(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`eqx.nn.make_with_state(Model)`, waiting for the model's arguments."""
+    return Partial(Qual(f"{EQX_NN}.make_with_state.made"), (call.arg("make_model"),))
+
+
+@REGISTRY.handles(f"{EQX_NN}.make_with_state.made", signature="make_model, *args, **kwargs")
+def made_with_state(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`eqx.nn.make_with_state(Model)(*args)`: `(model, state)`, the model as built (its state,
+    the layers' running statistics, is not followed)."""
+    model = interp.call(call.arg("make_model"), forwarded(call, call.rest()), ctx, scope)
+    return Seq((model, None)) if model is not None else None
 
 
 REGISTRY.handles(f"{EQX_NN}.RMSNorm", signature="shape, eps=1e-05, use_weight=True, use_bias=True, dtype=None")(build)

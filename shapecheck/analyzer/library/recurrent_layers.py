@@ -135,7 +135,7 @@ def flax_cell(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -
     if step.problems or step.carry is None or step.output is None:
         interp.reporter.problems(step.problems, call.node, call.arg_nodes)
         return None
-    if not nnx and x.rank and carry[-1].rank:
+    if not nnx and x.rank and carry[-1].rank and x.ellipsis is None and carry[-1].ellipsis is None:
         _created(interp, layer, x.dims[-1], carry[-1].dims[-1])
     new_carry: Value = Seq(step.carry) if _kind(layer) == recurrent.LSTM else step.carry[0]
     return Seq((new_carry, step.output))
