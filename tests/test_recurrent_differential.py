@@ -405,3 +405,40 @@ def haiku_cores(draw: st.DrawFn) -> str:
 @cases(50)
 def test_haiku_cores_agree_with_haiku(program: str) -> None:
     agree(program, CODES | {"SC102"})
+
+
+LINEN_BIDIRECTIONAL = """\
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+model = nn.Bidirectional(nn.RNN(nn.{forward}({forward_features})), nn.RNN(nn.{backward}({backward_features})){options})
+x = jnp.zeros({shape}, jnp.float32)
+variables = model.init(jax.random.key(0), x)
+out = model.apply(variables, x){pick}
+"""
+
+
+@st.composite
+def linen_bidirectionals(draw: st.DrawFn) -> str:
+    """Two RNNs over one sequence, merged by concatenation or by a sum (features that differ
+    cannot be summed), time-major or not, with their carries or not."""
+    cells = st.sampled_from(["GRUCell", "LSTMCell", "SimpleCell"])
+    forward, backward = draw(cells), draw(cells)
+    features = draw(sizes)
+    other = features if draw(st.booleans()) else draw(sizes)
+    time_major = draw(st.booleans())
+    return_carry = draw(st.booleans())
+    options = (", merge_fn=lambda a, b: a + b" if draw(st.booleans()) else "") + \
+        (", time_major=True" if time_major else "") + (", return_carry=True" if return_carry else "")
+    batch, time = draw(st.lists(st.sampled_from([1, 2]), max_size=1)), draw(st.integers(1, 3))
+    shape = [time, *batch, draw(sizes)] if time_major else [*batch, time, draw(sizes)]
+    pick = draw(st.sampled_from(["[1]", "[0][1]" if backward != "LSTMCell" else "[0][1][0]"])) if return_carry else ""
+    return LINEN_BIDIRECTIONAL.format(forward=forward, forward_features=features, backward=backward,
+                                      backward_features=other, options=options, shape=shape_literal(shape), pick=pick)
+
+
+@given(linen_bidirectionals())
+@cases(30)
+def test_linen_bidirectionals_agree_with_flax(program: str) -> None:
+    agree(program, CODES)

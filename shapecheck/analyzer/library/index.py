@@ -62,6 +62,7 @@ FUNCTIONS: Final[dict[str, str]] = {
     "equinox.nn.make_with_state.made": "equinox_api",
     "equinox.partition": "equinox_api",
     "flax.linen.BatchNorm": "flax_api",
+    "flax.linen.Bidirectional": "recurrent_layers",
     "flax.linen.Conv": "flax_api",
     "flax.linen.ConvTranspose": "flax_api",
     "flax.linen.Dense": "flax_api",

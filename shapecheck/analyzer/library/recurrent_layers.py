@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import layers, recurrent
+from shapecheck.algebra.layout import concatenate
 from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -30,6 +31,7 @@ from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     BoundFunction,
+    Const,
     Function,
     Instance,
     Layer,
@@ -224,6 +226,50 @@ def rnn(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Valu
     final, y = scanned
     outputs = recurrent.with_time(y, axis, length) if isinstance(y, ArrayType) else None
     return Seq((final, outputs)) if return_carry else outputs
+
+
+REGISTRY.handles(f"{LINEN}.Bidirectional", signature="forward_rnn, backward_rnn, merge_fn=None, time_major=False, "
+                                                    "return_carry=False, **options")(build)
+
+
+@LAYERS.rule(f"{LINEN}.Bidirectional", signature=f"{_RNN_CALL}, init_key=None")
+def bidirectional(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nn.Bidirectional(forward_rnn, backward_rnn)(x)`: both RNNs on x (the second backwards, its
+    outputs kept in order), their outputs merged (concatenated along the features unless
+    `merge_fn` says otherwise); `((forward carry, backward carry), outputs)` with `return_carry`."""
+    x = call.arg("inputs")
+    time_major, return_carry = _option(layer, call, "time_major"), _option(layer, call, "return_carry")
+    if not isinstance(x, ArrayType) or time_major is None or return_carry is None:
+        return None
+    carries: list[Value] = [None, None]
+    if passed(call, "initial_carry"):
+        given = call.arg("initial_carry")
+        if not (isinstance(given, Seq) and len(given.items) == 2):
+            return None
+        carries = list(given.items)
+    results: list[Seq] = []
+    for rnn_layer, carry in zip((layer.setting("forward_rnn"), layer.setting("backward_rnn")), carries, strict=True):
+        options: dict[str, Value] = {"return_carry": Const(True), "time_major": Const(time_major)}
+        if carry is not None:
+            options["initial_carry"] = carry
+        out = interp.call(rnn_layer, CallArgs(call.node, [x], [call.arg_node("inputs")], options,
+                                              {name: call.node for name in options}), ctx, interp.scope)
+        if not (isinstance(out, Seq) and len(out.items) == 2):
+            return None
+        results.append(out)
+    forward, backward = results[0].items[1], results[1].items[1]
+    merge = layer.setting("merge_fn") if layer.passed("merge_fn") else None
+    if merge is not None:
+        merged = interp.call(merge, CallArgs(call.node, [forward, backward], [call.node] * 2), ctx, interp.scope)
+    elif isinstance(forward, ArrayType) and isinstance(backward, ArrayType):
+        outcome = concatenate([forward, backward], -1, ("the forward RNN's outputs", "the backward RNN's outputs"))
+        if outcome.problems:
+            interp.reporter.problems(outcome.problems, call.node, call.arg_nodes)
+            return None
+        merged = outcome.type
+    else:
+        merged = None
+    return Seq((Seq((results[0].items[0], results[1].items[0])), merged)) if return_carry else merged
 
 
 def _option(layer: Layer, call: CallArgs, name: str) -> bool | None:
