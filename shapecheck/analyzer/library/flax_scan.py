@@ -17,7 +17,7 @@ from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import control_api
-from shapecheck.analyzer.library.common import flag, forwarded, refused
+from shapecheck.analyzer.library.common import forwarded, refused
 from shapecheck.analyzer.library.layers_api import LayerRules, build
 from shapecheck.analyzer.library.pytrees import map_leaves
 from shapecheck.analyzer.library.registry import Registry
@@ -66,9 +66,8 @@ def scan(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     carry, xs = args[0], args[1:]
     axes = _in_axes(layer.setting("in_axes") if layer.given("in_axes") else Const(0), len(xs))
     out_axis = as_int(layer.setting("out_axes")) if layer.given("out_axes") else 0
-    reverse = flag(layer.setting("reverse"), False) if layer.given("reverse") else False
-    if axes is None or out_axis is None or reverse is None:
-        return None
+    if axes is None or out_axis is None:
+        return None  # (`reverse` scans the other way: the same shapes)
     length: Dim = as_dim(layer.setting("length")) if layer.given("length") else None
     steps: list[Value] = []
     lengths: list[Dim] = []
