@@ -35,7 +35,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 
-# About 45 s on one core, mostly XLA compiling the clean code of 22 programs (with the quick
+# About 45 s on one core, mostly XLA compiling the clean code of 25 programs (with the quick
 # compilation of tests/xla_settings.py; 70 s without it).
 pytestmark = pytest.mark.slow
 
