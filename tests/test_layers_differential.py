@@ -50,7 +50,7 @@ dtypes = st.sampled_from(["jnp.float32", "jnp.bfloat16", "jnp.int32"])
 def flax_layers(draw: st.DrawFn) -> str:
     dims = draw(st.lists(sizes, min_size=0, max_size=4))
     kind = draw(st.sampled_from(["Dense", "DenseGeneral", "LayerNorm", "RMSNorm", "GroupNorm", "Dropout", "Attention",
-                                 "Embed"]))
+                                 "Embed", "InstanceNorm", "PReLU"]))
     if kind == "Dense":
         layer = f"nn.Dense({draw(sizes)})"
     elif kind == "DenseGeneral":
@@ -68,13 +68,16 @@ def flax_layers(draw: st.DrawFn) -> str:
         layer = f"nn.Embed({draw(sizes)}, {draw(sizes)})"
     elif kind == "Attention":
         dims = [*dims[:2], draw(st.sampled_from([4, 6, 8]))]
-        layer = f"nn.MultiHeadDotProductAttention(num_heads={draw(st.integers(1, 4))})"
+        name = draw(st.sampled_from(["MultiHeadDotProductAttention", "MultiHeadAttention"]))
+        layer = f"nn.{name}(num_heads={draw(st.integers(1, 4))})"
+    elif kind == "PReLU":
+        layer = "nn.PReLU()"
     else:
         layer = f"nn.{kind}({draw(st.sampled_from(['', '', 'use_scale=False', 'use_scale=False, use_bias=False']))})"
         if kind == "RMSNorm":
             layer = layer.replace(", use_bias=False", "")
         dims = dims or [3]
-    if kind != "Dropout" and draw(st.booleans()):
+    if kind not in ("Dropout", "PReLU") and draw(st.booleans()):
         # The computation's and the parameters' dtypes: flax promotes the input with the parameters'.
         option = draw(st.sampled_from(["dtype=jnp.bfloat16", "param_dtype=jnp.bfloat16", "param_dtype=jnp.float16",
                                        "dtype=jnp.float32, param_dtype=jnp.bfloat16"]))

@@ -81,9 +81,11 @@ REGISTRY.handles(f"{LINEN}.ConvTranspose", signature="features, kernel_size, str
                                                      f"{_OPTIONS}")(build)
 REGISTRY.handles(*each(LINEN, "LayerNorm", "RMSNorm", "BatchNorm"), signature="**options")(build)
 REGISTRY.handles(f"{LINEN}.GroupNorm", signature="num_groups=32, group_size=None, **options")(build)
+REGISTRY.handles(f"{LINEN}.InstanceNorm", signature="**options")(build)
+REGISTRY.handles(f"{LINEN}.PReLU", signature="param_dtype=None, negative_slope_init=0.01, **options")(build)
 REGISTRY.handles(f"{LINEN}.Dropout", signature="rate, broadcast_dims=(), deterministic=None, **options")(build)
 REGISTRY.handles(f"{LINEN}.Sequential", signature="layers, **options")(build)
-REGISTRY.handles(*each(LINEN, "MultiHeadDotProductAttention", "SelfAttention"),
+REGISTRY.handles(*each(LINEN, "MultiHeadDotProductAttention", "MultiHeadAttention", "SelfAttention"),
                  signature=f"num_heads, {_OPTIONS}")(build)
 
 
@@ -158,6 +160,30 @@ def group_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
     return ArrayType(normalized_dtype(layer, x, _parameters(layer)), x.dims, x.named, x.ellipsis, x.named_open)
 
 
+@LAYERS.rule(f"{LINEN}.InstanceNorm", signature="x, *, mask=None")
+def instance_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nn.InstanceNorm()(x)`: each example normalised over its dims between the batch dim and
+    the features (the last dim, flax's default `feature_axes`); a scalar has no features (an
+    IndexError), one dim is the batch's, which cannot be the features too (a ValueError)."""
+    x = call.arg("x")
+    if not isinstance(x, ArrayType) or x.rank is None or x.ellipsis is not None or layer.given("feature_axes"):
+        return None
+    if x.rank < 2:
+        return refused(interp, call, Problem(
+            Code.AXIS_OUT_OF_RANGE, f"flax.linen.InstanceNorm normalises each example of a batch over all but its "
+            f"features (the last dim), so its input needs a batch dim and a feature dim, but it is "
+            f"{x.positional_text()}", axes=(-1,), operands=(0,)))
+    _created(interp, layer, scale=(x.dims[-1],), bias=(x.dims[-1],))
+    return ArrayType(normalized_dtype(layer, x, _parameters(layer)), x.dims, x.named, None, x.named_open)
+
+
+@LAYERS.rule(f"{LINEN}.PReLU", signature="inputs")
+def prelu(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nn.PReLU()(x)`: x where positive, x times a learned slope (cast to x's dtype) elsewhere."""
+    x = call.arg("inputs")
+    return x if isinstance(x, ArrayType) else None
+
+
 def _parameters(layer: Layer) -> bool | None:
     """Whether a norm has a scale or a bias (`use_scale`, `use_bias`: True unless given); None
     where a flag is not a known bool."""
@@ -169,7 +195,7 @@ def _parameters(layer: Layer) -> bool | None:
 LAYERS.rule(f"{LINEN}.Dropout", signature="inputs, deterministic=None, rng=None")(flax_dropout)
 
 
-@LAYERS.rule(f"{LINEN}.MultiHeadDotProductAttention",
+@LAYERS.rule(f"{LINEN}.MultiHeadDotProductAttention", f"{LINEN}.MultiHeadAttention",
              signature="inputs_q, inputs_k=None, inputs_v=None, *, inputs_kv=None, mask=None, "
                        "deterministic=None, dropout_rng=None, sow_weights=False")
 @LAYERS.rule(f"{LINEN}.SelfAttention",
