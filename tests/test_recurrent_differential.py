@@ -442,3 +442,40 @@ def linen_bidirectionals(draw: st.DrawFn) -> str:
 @cases(30)
 def test_linen_bidirectionals_agree_with_flax(program: str) -> None:
     agree(program, CODES)
+
+
+NNX_BIDIRECTIONAL = """\
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+rngs = nnx.Rngs(0)
+model = nnx.Bidirectional(nnx.RNN(nnx.{forward}({in_features}, {forward_features}, rngs=rngs)),
+                          nnx.RNN(nnx.{backward}({in_features}, {backward_features}, rngs=rngs)){options})
+out = model(jnp.zeros({shape}, jnp.float32)){pick}
+"""
+
+
+@st.composite
+def nnx_bidirectionals(draw: st.DrawFn) -> str:
+    """nnx's Bidirectional: two RNNs built for the input's features (or not), merged."""
+    cells = st.sampled_from(["GRUCell", "LSTMCell", "SimpleCell"])
+    forward, backward = draw(cells), draw(cells)
+    features, in_features = draw(sizes), draw(sizes)
+    other = features if draw(st.booleans()) else draw(sizes)
+    time_major, return_carry = draw(st.booleans()), draw(st.booleans())
+    options = (", merge_fn=lambda a, b: a + b" if draw(st.booleans()) else "") + \
+        (", time_major=True" if time_major else "") + (", return_carry=True" if return_carry else "")
+    batch, time = draw(st.lists(st.sampled_from([1, 2]), max_size=1)), draw(st.integers(1, 3))
+    given = in_features if draw(st.integers(0, 3)) else draw(sizes)
+    shape = [time, *batch, given] if time_major else [*batch, time, given]
+    pick = draw(st.sampled_from(["[1]", "[0][1]" if backward != "LSTMCell" else "[0][1][0]"])) if return_carry else ""
+    return NNX_BIDIRECTIONAL.format(forward=forward, backward=backward, in_features=in_features,
+                                    forward_features=features, backward_features=other, options=options,
+                                    shape=shape_literal(shape), pick=pick)
+
+
+@given(nnx_bidirectionals())
+@cases(25)
+def test_nnx_bidirectionals_agree_with_flax(program: str) -> None:
+    agree(program, CODES)

@@ -107,6 +107,7 @@ FUNCTIONS: Final[dict[str, str]] = {
     "flax.linen.transforms.scan": "flax_scan",
     "flax.nnx.BatchNorm": "flax_nnx_api",
     "flax.nnx.BatchStat": "flax_nnx_api",
+    "flax.nnx.Bidirectional": "recurrent_layers",
     "flax.nnx.Cache": "flax_nnx_api",
     "flax.nnx.Conv": "flax_nnx_api",
     "flax.nnx.ConvTranspose": "flax_nnx_api",

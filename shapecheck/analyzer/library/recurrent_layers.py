@@ -230,9 +230,12 @@ def rnn(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Valu
 
 REGISTRY.handles(f"{LINEN}.Bidirectional", signature="forward_rnn, backward_rnn, merge_fn=None, time_major=False, "
                                                     "return_carry=False, **options")(build)
+REGISTRY.handles(f"{NNX}.Bidirectional", signature="forward_rnn, backward_rnn, *, merge_fn=None, time_major=False, "
+                                                   "return_carry=False, **options")(build)
 
 
 @LAYERS.rule(f"{LINEN}.Bidirectional", signature=f"{_RNN_CALL}, init_key=None")
+@LAYERS.rule(f"{NNX}.Bidirectional", signature=f"{_RNN_CALL}, rngs=None")
 def bidirectional(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
     """`nn.Bidirectional(forward_rnn, backward_rnn)(x)`: both RNNs on x (the second backwards, its
     outputs kept in order), their outputs merged (concatenated along the features unless
