@@ -61,14 +61,18 @@ def _features(draw: st.DrawFn, size: int) -> int:
 
 @st.composite
 def layers(draw: st.DrawFn) -> str:
-    kind = draw(st.sampled_from(["Linear", "LayerNorm", "RMSNorm", "BatchNorm", "Embed", "Dropout", "Sequential"]))
+    kind = draw(st.sampled_from(["Linear", "LayerNorm", "RMSNorm", "BatchNorm", "InstanceNorm", "Embed", "Dropout",
+                                 "PReLU", "Sequential"]))
     batch = draw(st.lists(sizes, min_size=0, max_size=3))
     size, other = draw(sizes), draw(sizes)
     dtype = draw(dtypes)
     if kind == "Linear":
         dims = [*batch, _features(draw, size)] if draw(st.integers(0, 9)) else []
         layer = f"nnx.Linear({size}, {other}{draw(dtype_options)}, {RNGS})"
-    elif kind in ("LayerNorm", "RMSNorm", "BatchNorm"):
+    elif kind == "PReLU":
+        dims = batch
+        layer = f"nnx.PReLU({draw(st.sampled_from(['', 'dtype=jnp.bfloat16', 'param_dtype=jnp.bfloat16']))})"
+    elif kind in ("LayerNorm", "RMSNorm", "BatchNorm", "InstanceNorm"):
         dims = [*batch, _features(draw, size)]
         options = draw(st.sampled_from(["", "use_scale=False, ", "use_scale=False, use_bias=False, ",
                                         "use_running_average=True, "]))
@@ -76,6 +80,8 @@ def layers(draw: st.DrawFn) -> str:
             options = "use_scale=False, "
         if options.startswith("use_running") and kind != "BatchNorm":
             options = ""
+        if kind == "InstanceNorm" and draw(st.integers(0, 3)) == 0:
+            dims = dims[-1:]  # no batch dim
         layer = f"nnx.{kind}({size}, {options}{RNGS}{draw(dtype_options)})"
     elif kind == "Embed":
         dims = batch  # ids of another dtype than an integer one are refused (SC301)

@@ -19,7 +19,7 @@ from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import sharding_api, transforms
-from shapecheck.analyzer.library.common import finish, finished, passed, refused
+from shapecheck.analyzer.library.common import dtype_arg, finish, finished, passed, refused
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     Parameters,
@@ -65,7 +65,9 @@ REGISTRY.handles(f"{NNX}.Conv", signature="in_features, out_features, kernel_siz
 REGISTRY.handles(f"{NNX}.ConvTranspose", signature="in_features, out_features, kernel_size, strides=None, *, "
                                                    "padding='SAME', kernel_dilation=None, use_bias=True, mask=None, "
                                                    f"transpose_kernel=False, {_OPTIONS}")(build)
-REGISTRY.handles(*each(NNX, "LayerNorm", "RMSNorm", "BatchNorm"), signature=f"num_features, *, {_OPTIONS}")(build)
+REGISTRY.handles(*each(NNX, "LayerNorm", "RMSNorm", "BatchNorm", "InstanceNorm"),
+                 signature=f"num_features, *, {_OPTIONS}")(build)
+REGISTRY.handles(f"{NNX}.PReLU", signature=f"negative_slope_init=0.01, *, {_OPTIONS}")(build)
 REGISTRY.handles(f"{NNX}.Dropout", signature="rate, *, broadcast_dims=(), deterministic=False, **options")(build)
 REGISTRY.handles(f"{NNX}.Sequential", signature="*fns")(build)
 
@@ -338,6 +340,29 @@ def normalization(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Contex
         interp.reporter.problems([problem], call.node, [call.arg_node("x")])
         return None
     return output
+
+
+@LAYERS.rule(f"{NNX}.InstanceNorm", signature="x, *, mask=None")
+def instance_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """A norm over each example's dims between the batch dim and the features: a scalar has no
+    features, one dim is the batch's (SC106, nnx's IndexError and ValueError)."""
+    x = call.arg("x")
+    if isinstance(x, ArrayType) and x.rank is not None and x.ellipsis is None and x.rank < 2 \
+            and not layer.given("feature_axes"):
+        return refused(interp, call, Problem(
+            Code.AXIS_OUT_OF_RANGE, f"flax.nnx.InstanceNorm normalises each example of a batch over all but its "
+            f"features (the last dim), so its input needs a batch dim and a feature dim, but it is "
+            f"{x.positional_text()}", axes=(-1,), operands=(0,)))
+    return normalization(interp, layer, call, ctx)
+
+
+@LAYERS.rule(f"{NNX}.PReLU", signature="inputs")
+def prelu(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nnx.PReLU()(x)`: x's shape, in its `dtype` where given, else in x's own."""
+    x = call.arg("inputs")
+    if not isinstance(x, ArrayType):
+        return None
+    return x.with_dtype(dtype_arg(layer.setting("dtype")), False) if layer.passed("dtype") else x
 
 
 LAYERS.rule(f"{NNX}.Dropout", signature="inputs, *, deterministic=None, rngs=None")(flax_dropout)
