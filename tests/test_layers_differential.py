@@ -205,3 +205,45 @@ def test_trivial_pools_agree_with_flax(program: str) -> None:
 ])
 def test_trivial_transposed_convolutions_agree_with_flax(layer: str, shape: str) -> None:
     agree(FLAX.format(layer=layer, shape=shape, dtype="jnp.float32"))
+
+
+EINSUM_SPECS = [("bi,ij->bj", 2, 2), ("...i,ij->...j", None, 2), ("bti,ihd->bthd", 3, 3), ("bi,ij->j", 2, 2),
+                ("bij,jk->bik", 3, 2), ("bi,ij", 2, 2), ("bi,ij,jk->bk", 2, 2), ("ab,b->a", 2, 1)]
+
+
+@st.composite
+def einsum_layers(draw: st.DrawFn) -> str:
+    """flax's `Einsum` layers, linen's and nnx's: a drawn spec (some malformed), a kernel of the
+    spec's rank (or not) and an input whose contracted sizes match the kernel's (or not); nnx's
+    with a bias of the kept kernel dims (or of another size)."""
+    spec, x_rank, k_rank = draw(st.sampled_from(EINSUM_SPECS))
+    kernel = [draw(sizes) for _ in range(k_rank if draw(st.integers(0, 5)) else draw(st.integers(1, 3)))]
+    rank = x_rank if x_rank is not None else draw(st.integers(1, 3))
+    x = [draw(sizes) for _ in range(rank)]
+    if kernel and draw(st.integers(0, 3)):
+        x[-1 if spec not in ("bij,jk->bik",) else -1] = kernel[0]  # the contracted letter, mostly
+    dtype = draw(dtypes)
+    if draw(st.booleans()):
+        layer = f"nn.Einsum({shape_literal(kernel)}, {spec!r})"
+        return FLAX.format(layer=layer, shape=shape_literal(x), dtype=dtype)
+    kept = [size for letter, size in zip(spec.split(",")[1].split("->")[0], kernel, strict=False)
+            if "->" in spec and letter in spec.split("->")[1]]
+    bias = draw(st.sampled_from(["", f", {shape_literal(kept)}", f", ({draw(sizes)},)"]))
+    return NNX_LAYER.format(layer=f"nnx.Einsum({spec!r}, {shape_literal(kernel)}{bias}, rngs=nnx.Rngs(0))",
+                            shape=shape_literal(x), dtype=dtype)
+
+
+NNX_LAYER = """\
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+layer = {layer}
+out = layer(jnp.zeros({shape}, {dtype}))
+"""
+
+
+@given(einsum_layers())
+@CASES
+def test_einsum_layers_agree_with_flax(program: str) -> None:
+    agree(program, frozenset({"SC003", "SC101", "SC103", "SC104", "SC105", "SC106"}))

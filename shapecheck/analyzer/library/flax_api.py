@@ -27,6 +27,7 @@ from shapecheck.analyzer.library.layers_api import (
     flax_conv,
     flax_conv_transpose,
     flax_dropout,
+    flax_einsum,
     flax_embedding,
     layer_dtype,
     normalized_dtype,
@@ -82,6 +83,7 @@ REGISTRY.handles(f"{LINEN}.ConvTranspose", signature="features, kernel_size, str
 REGISTRY.handles(*each(LINEN, "LayerNorm", "RMSNorm", "BatchNorm"), signature="**options")(build)
 REGISTRY.handles(f"{LINEN}.GroupNorm", signature="num_groups=32, group_size=None, **options")(build)
 REGISTRY.handles(f"{LINEN}.InstanceNorm", signature="**options")(build)
+REGISTRY.handles(f"{LINEN}.Einsum", signature=f"shape, einsum_str=None, use_bias=True, {_OPTIONS}")(build)
 REGISTRY.handles(f"{LINEN}.PReLU", signature="param_dtype=None, negative_slope_init=0.01, **options")(build)
 REGISTRY.handles(f"{LINEN}.Dropout", signature="rate, broadcast_dims=(), deterministic=None, **options")(build)
 REGISTRY.handles(f"{LINEN}.Sequential", signature="layers, **options")(build)
@@ -175,6 +177,20 @@ def instance_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Contex
             f"{x.positional_text()}", axes=(-1,), operands=(0,)))
     _created(interp, layer, scale=(x.dims[-1],), bias=(x.dims[-1],))
     return ArrayType(normalized_dtype(layer, x, _parameters(layer)), x.dims, x.named, None, x.named_open)
+
+
+@LAYERS.rule(f"{LINEN}.Einsum", signature="inputs, einsum_str=None")
+def einsum_layer(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nn.Einsum(shape, 'bi,ij->bj')(x)`: `jnp.einsum` of x and a kernel of `shape`
+    (`layers_api.flax_einsum`); the string is the layer's or the call's (not both)."""
+    x, kernel = call.arg("inputs"), _sizes(layer.setting("shape"))
+    given = [value for value, set_there in ((layer.setting("einsum_str"), layer.passed("einsum_str")),
+                                            (call.arg("einsum_str"), passed(call, "einsum_str"))) if set_there]
+    spec = as_str(given[0]) if len(given) == 1 else None  # both, or neither: flax raises (not a shape)
+    if not isinstance(x, ArrayType) or kernel is None or spec is None:
+        return None
+    what = f"flax.linen.Einsum({', '.join(shown(size) for size in kernel)})"
+    return flax_einsum(interp, call, x, spec, kernel, layer_dtype(layer, x), what, initialized=not layer.given("kernel_init"))
 
 
 @LAYERS.rule(f"{LINEN}.PReLU", signature="inputs")

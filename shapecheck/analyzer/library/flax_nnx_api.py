@@ -29,6 +29,7 @@ from shapecheck.analyzer.library.layers_api import (
     flax_conv,
     flax_conv_transpose,
     flax_dropout,
+    flax_einsum,
     flax_embedding,
     layer_dtype,
     made_if,
@@ -42,7 +43,7 @@ from shapecheck.analyzer.library.layers_api import (
 )
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Layer, Partial, Qual, Seq, Value, as_dim
+from shapecheck.analyzer.values import Const, Layer, Partial, Qual, Seq, Value, as_dim, as_str
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, certainly_differ, format_shape
 from shapecheck.types import ArrayType
@@ -68,6 +69,7 @@ REGISTRY.handles(f"{NNX}.ConvTranspose", signature="in_features, out_features, k
 REGISTRY.handles(*each(NNX, "LayerNorm", "RMSNorm", "BatchNorm", "InstanceNorm"),
                  signature=f"num_features, *, {_OPTIONS}")(build)
 REGISTRY.handles(f"{NNX}.PReLU", signature=f"negative_slope_init=0.01, *, {_OPTIONS}")(build)
+REGISTRY.handles(f"{NNX}.Einsum", signature=f"einsum_str, kernel_shape, bias_shape=None, *, {_OPTIONS}")(build)
 REGISTRY.handles(f"{NNX}.Dropout", signature="rate, *, broadcast_dims=(), deterministic=False, **options")(build)
 REGISTRY.handles(f"{NNX}.Sequential", signature="*fns")(build)
 
@@ -354,6 +356,26 @@ def instance_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Contex
             f"features (the last dim), so its input needs a batch dim and a feature dim, but it is "
             f"{x.positional_text()}", axes=(-1,), operands=(0,)))
     return normalization(interp, layer, call, ctx)
+
+
+@LAYERS.rule(f"{NNX}.Einsum", signature="inputs, einsum_str=None, out_sharding=None")
+def einsum_layer(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nnx.Einsum('bi,ij->bj', (i, j), (j,))(x)`: `jnp.einsum` of x and a kernel of
+    `kernel_shape`, plus the bias reshaped to the kernel dims the output keeps
+    (`layers_api.flax_einsum`); the call's string, where given, is used instead of the layer's."""
+    x, kernel = call.arg("inputs"), _dims(layer.setting("kernel_shape"))
+    spec = as_str(call.arg("einsum_str") if passed(call, "einsum_str") else layer.setting("einsum_str"))
+    bias = _dims(layer.setting("bias_shape")) if layer.passed("bias_shape") else None
+    if not isinstance(x, ArrayType) or kernel is None or spec is None or (layer.passed("bias_shape") and bias is None):
+        return None
+    what = f"flax.nnx.Einsum({spec!r}, {format_shape(kernel)})"
+    return flax_einsum(interp, call, x, spec, kernel, layer_dtype(layer, x), what, bias,
+                       initialized=not layer.given("kernel_init"))
+
+
+def _dims(value: Value) -> tuple[Dim, ...] | None:
+    """A shape given as a tuple or list of sizes."""
+    return tuple(as_dim(item) for item in value.items) if isinstance(value, Seq) else None
 
 
 @LAYERS.rule(f"{NNX}.PReLU", signature="inputs")

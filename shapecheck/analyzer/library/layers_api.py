@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, TypeAlias
 
 from shapecheck.algebra import convolution, layers
+from shapecheck.algebra import einsum as algebra_einsum
 from shapecheck.algebra.broadcast import broadcast_to
 from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.algebra.promotion import Typed, default, result_type
@@ -23,7 +24,7 @@ from shapecheck.analyzer.library.common import dtype_arg, finish, flag, forwarde
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Dict, Layer, Seq, Value, as_dim, as_int, as_str
 from shapecheck.codes import Code
-from shapecheck.dims import Dim, product
+from shapecheck.dims import Dim, format_shape, product
 from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
@@ -272,6 +273,44 @@ def flax_embedding(interp: Interpreter, call: CallArgs, ids: ArrayType, rows: Di
         result = finish(interp, outcome, call, [call.arg_node("inputs")])
         return None if outcome.problems else ArrayType(dtype, result.dims, ids.named, None, ids.named_open)
     return finish(interp, layers.embed(ids, features, dtype), call)
+
+
+def flax_einsum(interp: Interpreter, call: CallArgs, x: ArrayType, spec: str, kernel: tuple[Dim, ...],
+                dtype: str | None, what: str, bias: tuple[Dim, ...] | None = None, *,
+                initialized: bool = True) -> Value:
+    """A flax `Einsum` layer (linen's and nnx's) on `x`: `jnp.einsum(spec, x, kernel)`, the spec
+    explicit with exactly two operands (a ValueError otherwise, SC003); nnx's `bias`, of the
+    shape it was built with, is reshaped to the kernel dims the output keeps (their sizes must
+    multiply to the same count, SC105). linen makes its bias of those dims. `initialized`: the
+    kernel is made by flax's default initializer (lecun_normal), which needs two dims or more
+    to read its fans from (a ValueError, SC106)."""
+    if initialized and len(kernel) < 2:
+        return refused(interp, call, Problem(
+            Code.AXIS_OUT_OF_RANGE, f"{what}: its kernel {format_shape(kernel)} is made by the default initializer "
+            "(lecun_normal), which reads the fans from a kernel's last two dims; give a kernel of two dims or "
+            "more, or a kernel_init", axes=(-2,)))
+    spec = spec.replace(" ", "")
+    if "->" not in spec or spec.count(",") != 1:
+        return refused(interp, call, Problem(
+            Code.INVALID_EINSUM_SPEC, f"{what}: the einsum string {spec!r} must be explicit (with `->`) and have "
+            "exactly two operands, the input and the kernel"))
+    parsed = algebra_einsum.parse_einsum(spec)
+    if isinstance(parsed, Problem):
+        return refused(interp, call, parsed)
+    outcome = algebra_einsum.einsum(parsed, [x.with_dtype(dtype), ArrayType(dtype, kernel)],
+                                    ("the input", f"{what}'s kernel {format_shape(kernel)}"))
+    result = finish(interp, outcome, call, [call.arg_node("inputs")] * 2)
+    if outcome.problems or result.ellipsis is not None:
+        return None
+    if bias is not None and parsed.output is not None and not parsed.inputs[1].has_ellipsis:
+        kept = tuple(size for letter, size in zip(parsed.inputs[1].letters, kernel, strict=False)
+                     if letter in parsed.output.letters)
+        if isinstance(product(bias), int) and isinstance(product(kept), int) and product(bias) != product(kept):
+            return refused(interp, call, Problem(
+                Code.RESHAPE_MISMATCH, f"{what}: its bias {format_shape(bias)} is reshaped to the kernel dims the "
+                f"output keeps, {format_shape(kept)}, which hold {product(kept)} values, not "
+                f"{product(bias)}", sizes=(product(bias), product(kept))))
+    return result
 
 
 def flax_dropout(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
