@@ -227,7 +227,9 @@ def haiku_gru(x: ArrayType, state: ArrayType, hidden_size: Dim) -> Step:
         w_i = ArrayType(x.dtype, (features, 3 * size if size is not None else None))
         zr_x, a_x = _pieces(split(_take(linalg.matmul(x, w_i)), [double], -1, what=f"{what}'s input gates"))
         zr_h = _take(linalg.matmul(state, ArrayType(x.dtype, (size, double)), ("the state", f"{what}'s w_h")))
-        z, r = _pieces(split(_take(broadcast([zr_x, zr_h])), 2, -1, what=f"{what}'s gates"))
+        gates = _take(broadcast([zr_x, zr_h], (f"{what}'s gates from its input {x.positional_text()}",
+                                               f"its gates from the state {state.positional_text()}")))
+        z, r = _pieces(split(gates, 2, -1, what=f"{what}'s gates"))
         reset = _take(broadcast([r, state], (f"{what}'s reset gate", f"the state {state.positional_text()}")))
         a = _take(broadcast([a_x, _take(linalg.matmul(reset, ArrayType(x.dtype, (size, size))))]))
         new = _take(broadcast([_take(broadcast([z, state])), _take(broadcast([z, a]))]))
