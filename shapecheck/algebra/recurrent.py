@@ -108,9 +108,9 @@ def equinox_step(kind: str, x: ArrayType, carry: Sequence[ArrayType], input_size
         hh = _take(linalg.matmul(weight_hh, h, (f"{what}'s weight_hh", "the hidden state")))
         bias = ArrayType(dtype, (rows,))
         if kind == LSTM:
-            lin = _take(broadcast([ih, hh]))
+            lin = _take(broadcast([ih, hh], (f"{what}'s weight_ih @ input", "its weight_hh @ hidden state")))
             if use_bias:
-                lin = _take(broadcast([lin, bias]))
+                lin = _take(broadcast([lin, bias], (f"{what}'s gates", f"its bias {bias.positional_text()}")))
             i, f, g, o = _pieces(split(lin, 4, 0, what=f"{what}'s gates"))
             c = carry[1]
             new_c = _take(broadcast([_take(broadcast([f, c], (f"{what}'s forget gate", "the cell state c"))),
@@ -118,11 +118,12 @@ def equinox_step(kind: str, x: ArrayType, carry: Sequence[ArrayType], input_size
             new_h = _take(broadcast([o, new_c]))
             return Step((new_h, new_c), None)
         if use_bias:
-            ih = _take(broadcast([ih, bias]))
+            ih = _take(broadcast([ih, bias], (f"{what}'s weight_ih @ input", f"its bias {bias.positional_text()}")))
         ir, iz, i_n = _pieces(split(ih, 3, 0, what=f"{what}'s input gates"))
         hr, hz, hn = _pieces(split(hh, 3, 0, what=f"{what}'s hidden gates"))
-        reset = _take(broadcast([ir, hr]))
-        update = _take(broadcast([iz, hz]))
+        sides = (f"{what}'s gates from its input", "its gates from the hidden state")
+        reset = _take(broadcast([ir, hr], sides))
+        update = _take(broadcast([iz, hz], sides))
         if use_bias:
             hn = _take(broadcast([hn, ArrayType(dtype, (hidden_size,))]))
         new = _take(broadcast([i_n, _take(broadcast([reset, hn]))]))
