@@ -1,5 +1,6 @@
 """Recurrent layers: flax.linen's and flax.nnx's cells (`LSTMCell`, `GRUCell`, ...), their
-`initialize_carry`, and the `RNN` that scans one over time; equinox's `GRUCell` and `LSTMCell`.
+`initialize_carry`, the `RNN` that scans one over time and the `Bidirectional` that runs two;
+equinox's `GRUCell` and `LSTMCell`.
 
 A cell is called on its carry and one time step (flax: `cell(carry, x)` gives `(carry, y)`;
 equinox: `cell(x, hidden)` gives the new hidden state) and follows `algebra.recurrent`. A flax
