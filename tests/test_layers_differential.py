@@ -221,7 +221,7 @@ def einsum_layers(draw: st.DrawFn) -> str:
     rank = x_rank if x_rank is not None else draw(st.integers(1, 3))
     x = [draw(sizes) for _ in range(rank)]
     if kernel and draw(st.integers(0, 3)):
-        x[-1 if spec not in ("bij,jk->bik",) else -1] = kernel[0]  # the contracted letter, mostly
+        x[-1] = kernel[0]  # the contracted letter, mostly
     dtype = draw(dtypes)
     if draw(st.booleans()):
         layer = f"nn.Einsum({shape_literal(kernel)}, {spec!r})"
