@@ -94,9 +94,13 @@ def describe(tree: Tree, x64: bool | None = None) -> str:
     return f"weakly typed {shown}" if tree.weak and tree.dtype != "bool_" else shown
 
 
-def carry_problems(api: str, first: Tree, second: Tree, path: str, x64: bool | None = None) -> list[Problem]:
+_ADVICE: Final = "return it as it came in, or start the loop with what the body makes"
+
+
+def carry_problems(api: str, first: Tree, second: Tree, path: str, x64: bool | None = None,
+                   advice: str = _ADVICE) -> list[Problem]:
     """SC103 where a loop's carry (`first` on entry, after `promoted`) leaves its body as
-    `second`: one problem, naming the first member that changed."""
+    `second`: one problem, naming the first member that changed, and what to do (`advice`)."""
     found = mismatches(first, second, path, x64)
     if not found:
         return []
@@ -105,8 +109,7 @@ def carry_problems(api: str, first: Tree, second: Tree, path: str, x64: bool | N
     more = f" (and {len(found) - 1} more member{'s' if len(found) > 2 else ''})" if len(found) > 1 else ""
     return [Problem(Code.ANNOTATION_MISMATCH,
                     f"{api} carry `{head.path}` {verb} {head.first} on entry but {head.second} after the body"
-                    f"{more}; JAX requires a carry to keep its type (return it as it came in, or start the loop "
-                    f"with what the body makes)")]
+                    f"{more}; JAX requires a carry to keep its type ({advice})")]
 
 
 def branch_problems(api: str, names: tuple[str, str], first: Tree, second: Tree,

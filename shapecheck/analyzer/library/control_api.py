@@ -132,16 +132,17 @@ def _loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope, api: 
 
 
 def scan_cell(interp: Interpreter, call: CallArgs, ctx: Context, api: str, cell: Value, init: Value,
-              steps: list[Value], init_node: ast.AST | None, *, input_first: bool = False) -> tuple[Value, Value] | None:
+              steps: list[Value], init_node: ast.AST | None, *, input_first: bool = False,
+              advice: str | None = None) -> tuple[Value, Value] | None:
     """A layer's scan (flax's `RNN` and `nn.scan`, haiku's `dynamic_unroll`): `cell(carry, *xs)`
     over the steps, one of which is `steps`, its carry from `init` (written at `init_node`, the
     call where None); where `input_first` (haiku's cores), `cell(*xs, carry)` giving `(output,
     carry)`. The carry after the scan and one step's output; None where the cell changes its
-    carry (SC103, as `lax.scan` reports it) or does not return a pair."""
+    carry (SC103, as `lax.scan` reports it, with `advice` on what to do) or does not return a pair."""
     body = _Body(cell, carry_at=len(steps) if input_first else 0)
     arguments: _Arguments = (lambda c: [*steps, c]) if input_first else (lambda c: [c, *steps])
     carry, out, held = _checked_loop(interp, call, ctx, interp.scope, api, body, init, arguments,
-                                     _second if input_first else _first, init_node)
+                                     _second if input_first else _first, init_node, advice)
     if not held or not (isinstance(out, Seq) and len(out.items) == 2):
         return None
     return carry, out.items[0 if input_first else 1]
@@ -175,7 +176,7 @@ def sliced_steps(interp: Interpreter, call: CallArgs, xs: Value, axis: int, what
 
 def _checked_loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope, api: str, body: _Body,
                   init: Value, arguments: _Arguments, carry_of: _CarryOf,
-                  init_node: ast.AST | None) -> tuple[Value, Value, bool]:
+                  init_node: ast.AST | None, advice: str | None = None) -> tuple[Value, Value, bool]:
     """`_loop`, and whether the carry held its type (False where that was reported)."""
     entered = tree(init)
     carry = rebuild(init, entered)
@@ -192,7 +193,8 @@ def _checked_loop(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
         if retraced != entered:
             entered, carry = retraced, rebuild(carry, retraced)
             continue
-        problems = control_flow.carry_problems(api, entered, after, body.carry_name(), interp.x64)
+        problems = control_flow.carry_problems(api, entered, after, body.carry_name(), interp.x64,
+                                               *([advice] if advice is not None else []))
         if problems:
             _report_at_return(interp, call, body, problems)
             return carry, out, False

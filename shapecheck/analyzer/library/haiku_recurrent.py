@@ -227,7 +227,8 @@ def dynamic_unroll(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
                         if all_states else first.items[1]))
         state = first.items[1]
     scanned = control_api.scan_cell(interp, call, ctx, what, core, state, [step], call.arg_node("initial_state"),
-                                    input_first=True)
+                                    input_first=True, advice="start from core.initial_state(batch_size), with the "
+                                    "sequence's batch size, in the input's dtype")
     if scanned is None:
         return None
     final, y = scanned

@@ -221,7 +221,10 @@ def rnn(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Valu
         carry = _carry_for(interp, cell, step, call, ctx, nnx=layer.name.startswith(f"{NNX}."))
     if carry is None:
         return None
-    scanned = control_api.scan_cell(interp, call, ctx, _what(layer), cell, carry, [step], init_node)
+    scanned = control_api.scan_cell(
+        interp, call, ctx, _what(layer), cell, carry, [step], init_node,
+        advice="start from the cell's initialize_carry for one step's shape, or give the initial carry the "
+               "input's batch dims, and a param_dtype the input does not widen")
     if scanned is None:
         return None
     final, y = scanned
