@@ -479,3 +479,62 @@ def nnx_bidirectionals(draw: st.DrawFn) -> str:
 @cases(25)
 def test_nnx_bidirectionals_agree_with_flax(program: str) -> None:
     agree(program, CODES)
+
+
+LINEN_VMAP = """\
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+
+class Block(nn.Module):
+    features: int
+
+    @nn.compact
+    def __call__(self, x, y):
+        return nn.Dense(self.features)(x) * y
+
+
+class Model(nn.Module):
+    @nn.compact
+    def __call__(self, x, y):
+        mapped = nn.vmap(Block, variable_axes={{"params": {params}}}, split_rngs={{"params": {split}}}{options})
+        return mapped({features})(x, y)
+
+
+model = Model()
+x, y = jnp.zeros({x_shape}), jnp.zeros({y_shape})
+out = model.apply(model.init(jax.random.key(0), x, y), x, y)
+"""
+
+
+@st.composite
+def linen_vmaps(draw: st.DrawFn) -> str:
+    """`nn.vmap` of a block of the program's own: its arguments mapped along drawn axes (or
+    broadcast), the results placed along drawn out_axes, with or without axis_size and with
+    parameters shared or one set per member."""
+    features = draw(sizes)
+    per_member = draw(st.booleans())
+    axes = [draw(st.sampled_from(["0", "1", "None"])) for _ in range(2)]
+    options = f", in_axes=({axes[0]}, {axes[1]})"
+    size = draw(st.sampled_from([2, 3]))
+    if all(axis == "None" for axis in axes) or per_member or draw(st.integers(0, 3)) == 0:
+        options += f", axis_size={size}"
+    options += draw(st.sampled_from(["", ", out_axes=1", ", out_axes=-1"]))
+
+    def shape(axis: str, rank: int) -> list[int]:
+        dims = [draw(sizes) for _ in range(rank)]
+        if axis != "None" and int(axis) < rank and draw(st.integers(0, 3)):
+            dims[int(axis)] = size
+        return dims
+
+    x_shape = shape(axes[0], draw(st.sampled_from([2, 2, 3, 1])))
+    y_shape = shape(axes[1], draw(st.sampled_from([1, 2, 0, 3])))
+    return LINEN_VMAP.format(params="0" if per_member else "None", split=per_member, options=options,
+                             features=features, x_shape=shape_literal(x_shape), y_shape=shape_literal(y_shape))
+
+
+@given(linen_vmaps())
+@cases(30)
+def test_linen_vmaps_agree_with_flax(program: str) -> None:
+    agree(program, CODES | {"SC002", "SC102", "SC105", "SC107"})

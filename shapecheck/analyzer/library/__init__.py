@@ -34,7 +34,7 @@ MODULES: tuple[str, ...] = (
     "axis_types_api", "einops_api", "layer_calls", "flax_api", "equinox_api", "optax_api",
     "slicing_api", "linalg_api", "fft_api", "lax_structure_api", "searching_api",
     "statistics_api", "stats_api", "image_api", "flax_training_api",
-    "optax_updates_api", "haiku_api", "flax_nnx_api", "recurrent_layers", "flax_scan",
+    "optax_updates_api", "haiku_api", "flax_nnx_api", "recurrent_layers", "flax_lifted",
     "haiku_recurrent", "equinox_pooling",
 )
 """Every library module with a registry (a test fails for one left out)."""

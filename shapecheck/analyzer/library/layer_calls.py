@@ -13,8 +13,8 @@ from shapecheck.analyzer.library import (
     equinox_api,
     equinox_pooling,
     flax_api,
+    flax_lifted,
     flax_nnx_api,
-    flax_scan,
     haiku_api,
     haiku_recurrent,
     recurrent_layers,
@@ -30,7 +30,7 @@ REGISTRY = Registry()  # what this module handles; collected by `library.handler
 
 _RULES = {**flax_api.LAYERS.rules, **flax_nnx_api.LAYERS.rules, **equinox_api.LAYERS.rules,
           **haiku_api.LAYERS.rules, **recurrent_layers.LAYERS.rules,
-          **flax_scan.LAYERS.rules,
+          **flax_lifted.LAYERS.rules,
           **haiku_recurrent.LAYERS.rules,
           **equinox_pooling.LAYERS.rules}
 

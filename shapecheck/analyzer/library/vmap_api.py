@@ -38,22 +38,24 @@ if TYPE_CHECKING:
 REGISTRY = Registry()  # what this module handles; collected by `library.handlers()`
 
 
-_VMAP_SIGNATURE = "fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None, sum_match=False"
+VMAP_SIGNATURE = "fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None, sum_match=False"
 _PMAP_SIGNATURE = ("fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None, "
                    "backend=None, axis_size=None, donate_argnums=()")
 
 
-@REGISTRY.handles(VMAP, signature=_VMAP_SIGNATURE, takes_functions=True, binds_names=True)
+@REGISTRY.handles(VMAP, signature=VMAP_SIGNATURE, takes_functions=True, binds_names=True)
 def vmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return _batch_map(interp, call, "vmap")
+    return batch_map(interp, call, "vmap")
 
 
 @REGISTRY.handles(PMAP, signature=_PMAP_SIGNATURE, takes_functions=True, binds_names=True)
 def pmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return _batch_map(interp, call, "pmap")
+    return batch_map(interp, call, "pmap")
 
 
-def _batch_map(interp: Interpreter, call: CallArgs, kind: MapKind) -> Value:
+def batch_map(interp: Interpreter, call: CallArgs, kind: MapKind) -> Value:
+    """The map `call` makes (`jax.vmap(fun, ...)`, bound to VMAP_SIGNATURE or pmap's): a `Vmap`
+    whose call maps `fun` (flax's `nn.vmap` builds one for a module)."""
     if call.opaque:
         return None
     in_axes = call.arg("in_axes") if call.given("in_axes") else Const(0)

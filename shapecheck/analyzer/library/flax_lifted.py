@@ -1,11 +1,16 @@
-"""flax.linen's lifted scan: `nn.scan(Target, ...)` is a module class whose instances run
-`Target`'s call over slices of their inputs, as `lax.scan` does, with the carry first.
+"""flax.linen's lifted transforms: `nn.scan` and `nn.vmap` of a module class.
 
-Two uses are common: a recurrent cell over time (`nn.scan(nn.LSTMCell, in_axes=1, out_axes=1)`)
-and a stack of identical blocks (`nn.scan(Block, variable_axes={'params': 0}, length=n)`,
-called as `Stack(...)(x, None)`). The scanned class is held as a `Layer` of the name
-`flax.linen.scan` with the options given; building it builds the target (a library layer or
-the program's own module) and gives a `flax.linen.Scanned` layer, whose call is the scan.
+`nn.scan(Target, ...)` is a module class whose instances run `Target`'s call over slices of
+their inputs, as `lax.scan` does, with the carry first. Two uses are common: a recurrent cell
+over time (`nn.scan(nn.LSTMCell, in_axes=1, out_axes=1)`) and a stack of identical blocks
+(`nn.scan(Block, variable_axes={'params': 0}, length=n)`, called as `Stack(...)(x, None)`).
+The scanned class is held as a `Layer` of the name `flax.linen.scan` with the options given;
+building it builds the target (a library layer or the program's own module) and gives a
+`flax.linen.Scanned` layer, whose call is the scan.
+
+`nn.vmap(Target, in_axes=..., out_axes=..., axis_size=...)` maps the target's call over its
+inputs as `jax.vmap` does (ensembles, per-example modules): building it builds the target
+and gives the `Vmap` that `jax.vmap` of its call would, so every rule of maps applies.
 """
 
 from __future__ import annotations
@@ -14,9 +19,9 @@ from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import recurrent
 from shapecheck.algebra.outcome import Problem
-from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.calls import CallArgs, Signature
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library import control_api
+from shapecheck.analyzer.library import control_api, vmap_api
 from shapecheck.analyzer.library.common import forwarded, refused
 from shapecheck.analyzer.library.layers_api import LayerRules, build
 from shapecheck.analyzer.library.pytrees import map_leaves
@@ -34,6 +39,7 @@ LAYERS = LayerRules()  # how each layer class is called; collected by `layer_cal
 
 LINEN: Final = "flax.linen"
 SCAN: Final = f"{LINEN}.scan"
+VMAP: Final = f"{LINEN}.vmap"
 BUILT: Final = f"{LINEN}.Scanned"  # a built module of `nn.scan`: under flax.linen, for its methods
 BROADCAST: Final = f"{LINEN}.broadcast"  # an argument passed whole to every step
 
@@ -43,17 +49,46 @@ REGISTRY.handles(SCAN, f"{LINEN}.transforms.scan",
                            "**options")(build)
 
 
+REGISTRY.handles(VMAP, f"{LINEN}.transforms.vmap",
+                 signature="target, variable_axes=None, split_rngs=None, in_axes=0, out_axes=0, axis_size=None, "
+                           "axis_name=None, spmd_axis_name=None, metadata_params=None, methods=None")(build)
+
+
 @LAYERS.rule(SCAN, signature="*args, **kwargs")
 def construct(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
     """`nn.scan(Target, ...)(features)`: the target built with the arguments, to be scanned."""
-    target = layer.setting("target")
-    if not isinstance(target, Class | Qual):
-        return None
-    built = interp.call(target, forwarded(call, call.rest()), ctx, interp.scope)
+    built = _built(interp, layer, call, ctx)
     if built is None:
         return None
     return Layer(BUILT, (("cell", built), *((name, value) for name, value in layer.settings if name != "target")),
                  call.node)
+
+
+@LAYERS.rule(VMAP, signature="*args, **kwargs")
+def construct_map(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`nn.vmap(Target, ...)(features)`: the target built with the arguments, mapped as
+    `jax.vmap(target, in_axes, out_axes, axis_name, axis_size)` maps it."""
+    built = _built(interp, layer, call, ctx)
+    if built is None:
+        return None
+    options = {name: layer.setting(name) for name in ("in_axes", "out_axes", "axis_name", "axis_size")
+               if layer.given(name)}
+    bound = CallArgs(call.node, [built], [call.node], options, {name: call.node for name in options})
+    bound.signature = _MAP_SIGNATURE
+    bound.name = VMAP
+    return vmap_api.batch_map(interp, bound, "vmap")
+
+
+_MAP_SIGNATURE: Final = Signature.parse(vmap_api.VMAP_SIGNATURE)
+
+
+def _built(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """The lifted transform's target (a module class, or a library layer's) built with the call's
+    arguments."""
+    target = layer.setting("target")
+    if not isinstance(target, Class | Qual):
+        return None
+    return interp.call(target, forwarded(call, call.rest()), ctx, interp.scope)
 
 
 @LAYERS.rule(BUILT, signature="*args")
