@@ -420,25 +420,27 @@ out = model.apply(variables, x){pick}
 
 
 @st.composite
-def linen_bidirectionals(draw: st.DrawFn) -> str:
+def bidirectionals(draw: st.DrawFn, nnx: bool) -> str:
     """Two RNNs over one sequence, merged by concatenation or by a sum (features that differ
-    cannot be summed), time-major or not, with their carries or not."""
+    cannot be summed), time-major or not, with their carries or not; nnx's built for the input's
+    features (or not), linen's taking any."""
     cells = st.sampled_from(["GRUCell", "LSTMCell", "SimpleCell"])
     forward, backward = draw(cells), draw(cells)
-    features = draw(sizes)
+    features, in_features = draw(sizes), draw(sizes)
     other = features if draw(st.booleans()) else draw(sizes)
-    time_major = draw(st.booleans())
-    return_carry = draw(st.booleans())
+    time_major, return_carry = draw(st.booleans()), draw(st.booleans())
     options = (", merge_fn=lambda a, b: a + b" if draw(st.booleans()) else "") + \
         (", time_major=True" if time_major else "") + (", return_carry=True" if return_carry else "")
     batch, time = draw(st.lists(st.sampled_from([1, 2]), max_size=1)), draw(st.integers(1, 3))
-    shape = [time, *batch, draw(sizes)] if time_major else [*batch, time, draw(sizes)]
+    given = in_features if draw(st.integers(0, 3)) else draw(sizes)
+    shape = [time, *batch, given] if time_major else [*batch, time, given]
     pick = draw(st.sampled_from(["[1]", "[0][1]" if backward != "LSTMCell" else "[0][1][0]"])) if return_carry else ""
-    return LINEN_BIDIRECTIONAL.format(forward=forward, forward_features=features, backward=backward,
-                                      backward_features=other, options=options, shape=shape_literal(shape), pick=pick)
+    return (NNX_BIDIRECTIONAL if nnx else LINEN_BIDIRECTIONAL).format(
+        forward=forward, backward=backward, in_features=in_features, forward_features=features,
+        backward_features=other, options=options, shape=shape_literal(shape), pick=pick)
 
 
-@given(linen_bidirectionals())
+@given(bidirectionals(nnx=False))
 @cases(30)
 def test_linen_bidirectionals_agree_with_flax(program: str) -> None:
     agree(program, CODES)
@@ -456,26 +458,7 @@ out = model(jnp.zeros({shape}, jnp.float32)){pick}
 """
 
 
-@st.composite
-def nnx_bidirectionals(draw: st.DrawFn) -> str:
-    """nnx's Bidirectional: two RNNs built for the input's features (or not), merged."""
-    cells = st.sampled_from(["GRUCell", "LSTMCell", "SimpleCell"])
-    forward, backward = draw(cells), draw(cells)
-    features, in_features = draw(sizes), draw(sizes)
-    other = features if draw(st.booleans()) else draw(sizes)
-    time_major, return_carry = draw(st.booleans()), draw(st.booleans())
-    options = (", merge_fn=lambda a, b: a + b" if draw(st.booleans()) else "") + \
-        (", time_major=True" if time_major else "") + (", return_carry=True" if return_carry else "")
-    batch, time = draw(st.lists(st.sampled_from([1, 2]), max_size=1)), draw(st.integers(1, 3))
-    given = in_features if draw(st.integers(0, 3)) else draw(sizes)
-    shape = [time, *batch, given] if time_major else [*batch, time, given]
-    pick = draw(st.sampled_from(["[1]", "[0][1]" if backward != "LSTMCell" else "[0][1][0]"])) if return_carry else ""
-    return NNX_BIDIRECTIONAL.format(forward=forward, backward=backward, in_features=in_features,
-                                    forward_features=features, backward_features=other, options=options,
-                                    shape=shape_literal(shape), pick=pick)
-
-
-@given(nnx_bidirectionals())
+@given(bidirectionals(nnx=True))
 @cases(25)
 def test_nnx_bidirectionals_agree_with_flax(program: str) -> None:
     agree(program, CODES)
@@ -538,3 +521,4 @@ def linen_vmaps(draw: st.DrawFn) -> str:
 @cases(30)
 def test_linen_vmaps_agree_with_flax(program: str) -> None:
     agree(program, CODES | {"SC002", "SC102", "SC105", "SC107"})
+

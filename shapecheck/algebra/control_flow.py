@@ -18,7 +18,13 @@ from dataclasses import dataclass, replace
 from typing import Final, TypeAlias
 
 from shapecheck.algebra.outcome import Problem
-from shapecheck.algebra.promotion import Typed, as_shown, possible_dtypes, result_type
+from shapecheck.algebra.promotion import (
+    Typed,
+    as_shown,
+    dtypes_differ,
+    possible_dtypes,
+    result_type,
+)
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, certainly_differ, format_dim, unify
 from shapecheck.dtypes import KINDS
@@ -266,8 +272,7 @@ def _shapes_differ(a: ArrayType, b: ArrayType) -> bool:
 def _dtypes_differ(a: ArrayType, b: ArrayType, x64: bool | None) -> bool:
     # A weak value is traced at its default width (a Python float is f32, f64 with x64), and
     # JAX's comparison ignores the weak flag itself.
-    first, second = possible_dtypes(Typed(a.dtype), x64), possible_dtypes(Typed(b.dtype), x64)
-    return first is not None and second is not None and not first & second
+    return dtypes_differ(Typed(a.dtype), Typed(b.dtype), x64)
 
 
 def _meet(a: ArrayType, b: ArrayType) -> ArrayType:

@@ -46,6 +46,17 @@ def dense(x: ArrayType, features: Dim, dtype: str | None, what: str = "flax.line
     return Outcome(_like(x, dtype, (*x.dims[:-1], features)))
 
 
+def haiku_linear(x: ArrayType, size: Dim, what: str) -> Outcome:
+    """`hk.Linear(size)(x)`: `x.shape[:-1] + (size,)`, its weights of x's dtype (unknown for
+    integers, which haiku's initialisers do not make); a scalar is refused ("Input must not be
+    scalar.")."""
+    dtype = x.dtype if x.dtype is not None and kind_of(x.dtype) in ("f", "c") else None
+    if x.rank == 0 and x.ellipsis is None:
+        return Outcome(_unknown(dtype, x), (Problem(
+            Code.AXIS_OUT_OF_RANGE, f"{what}: the input is a scalar; haiku's linear layers need at least one dim"),))
+    return Outcome(ArrayType(dtype, (*x.dims[:-1], size), x.named, x.ellipsis, x.named_open))
+
+
 def kernel_linear(x: ArrayType, in_features: Dim, out_features: Dim, dtype: str | None, what: str) -> Outcome:
     """`nnx.Linear(in_features, out_features)(x)`: x's last dim contracted with a kernel
     `(in_features, out_features)` (`lax.dot_general`), the leading dims kept."""
@@ -122,6 +133,17 @@ def groups_divide(features: Dim, groups: Dim, what: str, unit: str = "channels",
         return Problem(Code.RESHAPE_MISMATCH,
                        f"{what}: {groups} {parts} do not divide the {features} {unit} {where}",
                        sizes=(features, groups), operands=(0,))
+    return None
+
+
+def instance_norm_rank(x: ArrayType, what: str) -> Problem | None:
+    """flax's `InstanceNorm` (linen's and nnx's) normalises each example over its dims between
+    the batch dim and the features (the last): a scalar has no features (an IndexError), and
+    one dim is the batch's, which cannot be the features too (a ValueError)."""
+    if x.rank is not None and x.ellipsis is None and x.rank < 2:
+        return Problem(Code.AXIS_OUT_OF_RANGE, f"{what} normalises each example of a batch over all but its "
+                       f"features (the last dim), so its input needs a batch dim and a feature dim, but it is "
+                       f"{x.positional_text()}", axes=(-1,), operands=(0,))
     return None
 
 

@@ -318,6 +318,13 @@ def possible_dtypes(inferred: Typed, x64: bool | None = None) -> frozenset[str] 
     return frozenset((wide,) if x64 else (narrow,) if x64 is False else (wide, narrow))
 
 
+def dtypes_differ(first: Typed, second: Typed, x64: bool | None = None) -> bool:
+    """Whether two values' dtypes differ whatever their run-time mode allows (a weak value at its
+    default width; f64 is f32 without x64)."""
+    a, b = possible_dtypes(first, x64), possible_dtypes(second, x64)
+    return a is not None and b is not None and not a & b
+
+
 def shown(inferred: Typed, x64: bool | None = None) -> str:
     """`inferred` as a message shows it in mode `x64` (`f32`, `f32 (f64 with jax_enable_x64)`)."""
     if inferred.dtype is None:

@@ -14,14 +14,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from shapecheck.algebra import linalg
+from shapecheck.algebra import layers, linalg
 from shapecheck.algebra.broadcast import broadcast
 from shapecheck.algebra.layout import concatenate
 from shapecheck.algebra.outcome import Outcome, Pieces, Problem
 from shapecheck.algebra.split import split
 from shapecheck.codes import Code
 from shapecheck.dims import Dim
-from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
 
 LSTM: Final = "lstm"  # carry (c, h): a cell state and a hidden state
@@ -162,25 +161,24 @@ def without_time(x: ArrayType, axis: int, what: str = "an RNN", expected: str = 
     return ArrayType(x.dtype, dims, x.named, None, x.named_open, x.weak), x.dims[axis]
 
 
+def step_count(what: str, lengths: Sequence[Dim], length: Dim = None) -> tuple[Dim, Problem | None]:
+    """The number of steps of a layer's scan: the sizes of the axes it scans (and `length=` where
+    given), which must agree (SC102, as JAX's scan raises)."""
+    known = sorted({size for size in (*lengths, length) if isinstance(size, int)})
+    if len(known) > 1:
+        given = f" and length={length}" if isinstance(length, int) else ""
+        return None, Problem(Code.NAMED_SIZE_MISMATCH, f"{what} slices its inputs into one count of steps, but the "
+                             f"axes it scans{given} have sizes {', '.join(str(size) for size in known)}",
+                             sizes=tuple(known))
+    return (known[0] if known else None), None
+
+
 def with_time(y: ArrayType, axis: int, length: Dim) -> ArrayType | None:
     """The outputs of every step stacked along `axis` (a step's output `y`); None where `y` has
     fewer dims than that."""
     if y.rank is None or y.ellipsis is not None or axis > y.rank:
         return None
     return ArrayType(y.dtype, (*y.dims[:axis], length, *y.dims[axis:]), y.named, None, y.named_open, y.weak)
-
-
-def haiku_linear(x: ArrayType, size: Dim, what: str) -> Outcome:
-    """`hk.Linear(size)(x)`: its weights take x's dtype (unknown for integers, which haiku's
-    initialisers do not make); a scalar is refused."""
-    if x.rank == 0 and x.ellipsis is None:
-        return Outcome(ArrayType(None, (), ellipsis=0), (Problem(
-            Code.AXIS_OUT_OF_RANGE, f"{what}: the input is a scalar; haiku's linear layers need at least one dim",
-            axes=(-1,), operands=(0,)),))
-    dtype = x.dtype if x.dtype is not None and kind_of(x.dtype) in ("f", "c") else None
-    if x.rank is None or x.ellipsis is not None:
-        return Outcome(ArrayType(dtype, (), x.named, 0, x.named_open))
-    return Outcome(ArrayType(dtype, (*x.dims[:-1], size), x.named, None, x.named_open))
 
 
 def _haiku_rank(x: ArrayType, what: str) -> Problem | None:
@@ -203,7 +201,7 @@ def haiku_lstm(x: ArrayType, hidden: ArrayType, cell: ArrayType, hidden_size: Di
         joined = _take(concatenate([x, hidden], -1, (f"{what}'s input {x.positional_text()}",
                                                      f"its state's hidden {hidden.positional_text()}")))
         gates = 4 * hidden_size if isinstance(hidden_size, int) else None
-        i, g, f, o = _pieces(split(_take(haiku_linear(joined, gates, what)), 4, -1, what=f"{what}'s gates"))
+        i, g, f, o = _pieces(split(_take(layers.haiku_linear(joined, gates, what)), 4, -1, what=f"{what}'s gates"))
         new_c = _take(broadcast([_take(broadcast([f, cell], (f"{what}'s forget gate",
                                                              f"its state's cell {cell.positional_text()}"))),
                                  _take(broadcast([i, g]))]))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import convolution, lax_rules, layers
 from shapecheck.algebra.outcome import Problem
-from shapecheck.algebra.promotion import Typed, default, possible_dtypes, result_type
+from shapecheck.algebra.promotion import Typed, default, dtypes_differ, result_type
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
@@ -233,7 +233,7 @@ def batch_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
         # ones (of the layer's dtype): 'ema' selects between the two and stores the mix, 'batch'
         # stores it; equinox's State keeps a value's dtype, lax.select takes one.
         mixed = result_type(Typed(statistics), Typed(stored)).dtype
-        clash = _differ(statistics, stored) if mode != "batch" else _differ(mixed, stored)
+        clash = dtypes_differ(Typed(statistics if mode != "batch" else mixed), Typed(stored))
         if clash:
             into = f", into {mixed}" if mode == "batch" else ""
             return refused(interp, call, Problem(
@@ -246,11 +246,6 @@ def batch_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
     dtype = result_type(Typed(x.dtype), Typed(used), *([Typed(stored)] if affine else [])).dtype
     return Seq((ArrayType(dtype, x.dims, x.named, None, x.named_open), call.arg("state")))
 
-
-def _differ(first: str | None, second: str | None) -> bool:
-    """Whether two dtypes certainly differ, with x64 on or off (f64 is f32 without it)."""
-    a, b = possible_dtypes(Typed(first)), possible_dtypes(Typed(second))
-    return a is not None and b is not None and not a & b
 
 
 @REGISTRY.handles(f"{EQX_NN}.make_with_state", signature="make_model")

@@ -165,16 +165,13 @@ def group_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) 
 @LAYERS.rule(f"{LINEN}.InstanceNorm", signature="x, *, mask=None")
 def instance_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
     """`nn.InstanceNorm()(x)`: each example normalised over its dims between the batch dim and
-    the features (the last dim, flax's default `feature_axes`); a scalar has no features (an
-    IndexError), one dim is the batch's, which cannot be the features too (a ValueError)."""
+    the features (the last dim, flax's default `feature_axes`; `layers.instance_norm_rank`)."""
     x = call.arg("x")
     if not isinstance(x, ArrayType) or x.rank is None or x.ellipsis is not None or layer.given("feature_axes"):
         return None
-    if x.rank < 2:
-        return refused(interp, call, Problem(
-            Code.AXIS_OUT_OF_RANGE, f"flax.linen.InstanceNorm normalises each example of a batch over all but its "
-            f"features (the last dim), so its input needs a batch dim and a feature dim, but it is "
-            f"{x.positional_text()}", axes=(-1,), operands=(0,)))
+    problem = layers.instance_norm_rank(x, "flax.linen.InstanceNorm")
+    if problem is not None:
+        return refused(interp, call, problem)
     _created(interp, layer, scale=(x.dims[-1],), bias=(x.dims[-1],))
     return ArrayType(normalized_dtype(layer, x, _parameters(layer)), x.dims, x.named, None, x.named_open)
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import recurrent
-from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs, Signature
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import control_api, vmap_api
@@ -27,7 +26,6 @@ from shapecheck.analyzer.library.layers_api import LayerRules, build
 from shapecheck.analyzer.library.pytrees import map_leaves
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.values import Class, Const, Layer, Qual, Seq, Value, as_dim, as_int
-from shapecheck.codes import Code
 from shapecheck.dims import Dim
 from shapecheck.types import ArrayType
 
@@ -115,13 +113,9 @@ def scan(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
         if not ok:
             return None
         steps.append(sliced)
-    known = sorted({size for size in (*lengths, length) if isinstance(size, int)})
-    if len(known) > 1:
-        given = f" and length={length}" if isinstance(length, int) else ""
-        return refused(interp, call, Problem(
-            Code.NAMED_SIZE_MISMATCH, f"nn.scan slices its inputs into one count of steps, but the axes it "
-            f"scans{given} have sizes {', '.join(str(size) for size in known)}", sizes=tuple(known)))
-    count = known[0] if known else None
+    count, problem = recurrent.step_count("nn.scan", lengths, length)
+    if problem is not None:
+        return refused(interp, call, problem)
     scanned = control_api.scan_cell(interp, call, ctx, "nn.scan", layer.setting("cell"), carry, steps, None)
     if scanned is None:
         return None

@@ -346,15 +346,13 @@ def normalization(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Contex
 
 @LAYERS.rule(f"{NNX}.InstanceNorm", signature="x, *, mask=None")
 def instance_norm(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
-    """A norm over each example's dims between the batch dim and the features: a scalar has no
-    features, one dim is the batch's (SC106, nnx's IndexError and ValueError)."""
+    """A norm over each example's dims between the batch dim and the features
+    (`layers.instance_norm_rank`), then as nnx's other norms of `num_features`."""
     x = call.arg("x")
-    if isinstance(x, ArrayType) and x.rank is not None and x.ellipsis is None and x.rank < 2 \
-            and not layer.given("feature_axes"):
-        return refused(interp, call, Problem(
-            Code.AXIS_OUT_OF_RANGE, f"flax.nnx.InstanceNorm normalises each example of a batch over all but its "
-            f"features (the last dim), so its input needs a batch dim and a feature dim, but it is "
-            f"{x.positional_text()}", axes=(-1,), operands=(0,)))
+    problem = layers.instance_norm_rank(x, "flax.nnx.InstanceNorm") \
+        if isinstance(x, ArrayType) and not layer.given("feature_axes") else None
+    if problem is not None:
+        return refused(interp, call, problem)
     return normalization(interp, layer, call, ctx)
 
 

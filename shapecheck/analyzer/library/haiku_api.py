@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import convolution, layers
-from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import model_params
@@ -35,7 +34,6 @@ from shapecheck.analyzer.values import (
     as_dim,
     as_int,
 )
-from shapecheck.codes import Code
 from shapecheck.dims import Dim, format_dim, format_shape, product
 from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
@@ -170,20 +168,6 @@ def _created(interp: Interpreter, layer: Layer, prefix: str = "", **params: tupl
     model_params.layer_created(interp, layer, "hk", params, prefix)
 
 
-def _not_scalar(interp: Interpreter, layer: Layer, call: CallArgs, x: ArrayType) -> bool:
-    """haiku's linear layers refuse a 0-d input ("Input must not be scalar.")."""
-    if x.rank == 0:
-        refused(interp, call, Problem(Code.AXIS_OUT_OF_RANGE, f"hk.{layer.name.rpartition('.')[2]}: the input is "
-                                                              "a scalar; haiku's linear layers need at least one dim"))
-        return False
-    return True
-
-
-def _linear(x: ArrayType, size: Dim) -> ArrayType:
-    dtype = x.dtype if x.dtype is not None and kind_of(x.dtype) in ("f", "c") else None
-    return ArrayType(dtype, (*x.dims[:-1], size), x.named, x.ellipsis, x.named_open)
-
-
 def _flag(layer: Layer, name: str, default: bool) -> bool | None:
     value = layer.setting(name) if layer.given(name) else Const(default)
     return value.value if isinstance(value, Const) and isinstance(value.value, bool) else None
@@ -192,12 +176,15 @@ def _flag(layer: Layer, name: str, default: bool) -> bool | None:
 @LAYERS.rule(f"{HK}.Linear", signature="inputs, *, precision=None")
 def linear(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
     x = call.arg("inputs")
-    if not isinstance(x, ArrayType) or x.rank is None or not _not_scalar(interp, layer, call, x):
+    if not isinstance(x, ArrayType) or x.rank is None:
         return None
     size = as_dim(layer.setting("output_size"))
+    outcome = layers.haiku_linear(x, size, f"hk.{layer.name.rpartition('.')[2]}")
+    if outcome.problems:
+        return refused(interp, call, outcome.problems[0])
     bias = _flag(layer, "with_bias", True)
     _created(interp, layer, w=(x.dims[-1], size), b=(size,) if bias else None)
-    return _linear(x, size)
+    return outcome.type
 
 
 @LAYERS.rule(f"{HK}.nets.MLP", signature="inputs, dropout_rate=None, rng=None")
@@ -207,13 +194,14 @@ def mlp(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Valu
     sizes = layer.setting("output_sizes")
     if not isinstance(x, ArrayType) or x.rank is None or not isinstance(sizes, Seq):
         return None
-    if not _not_scalar(interp, layer, call, x):
-        return None
     bias = _flag(layer, "with_bias", True)
     for index, item in enumerate(sizes.items):
         size = as_dim(item)
+        outcome = layers.haiku_linear(x, size, f"hk.{layer.name.rpartition('.')[2]}")
+        if outcome.problems:
+            return refused(interp, call, outcome.problems[0])
         _created(interp, layer, f"linear_{index}/", w=(x.dims[-1], size), b=(size,) if bias else None)
-        x = _linear(x, size)
+        x = outcome.type
     return x
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra import recurrent
+from shapecheck.algebra import layers, recurrent
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
@@ -35,7 +35,6 @@ from shapecheck.analyzer.values import (
     Value,
     as_dim,
 )
-from shapecheck.codes import Code
 from shapecheck.dims import Dim
 from shapecheck.types import ArrayType
 
@@ -84,7 +83,7 @@ def core(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
         step = recurrent.haiku_gru(x, state, size)
     else:
         step = recurrent.flax_step(recurrent.SIMPLE, x, (state,),
-                                   lambda value, _: recurrent.haiku_linear(value, size, "hk.VanillaRNN"), "hk.VanillaRNN")
+                                   lambda value, _: layers.haiku_linear(value, size, "hk.VanillaRNN"), "hk.VanillaRNN")
     if step.problems or step.carry is None or step.output is None:
         interp.reporter.problems(step.problems, call.node, call.arg_nodes)
         return None
@@ -205,12 +204,9 @@ def dynamic_unroll(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
     step, ok = control_api.sliced_steps(interp, call, xs, 0, what, "(time, ...) leaves", lengths)
     if not ok:
         return None
-    known = sorted({size for size in lengths if isinstance(size, int)})
-    if len(known) > 1:
-        return refused(interp, call, Problem(
-            Code.NAMED_SIZE_MISMATCH, f"{what} scans the sequence's leaves together, but their time axes have "
-            f"sizes {', '.join(str(size) for size in known)}", sizes=tuple(known)))
-    length = known[0] if known else None
+    length, problem = recurrent.step_count(what, lengths)
+    if problem is not None:
+        return refused(interp, call, problem)
     core, state = call.arg("core"), call.arg("initial_state")
     log = interp.params_log
     if call.name.endswith("static_unroll") or (log is not None and log.initializing):
