@@ -522,3 +522,41 @@ def linen_vmaps(draw: st.DrawFn) -> str:
 def test_linen_vmaps_agree_with_flax(program: str) -> None:
     agree(program, CODES | {"SC002", "SC102", "SC105", "SC107"})
 
+
+TRIVIAL = {
+    "linen RNN, no time steps": ("import flax.linen as nn", "model = nn.RNN(nn.LSTMCell(3))\nx = jnp.zeros((2, 0, 4))\n"
+                                 "out = model.apply(model.init(jax.random.key(0), x), x)"),
+    "linen RNN, empty batch": ("import flax.linen as nn", "model = nn.RNN(nn.GRUCell(3))\nx = jnp.zeros((0, 2, 4))\n"
+                               "out = model.apply(model.init(jax.random.key(0), x), x)"),
+    "linen cell of one feature": ("import flax.linen as nn", "cell = nn.SimpleCell(1)\nx = jnp.zeros((1,))\n"
+                                  "carry = cell.initialize_carry(jax.random.key(1), x.shape)\n"
+                                  "out = cell.apply(cell.init(jax.random.key(0), carry, x), carry, x)[1]"),
+    "nn.scan of one step": ("import flax.linen as nn", "model = nn.scan(nn.GRUCell, variable_broadcast='params', "
+                            "split_rngs={'params': False}, in_axes=1, out_axes=1)(1)\nxs = jnp.zeros((1, 1, 1))\n"
+                            "carry = jnp.zeros((1, 1))\n"
+                            "out = model.apply(model.init(jax.random.key(0), carry, xs), carry, xs)[1]"),
+    "nn.vmap of one member": ("import flax.linen as nn", "model = nn.vmap(nn.Dense, variable_axes={'params': 0}, "
+                              "split_rngs={'params': True}, in_axes=None, axis_size=1)(1)\nx = jnp.zeros((1,))\n"
+                              "out = model.apply(model.init(jax.random.key(0), x), x)"),
+    "nnx RNN, no time steps": ("from flax import nnx", "model = nnx.RNN(nnx.LSTMCell(2, 3, rngs=nnx.Rngs(0)))\n"
+                               "out = model(jnp.zeros((1, 0, 2)))"),
+    "haiku unroll, no time steps": ("import haiku as hk", "def f(x):\n    core = hk.GRU(2)\n"
+                                    "    return hk.dynamic_unroll(core, x, core.initial_state(1))[0]\n"
+                                    "model = hk.without_apply_rng(hk.transform(f))\nx = jnp.zeros((0, 1, 3))\n"
+                                    "out = model.apply(model.init(jax.random.key(0), x), x)"),
+    "equinox cell of one feature": ("import equinox as eqx", "cell = eqx.nn.GRUCell(1, 1, key=jax.random.key(0))\n"
+                                    "out = cell(jnp.zeros((1,)), jnp.zeros((1,)))"),
+    "equinox pool of one": ("import equinox as eqx", "out = eqx.nn.MaxPool1d(1)(jnp.zeros((1, 1)))"),
+    "equinox batch norm of one": ("import equinox as eqx", "model, state = eqx.nn.make_with_state(eqx.nn.BatchNorm)(1, "
+                                  "'batch', mode='batch')\nout = jax.vmap(model, axis_name='batch', in_axes=(0, None), "
+                                  "out_axes=(0, None))(jnp.zeros((1, 1)), state)[0]"),
+    "einsum of ones": ("import flax.linen as nn", "model = nn.Einsum((1, 1), 'bi,ij->bj')\nx = jnp.zeros((1, 1))\n"
+                       "out = model.apply(model.init(jax.random.key(0), x), x)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRIVIAL))
+def test_trivial_cases_agree_with_the_libraries(name: str) -> None:
+    """Sizes of 1, empty sequences and batches: accepted by the libraries, inferred by the checker."""
+    imports, body = TRIVIAL[name]
+    agree(f"import jax\nimport jax.numpy as jnp\n{imports}\n\n{body}\n", CODES)

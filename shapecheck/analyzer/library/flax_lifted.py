@@ -10,7 +10,8 @@ building it builds the target (a library layer or the program's own module) and 
 
 `nn.vmap(Target, in_axes=..., out_axes=..., axis_size=...)` maps the target's call over its
 inputs as `jax.vmap` does (ensembles, per-example modules): building it builds the target
-and gives the `Vmap` that `jax.vmap` of its call would, so every rule of maps applies.
+and gives a `flax.linen.Mapped` layer holding the `Vmap` that `jax.vmap` of its call would
+make, so every rule of maps applies, and `init` and `apply` run it.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ LAYERS = LayerRules()  # how each layer class is called; collected by `layer_cal
 LINEN: Final = "flax.linen"
 SCAN: Final = f"{LINEN}.scan"
 VMAP: Final = f"{LINEN}.vmap"
+MAPPED: Final = f"{LINEN}.Mapped"  # a built module of `nn.vmap`: under flax.linen, for its methods
 BUILT: Final = f"{LINEN}.Scanned"  # a built module of `nn.scan`: under flax.linen, for its methods
 BROADCAST: Final = f"{LINEN}.broadcast"  # an argument passed whole to every step
 
@@ -74,7 +76,15 @@ def construct_map(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Contex
     bound = CallArgs(call.node, [built], [call.node], options, {name: call.node for name in options})
     bound.signature = _MAP_SIGNATURE
     bound.name = VMAP
-    return vmap_api.batch_map(interp, bound, "vmap")
+    mapped = vmap_api.batch_map(interp, bound, "vmap")
+    # Held in a layer of flax.linen, whose `init` and `apply` run its call, as a module's do.
+    return Layer(MAPPED, (("map", mapped),), call.node) if mapped is not None else None
+
+
+@LAYERS.rule(MAPPED, signature="*args, **kwargs")
+def mapped_call(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """A built `nn.vmap` module's call: the map of its target's call on the arguments."""
+    return interp.call(layer.setting("map"), forwarded(call, call.rest()), ctx, interp.scope)
 
 
 _MAP_SIGNATURE: Final = Signature.parse(vmap_api.VMAP_SIGNATURE)
