@@ -74,7 +74,9 @@ class Program:
 
     @property
     def first_body_line(self) -> int:
-        return HEADER.count("\n") + 3  # the mesh line, the with line (or the setter), then the body
+        # The mesh line (with what runs before the mesh is set, on lines of its own), the with
+        # line (or the setter), then the body.
+        return HEADER.count("\n") + self.mesh_line.count("\n") + 3
 
 
 _MESHES = [((8,),), ((2,),), ((4,),), ((2, 4),), ((4, 2),), ((2, 2),), ((2, 2, 2),), ((1, 4),), ((2, 1, 4),)]

@@ -56,6 +56,17 @@ CASES: dict[str, tuple[str, list[str], str]] = {
         EXPLICIT, [A, B, "c = jax.shard_map(lambda x, y: x, out_specs=P('X', 'Y'))(a, b)"], "ok"),
     "shard_map in_specs inferred, an unsplit value": (
         EXPLICIT, ["o = jnp.ones((8, 16))", "c = jax.shard_map(lambda x: x * 2, out_specs=P())(o)"], "ok"),
+    # A value made on no mesh (before the mesh is set, or by numpy) is typed unsplit, P(None, None),
+    # and shard_map compares that with its in_specs as it does a placed value's.
+    "shard_map in_specs splitting a value made on no mesh": (
+        EXPLICIT + "\no = jnp.ones((8, 16))", ["c = jax.shard_map(lambda x: x * 2, in_specs=P('X'), out_specs=P('X'))(o)"],
+        "SC208"),
+    "shard_map in_specs splitting a numpy array": (
+        EXPLICIT, ["c = jax.shard_map(lambda x: x * 2, in_specs=P('X'), out_specs=P('X'))(np.ones((8, 16), np.float32))"],
+        "SC208"),
+    "shard_map in_specs replicating a value made on no mesh": (
+        EXPLICIT + "\no = jnp.ones((8, 16))", ["c = jax.shard_map(lambda x: x * 2, in_specs=P(), out_specs=P())(o)"],
+        "ok"),
     "shard_map in_specs unlike the argument": (
         EXPLICIT, [A, "c = jax.shard_map(lambda x: x, in_specs=P('X', None), out_specs=P('X', None))(a)"], "SC208"),
     "auto_axes": (EXPLICIT, [A, W, f"c = {AUTO_AXES}(lambda x, y: x @ y, out_sharding=P('X', None))(a, w)"], "ok"),

@@ -101,9 +101,11 @@ def _mesh(sizes: tuple[Dim, ...] | None, names: tuple[str, ...] | None, types: t
     if sizes is None or len(sizes) != len(names):
         return Mesh(tuple((name, None) for name in names), types)
     # A zero-size axis: jax.make_mesh refuses it, and shard_map refuses such a mesh ("requires a
-    # non-empty mesh"); no block is cut from it, so its size is not known.
+    # non-empty mesh"); no block is cut from it, so its size is not known, nor what its axis
+    # types would make of a value (nothing is compared on a mesh JAX never builds).
+    empty = any(size == 0 for size in sizes)
     return Mesh(tuple((name, size if isinstance(size, int) and size > 0 else None)
-                      for name, size in zip(names, sizes, strict=True)), types)
+                      for name, size in zip(names, sizes, strict=True)), None if empty else types)
 
 
 @REGISTRY.handles("jax.experimental.mesh_utils.create_device_mesh",

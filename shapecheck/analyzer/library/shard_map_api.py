@@ -157,8 +157,6 @@ def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Conte
     site = Site(mesh, {n: mesh.size(n) for n in manual_names or ()}, sm.manual or frozenset(),
                 _function_name(sm.fun), sm.check_vma)
     explicit = _all_explicit(mesh_value, sm.manual)
-    if explicit and _check_explicit_inputs(interp, sm, call, mesh_value):
-        return None  # JAX refuses the arguments before it traces the body
     in_specs = _inferred(call.args) if sm.in_specs == Qual(INFER) and explicit else _spec_tree(interp, sm.in_specs)
     split = split_arguments([_tree(arg) for arg in call.args], in_specs, site, labels(call))
     for problem in split.problems:
@@ -172,6 +170,10 @@ def call_shard_map(interp: Interpreter, sm: ShardMap, call: CallArgs, ctx: Conte
             interp.reporter.add(call.arg_nodes[problem.operands[0]], problem.code, problem.message, notes)
     if split.args is None:
         return None  # JAX refuses the arguments before it traces the body
+    # Under Explicit axes JAX then compares each argument's sharding with its spec (after the
+    # sizes: an indivisible argument is refused as such, whatever its sharding).
+    if explicit and _check_explicit_inputs(interp, sm, call, mesh_value):
+        return None
     # Inside, every mesh axis is manual: no dim of a block is split in its type.
     body_args = [_body_typed(_value(part, arg), explicit) for part, arg in zip(split.args, call.args, strict=True)]
     bound = ", ".join(repr(n) for n in site.manual) or "no axis"
@@ -221,21 +223,36 @@ def _check_explicit_inputs(interp: Interpreter, sm: ShardMap, call: CallArgs, me
     refused = False
     for spec, index in pairs:
         arg = call.args[index]
+        # A value on no mesh (made outside any `jax.set_mesh`, a numpy array) is not placed
+        # by shard_map either: JAX compares its unsplit type, P(None, ...), like any other.
         if not isinstance(spec, Spec) or not isinstance(arg, ArrayType) or arg.rank is None or arg.sharding is None:
             continue
-        if not (arg.sharding.split or arg.sharding.mesh is not None):
-            continue  # a value on no mesh is placed by shard_map
         wanted = from_spec(spec_entries(spec), arg.rank, mesh.axis_types, mesh.axes)
         if wanted is None or not wanted.known or not arg.sharding.known or wanted.dims == arg.sharding.dims:
             continue
         label = labels(call)[index]
+        name = label.strip('`')
+        # `reshard` moves a value between placements on a mesh; one on no mesh is placed with
+        # a NamedSharding (reshard refuses a bare PartitionSpec outside `jax.set_mesh`).
+        move = (f"reshard it first: jax.sharding.reshard({name}, {wanted.spec_text()})"
+                if arg.sharding.mesh is not None or arg.sharding.split else
+                f"place it first: jax.device_put({name}, jax.NamedSharding({_mesh_text(sm)}, {wanted.spec_text()}))")
         interp.reporter.add(call.arg_nodes[index], Code.SHARDING_TYPE_MISMATCH, (
             f"shard_map's in_specs {spec.spec.shown} for {label} do not match its sharding "
             f"{arg.sharding.spec_text()} ({typeof(arg)}): under Explicit axes shard_map does not reshard; "
-            f"pass in_specs={arg.sharding.spec_text()}, or reshard it first: "
-            f"jax.sharding.reshard({label.strip('`')}, {wanted.spec_text()})"))
+            f"pass in_specs={arg.sharding.spec_text()}, or {move}"))
         refused = True
     return refused
+
+
+def _mesh_text(sm: ShardMap) -> str:
+    """How the program names shard_map's mesh (`mesh=` as written, when a name), else `mesh`."""
+    call = sm.node
+    if isinstance(call, ast.Call):
+        for keyword in call.keywords:
+            if keyword.arg == "mesh" and isinstance(keyword.value, ast.Name | ast.Attribute):
+                return ast.unparse(keyword.value)
+    return "mesh"
 
 
 def _inferred(args: list[Value]) -> Specs:
