@@ -111,3 +111,55 @@ def test_a_non_scalar_loss_is_reported_under_the_name_of_the_api_called(api: str
     found = [d for d in analyze_source("m.py", program).diagnostics if d.code == "SC103"]
     assert [d.span.line for d in found] == [10], found
     assert found[0].message.startswith(f"{api} differentiates a function with a scalar output"), found[0].message
+
+
+Nest = int | tuple[str, list["Nest"]]
+
+
+def _nest(draw: st.DrawFn, leaves: list[int], depth: int = 0) -> Nest:
+    """`leaves` (their indices) in a drawn nesting of lists, tuples and string-keyed dicts (a
+    container at the root: a leaf there would broadcast against the whole other tree)."""
+    if len(leaves) == 1 and depth > 0 and (depth > 1 or draw(st.booleans())):
+        return leaves[0]
+    cut = draw(st.integers(1, len(leaves))) if len(leaves) > 1 else 1
+    parts = [_nest(draw, leaves[:cut], depth + 1)] + ([_nest(draw, leaves[cut:], depth + 1)] if leaves[cut:] else [])
+    return draw(st.sampled_from(("list", "tuple", "dict"))), parts
+
+
+def _render(nest: Nest, leaf: list[str], kinds: st.DrawFn | None = None) -> str:
+    """The nest as Python source, each container of its kind or (`kinds`) of a redrawn one."""
+    if isinstance(nest, int):
+        return leaf[nest]
+    kind, parts = nest
+    if kinds is not None:
+        kind = kinds(st.sampled_from(("list", "tuple", "dict")))
+    items = [_render(part, leaf, kinds) for part in parts]
+    if kind == "dict":
+        return "{" + ", ".join(f"'k{index}': {item}" for index, item in enumerate(items)) + "}"
+    return f"({', '.join(items)},)" if kind == "tuple" else f"[{', '.join(items)}]"
+
+
+@st.composite
+def parameter_trees(draw: st.DrawFn) -> str:
+    """A gradient over drawn nests of lists, tuples and dicts, mapped with the parameters by
+    `jax.tree.map` (whose structures JAX compares, a list and a tuple differing), or with the
+    same leaves in the same nest of redrawn containers."""
+    count = draw(st.integers(1, 3))
+    nest = _nest(draw, list(range(count)))
+    params = _render(nest, [f"jnp.ones(({draw(SIZES)}, {draw(SIZES)}))" for _ in range(count)])
+    other = _render(nest, [f"p{index}" for index in range(count)], draw)
+    api = draw(st.sampled_from(("grad", "value_and_grad")))
+    lines = ["import jax", "import jax.numpy as jnp", "", f"params = {params}",
+             "p0, p1, p2, *_ = jax.tree.leaves(params) + [None, None]", "",
+             "def loss(tree):", "    return sum(jnp.sum(leaf ** 2) for leaf in jax.tree.leaves(tree))", ""]
+    lines.append("g = jax.grad(loss)(params)" if api == "grad" else "v, g = jax.value_and_grad(loss)(params)")
+    against = draw(st.sampled_from(("params", "g", other)))
+    lines.append(f"mapped = jax.tree.map(lambda a, b: a - 0.1 * b, {against}, g)")
+    lines.append("out = jax.tree.leaves(mapped)[0]")
+    return "\n".join(lines) + "\n"
+
+
+@given(parameter_trees())
+@CASES
+def test_gradients_keep_their_parameters_structure(program: str) -> None:
+    agree(program, CODES)

@@ -153,7 +153,8 @@ def grad_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         return None
     named = value.named if isinstance(value, ArrayType) else None
     grads = [_gradient(value_tree(args[i]), named) for i in numbers]
-    gradient = to_value(grads[0]) if single else Seq(tuple(to_value(g) for g in grads))
+    gradient = to_value(grads[0], args[numbers[0]]) if single else \
+        Seq(tuple(to_value(g, args[i]) for g, i in zip(grads, numbers, strict=True)))
     aux = result.items[1] if has_aux and isinstance(result, Seq) and len(result.items) > 1 else None
     if with_value:
         return Seq(((Seq((value, aux)) if has_aux else value), gradient))
@@ -250,7 +251,7 @@ def jvp(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
     result = interp.call(call.arg("fun"), CallArgs(call.node, list(primals.items), nodes), ctx, scope)
     value = result.items[0] if has_aux and isinstance(result, Seq) and len(result.items) == 2 else \
         None if has_aux else result
-    tangent_out = to_value(_tangent(value_tree(value)))
+    tangent_out = to_value(_tangent(value_tree(value)), value)
     if has_aux:
         aux = result.items[1] if isinstance(result, Seq) and len(result.items) == 2 else None
         return Seq((value, tangent_out, aux))

@@ -28,11 +28,19 @@ def value_tree(value: Value) -> ValueTree:
     return None
 
 
-def to_value(tree: ValueTree) -> Value:
+def to_value(tree: ValueTree, like: Value = None) -> Value:
+    """`tree` as a value; its sequences are lists where `like`'s, of the same structure, are.
+
+    A value tree does not tell a list from a tuple, and a pytree does: `jax.grad` of a list of
+    parameters is a list, which `tree.map` over the parameters must find alike.
+    """
     if isinstance(tree, ArrayType):
         return tree
     if isinstance(tree, tuple):
-        return Seq(tuple(to_value(item) for item in tree))
+        model = like.items if isinstance(like, Seq) and len(like.items) == len(tree) else None
+        return Seq(tuple(to_value(item, model[index] if model else None) for index, item in enumerate(tree)),
+                   isinstance(like, Seq) and like.is_list and model is not None)
     if isinstance(tree, dict):
-        return Dict(tuple((Const(k), to_value(v)) for k, v in tree.items()))
+        models = {as_str(key): item for key, item in like.items} if isinstance(like, Dict) else {}
+        return Dict(tuple((Const(k), to_value(v, models.get(k))) for k, v in tree.items()))
     return None

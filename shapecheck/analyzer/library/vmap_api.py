@@ -145,8 +145,8 @@ def call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scope
     body_args: list[Value] = list(call.args)
     for index, item in zip(dynamic, mapped.args, strict=True):
         if not isinstance(item, Kept) and call.args[index] != Const(None):
-            body_args[index] = to_value(item)
-    body_kwargs = {k: call.kwargs[k] if call.kwargs[k] == Const(None) else to_value(item)
+            body_args[index] = to_value(item, call.args[index])
+    body_kwargs = {k: call.kwargs[k] if call.kwargs[k] == Const(None) else to_value(item, call.kwargs[k])
                    for k, item in zip(kw_names, mapped.kwargs, strict=True)}
     binds = f"binds {vm.axis_name!r}" if vm.axis_name else "binds no name (it has no axis_name)"
     inner = ctx.enter_map({axis: mapped.size}, hidden=frozenset({axis}), binder=(f"this {kind} {binds}", vm.node))
@@ -158,4 +158,4 @@ def call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scope
     for problem in problems:
         target = problem.origin if isinstance(problem.origin, ast.AST) else call.node
         interp.reporter.add(target, problem.code, problem.message)
-    return to_value(placed)
+    return to_value(placed, result)

@@ -180,7 +180,8 @@ def call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scope
     # once: the body and the results see that axis as unknown, so nothing downstream echoes it
     # with a size that is not the argument's.
     named_args = [_with_sizes(arg, axis_sizes) for arg in named_args]
-    body_call = CallArgs(call.node, [to_value(v) for v in named_args], list(call.arg_nodes))
+    body_call = CallArgs(call.node, [to_value(v, arg) for v, arg in zip(named_args, call.args, strict=False)],
+                         list(call.arg_nodes))
     result = interp.call(xm.fun, body_call, inner, scope)
     body = xm.fun
     while isinstance(body, Jitted):  # jit changes how the body runs, not what it computes
@@ -199,7 +200,7 @@ def call_xmap(interp: Interpreter, xm: Xmap, call: CallArgs, ctx: Context, scope
     fallback = xm.out_axes.origin if xm.out_axes is not None and isinstance(xm.out_axes.origin, ast.AST) \
         else xm.node
     interp.reporter.problems(problems, fallback)
-    return to_value(placed)
+    return to_value(placed, result)
 
 
 def _with_sizes(tree: ValueTree, sizes: dict[str, Dim]) -> ValueTree:
