@@ -159,6 +159,72 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
                 return x @ self.w
         out = Head(6)(jnp.ones((2, 4)))
         """, (2, 6)),
+    "keywords from a config dict": ("""
+        CONFIG = dict(d_in=12, d_out=3)
+        def init(d_in, d_out):
+            return {"w": jnp.zeros((d_in, d_out)), "b": jnp.zeros(d_out)}
+        params = init(**CONFIG)
+        out = jnp.ones((9, 13)) @ params["w"] + params["b"]  # bug
+        """, None),
+    "keywords from a dict literal, and from a dict with another keyword": ("""
+        def init(d_in, d_out, scale=1.0):
+            return jnp.zeros((d_in, d_out)) * scale
+        w = init(**{"d_in": 4, "d_out": 5})
+        out = init(2, **{"d_out": 3}, scale=2.0) @ jnp.ones((3, 4)) @ w
+        """, (2, 5)),
+    "a config's property": ("""
+        @dataclasses.dataclass(frozen=True)
+        class Config:
+            d_model: int = 64
+            n_heads: int = 6
+            @property
+            def head_dim(self):
+                return self.d_model // self.n_heads
+        cfg = Config()
+        out = jnp.ones((2, cfg.d_model)).reshape(2, cfg.n_heads, cfg.head_dim)  # bug
+        """, None),
+    "a property with a setter reads its getter": ("""
+        class Box:
+            def __init__(self, n):
+                self._n = n
+            @property
+            def n(self):
+                return self._n
+            @n.setter
+            def n(self, value):
+                self._n = value
+        out = jnp.ones((3, Box(5).n))
+        """, (3, 5)),
+    "a NamedTuple's property": ("""
+        class Shape(NamedTuple):
+            rows: int
+            cols: int
+            @property
+            def size(self):
+                return self.rows * self.cols
+        s = Shape(3, 4)
+        out = jnp.ones(s.size).reshape(s.rows, s.cols)
+        """, (3, 4)),
+    "a field derived in __post_init__": ("""
+        @dataclasses.dataclass
+        class Config:
+            d_model: int = 64
+            n_heads: int = 6
+            def __post_init__(self):
+                self.head_dim = self.d_model // self.n_heads
+        cfg = Config()
+        out = jnp.ones((2, cfg.d_model)).reshape(2, cfg.n_heads, cfg.head_dim)  # bug
+        """, None),
+    "dataclasses.replace derives the __post_init__ fields again": ("""
+        @dataclasses.dataclass
+        class Config:
+            d_model: int = 64
+            n_heads: int = 8
+            def __post_init__(self):
+                self.head_dim = self.d_model // self.n_heads
+        big = dataclasses.replace(Config(), d_model=96)
+        out = jnp.ones((2, big.d_model)).reshape(2, big.n_heads, big.head_dim)
+        """, (2, 8, 12)),
     "tree.map over a dict of parameters and their gradients": ("""
         params = {"w": jnp.ones((4, 8)), "b": jnp.zeros(8)}
         grads = jax.grad(lambda p: jnp.sum(jnp.ones((3, 4)) @ p["w"] + p["b"]))(params)
@@ -257,7 +323,9 @@ def test_jax_agrees(name: str) -> None:
     body, shape = PROGRAMS[name]
     text = _program(body)
     namespace: dict[str, object] = {"__name__": "model"}
-    code = compile(text, "model.py", "exec")
+    # Not this file's `from __future__ import annotations`: the program runs as written (string
+    # annotations would send `dataclass` looking for a module "model" that is not imported).
+    code = compile(text, "model.py", "exec", dont_inherit=True)
     if shape is None:
         with pytest.raises((TypeError, ValueError)) as raised:
             exec(code, namespace)

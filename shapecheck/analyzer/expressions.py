@@ -35,6 +35,7 @@ from shapecheck.analyzer.values import (
     Lazy,
     Module,
     Partial,
+    Property,
     Qual,
     Seq,
     Value,
@@ -193,10 +194,14 @@ class Expressions(InterpreterState):
             found = base.get(attr)
             if isinstance(found, Function) and not base.has(attr):
                 return BoundFunction(base, found)  # a method: the instance is its first argument
+            if isinstance(found, Property) and not base.has(attr):
+                return self.call_function(found.getter, CallArgs(node, [base], [node.value]), ctx)
             return found if found is not None or base.has(attr) else objects.library_method(base, attr)
         if isinstance(base, Class):
             found = base.attribute(attr)
             return found if found is not None else objects.library_class_method(base, attr)
+        if isinstance(base, Property) and attr in ("getter", "setter", "deleter"):
+            return Partial(Qual(f"builtins.property.{attr}"), (base,))  # `@head_dim.setter`
         if isinstance(base, AtIndexer) and base.indexed:
             return BoundMethod(base.receiver, f"at.{attr}", base.target)
         if isinstance(base, Layer):
@@ -371,7 +376,16 @@ class Expressions(InterpreterState):
         for keyword in node.keywords:
             value = self.eval(keyword.value, scope, ctx)
             if keyword.arg is None:  # `**options`
-                call.opaque = True
+                expanded = _keywords(value)
+                if expanded is None:
+                    call.opaque = True
+                    continue
+                # `init(**CONFIG)`: each key a keyword written there. Its source is the dict's, not
+                # a literal of its own (`arg_expr` is None: rules read the value).
+                for name, item in expanded:
+                    call.kwargs[name] = item
+                    call.kwarg_nodes[name] = keyword.value
+                    call.raw_kwargs.pop(name, None)
             else:
                 call.kwargs[keyword.arg] = value
                 # The value, not `name=value`: findings about an argument point at what was passed.
@@ -456,3 +470,11 @@ def _placement(value: ArrayType, ctx: Context) -> Placement | None:
     placement = Placement(tuple((name, resources[name]) for name in named if name in resources),
                           replication.ordered((name for name in named if name in ctx.manual), ctx.checked))
     return placement if placement.resources or placement.varying else None
+
+
+def _keywords(value: Value) -> list[tuple[str, Value]] | None:
+    """The keywords `**value` passes: a dict whose keys are all known strings; None otherwise."""
+    if not isinstance(value, Dict):
+        return None
+    found = [(key.value, item) for key, item in value.items if isinstance(key, Const) and isinstance(key.value, str)]
+    return found if len(found) == len(value.items) else None

@@ -248,6 +248,12 @@ class Invocation(InterpreterState):
         given = {**dict(zip(cls.fields, call.args, strict=False)), **call.kwargs}
         for name in cls.fields:
             instance = instance.with_field(name, given[name] if name in given else cls.attribute(name))
+        post_init = cls.attribute("__post_init__")
+        if isinstance(post_init, Function) and cls.record != "namedtuple":
+            # A dataclass's derived fields (`self.head_dim = self.d_model // self.n_heads`).
+            self.call_function(post_init, CallArgs(call.node, [instance], [call.node]), ctx)
+            if isinstance(self.last_receiver, Instance):
+                instance = self.last_receiver
         return instance
 
     def call_method(self, method: BoundFunction, call: CallArgs, ctx: Context, scope: Scope) -> Value:

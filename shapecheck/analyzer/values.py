@@ -281,6 +281,14 @@ class BoundFunction(PythonObject):
 
 
 @dataclass(frozen=True, slots=True)
+class Property(PythonObject):
+    """`@property` (or `functools.cached_property`) in a class body: reading the attribute of an
+    instance calls `getter` with it (`cfg.head_dim` of a config class)."""
+
+    getter: Function
+
+
+@dataclass(frozen=True, slots=True)
 class AtIndexer:
     """`x.at` or `x.at[idx]`: functional updates that keep `x`'s type (`.set`, `.add`, ...)."""
 
@@ -409,7 +417,7 @@ class Variables(PythonObject):
 Value: TypeAlias = (
     ArrayType | Const | Seq | Dict | ContainerMethod | Qual | BoundMethod | Function | Partial | Xmap | Vmap
     | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Class | Instance | BoundFunction | Lazy | Module | SymSize
-    | Spec | Sharding | Jitted | ShardMap | Layer | Variables | None
+    | Spec | Sharding | Jitted | ShardMap | Layer | Variables | Property | None
 )
 """None is the unknown value: nothing is certain about it, so nothing is reported."""
 

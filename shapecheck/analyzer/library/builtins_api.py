@@ -12,7 +12,7 @@ from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Devices, Dict, Seq, Value, as_int
+from shapecheck.analyzer.values import Const, Devices, Dict, Function, Property, Seq, Value, as_int
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -167,3 +167,25 @@ def _class_names(node: ast.expr | None) -> list[str] | None:
 @REGISTRY.handles("builtins.print", signature="*args, sep=' ', end='\\n', file=None, flush=False")
 def print_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return Const(None)
+
+
+@REGISTRY.handles("builtins.property", signature="fget=None, fset=None, fdel=None, doc=None")
+@REGISTRY.handles("functools.cached_property", signature="fget, /")
+def property_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`@property def head_dim(self)`: the getter, called with the instance where the attribute
+    is read (a config's derived sizes are often properties)."""
+    getter = call.arg("fget")
+    return Property(getter) if isinstance(getter, Function) else None
+
+
+@REGISTRY.handles("builtins.property.setter", "builtins.property.deleter", signature="prop, function, /")
+def property_accessor(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`@head_dim.setter`: the same property; what it reads is still its getter's."""
+    prop = call.arg("prop")
+    return prop if isinstance(prop, Property) else None
+
+
+@REGISTRY.handles("builtins.property.getter", signature="prop, function, /")
+def property_getter(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    getter = call.arg("function")
+    return Property(getter) if isinstance(getter, Function) else None

@@ -22,7 +22,7 @@ from shapecheck.analyzer.library import pytrees
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import DATACLASSES_REPLACE, TREE_MAP
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Instance, Seq, Value
+from shapecheck.analyzer.values import Const, Function, Instance, Seq, Value
 from shapecheck.codes import Code
 from shapecheck.types import ArrayType
 
@@ -115,4 +115,10 @@ def replace(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     obj = call.arg("obj")
     if call.opaque or not isinstance(obj, Instance):
         return None
+    if obj.cls.record is not None and isinstance(obj.cls.attribute("__post_init__"), Function):
+        # `replace` builds anew through `__init__`: the fields a `__post_init__` derives are
+        # derived again from the changed ones.
+        given = {name: obj.get(name) for name in obj.cls.fields} | call.keywords()
+        return interp.construct(obj.cls, CallArgs(call.node, kwargs=given, kwarg_nodes={k: call.node for k in given}),
+                                ctx)
     return objects.replaced(obj, call.keywords())
