@@ -26,6 +26,9 @@ NUMPY_NAMES: Final[Mapping[str, str]] = MappingProxyType(
     {numpy: name for name, (numpy, _, _) in _DTYPES.items()} | {"bool_": "bool_"})  # jnp.bool_
 """numpy's dtype names (and `jnp.bool_`) -> the annotation language's, for the analyzer and the runtime."""
 
+NUMPY_OF: Final[Mapping[str, str]] = MappingProxyType({name: numpy for name, (numpy, _, _) in _DTYPES.items()})
+"""The annotation language's dtype names -> numpy's (`f32` -> `float32`), as JAX's messages name them."""
+
 KINDS: Final[Mapping[str, tuple[str, int]]] = MappingProxyType(_KIND)
 """Each dtype name -> numpy's kind letter (`b i u f c`) and its width in bits."""
 

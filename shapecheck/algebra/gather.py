@@ -12,6 +12,7 @@ from shapecheck.algebra.broadcast import broadcasts_to, union_named
 from shapecheck.algebra.outcome import Outcome, Pieces, Problem, axis_position, label
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, broadcast_dim, format_dim, product
+from shapecheck.dtypes import KINDS, NUMPY_OF, narrowed
 from shapecheck.types import ArrayType
 
 TOP_K_INDICES = "i32"
@@ -21,7 +22,16 @@ TOP_K_INDICES = "i32"
 def take(a: ArrayType, indices: ArrayType, axis: int | None, labels: Sequence[str] | None = None) -> Outcome:
     """`jnp.take(a, indices, axis)`: the indices' dims replace dim `axis` of `a` (all of `a`,
     flattened, where `axis` is None). Out-of-range indices are filled, never an error, but an empty
-    axis has nothing to take from (IndexError: SC106)."""
+    axis has nothing to take from (IndexError: SC106). Indices that are not integers are refused
+    after that, where there are some to take (JAX returns at once for none)."""
+    outcome = _take(a, indices, axis, labels)
+    inexact = inexact_indices(indices, labels[1] if labels else "the indices", "jnp.take")
+    if inexact is None or outcome.problems or indices.ellipsis is not None or not _nonzero(product(indices.dims)):
+        return outcome
+    return Outcome(outcome.type.with_dims((), 0), (inexact,))
+
+
+def _take(a: ArrayType, indices: ArrayType, axis: int | None, labels: Sequence[str] | None) -> Outcome:
     problems: list[Problem] = []
     named = union_named([a.named, indices.named], labels, problems)
     open_named = a.named_open or indices.named_open
@@ -61,10 +71,23 @@ def _empty(what: str, a: ArrayType, axis: int | None) -> Problem:
                    "to take", axes=() if axis is None else (axis,), sizes=(0,))
 
 
+def inexact_indices(indices: ArrayType, which: str, what: str) -> Problem | None:
+    """SC301 where indices are floats or complex numbers: JAX gathers with integers only."""
+    kind = KINDS[indices.dtype][0] if indices.dtype in KINDS else None
+    if kind not in ("f", "c"):
+        return None
+    assert indices.dtype is not None
+    return Problem(Code.DTYPE_MISMATCH, f"{what}: indices must be of an integer type, but {which} is "
+                                        f"{NUMPY_OF[narrowed(indices.dtype)]} (cast it: `.astype(jnp.int32)`)")
+
+
 def take_along_axis(arr: ArrayType, indices: ArrayType, axis: int | None,
                     labels: Sequence[str] | None = None) -> Outcome:
     """`jnp.take_along_axis(arr, indices, axis)`: `indices` has `arr`'s rank; along `axis` its
     dim is the result's, and the other dims broadcast (SC101 where they cannot)."""
+    inexact = inexact_indices(indices, labels[1] if labels else "the indices", "jnp.take_along_axis")
+    if inexact is not None:
+        return Outcome(arr.with_dims((), 0), (inexact,))
     problems: list[Problem] = []
     named = union_named([arr.named, indices.named], labels, problems)
     open_named = arr.named_open or indices.named_open
@@ -132,6 +155,9 @@ def segment(data: ArrayType, segment_ids: ArrayType, num_segments: Dim, what: st
     (None: counted from the ids at run time) of `data`'s trailing dims. JAX scatters `data` into
     the rows, so it must broadcast to `segment_ids`' shape followed by `data`'s trailing dims:
     one row of data per segment id (SC101 otherwise)."""
+    inexact = inexact_indices(segment_ids, labels[1] if labels else "the segment ids", what)
+    if inexact is not None:
+        return Outcome(data.with_dims((), 0), (inexact,))
     problems: list[Problem] = []
     named = union_named([data.named, segment_ids.named], labels, problems)
     open_named = data.named_open or segment_ids.named_open

@@ -61,10 +61,18 @@ class UntypedArray:
     index: ArrayType
 
 
+@dataclass(frozen=True, slots=True)
+class InexactIndex:
+    """A float or complex array, or a Python float, in an index: JAX refuses it ("Indexer must
+    have integer or boolean type"), where NumPy's own arrays would refuse it too."""
+
+    dtype: str  # as a message names it: `float32`, `a Python float`
+
+
 NEW_AXIS = NewAxis()
 ELLIPSIS = Ellipsis_()
 OPAQUE = Opaque()
-IndexItem = int | Slice | NewAxis | Ellipsis_ | Opaque | ArrayIndex | UntypedArray
+IndexItem = int | Slice | NewAxis | Ellipsis_ | Opaque | ArrayIndex | UntypedArray | InexactIndex
 
 
 def _resolved(value: ArrayType, items: Sequence[IndexItem]) -> list[IndexItem]:
@@ -100,6 +108,9 @@ def _resolved(value: ArrayType, items: Sequence[IndexItem]) -> list[IndexItem]:
 def index(value: ArrayType, items: Sequence[IndexItem], labels: Sequence[str] | None = None) -> Outcome:
     """`value[items]`; `labels` name the items in messages. Anything unread leaves the shape unknown."""
     unknown = Outcome(value.with_dims((), 0))
+    inexact = inexact_index(items, labels)
+    if inexact is not None:
+        return Outcome(value.with_dims((), 0), (inexact,))
     if value.ellipsis is not None:
         return unknown
     items = _resolved(value, items)
@@ -140,6 +151,18 @@ def index(value: ArrayType, items: Sequence[IndexItem], labels: Sequence[str] | 
             position += 1
     dims.extend(value.dims[position:])
     return Outcome(value.with_dims(dims), tuple(problems))
+
+
+def inexact_index(items: Sequence[IndexItem], labels: Sequence[str] | None = None) -> Problem | None:
+    """SC301 for the first index item that is not of an integer or boolean type (JAX checks the
+    index's types before its shape)."""
+    for position, item in enumerate(items):
+        if isinstance(item, InexactIndex):
+            which = labels[position] if labels is not None and position < len(labels) else f"index {position}"
+            fix = "write an int" if item.dtype == "a Python float" else "cast it: `.astype(jnp.int32)`"
+            return Problem(Code.DTYPE_MISMATCH, (
+                f"an index must be of an integer or boolean type, but {which} is {item.dtype} ({fix})"))
+    return None
 
 
 def _consumes(item: IndexItem) -> int:

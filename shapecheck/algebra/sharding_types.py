@@ -21,7 +21,7 @@ from typing import Final
 from shapecheck.algebra.outcome import Problem
 from shapecheck.codes import Code
 from shapecheck.dims import format_dim
-from shapecheck.dtypes import DTYPE_NAMES, KINDS, NUMPY_NAMES, narrowed
+from shapecheck.dtypes import KINDS, NUMPY_OF, narrowed
 from shapecheck.types import ArrayType, MeshShape, Sharding
 
 Axes = tuple[str, ...]
@@ -31,7 +31,6 @@ EXPLICIT: Final = "Explicit"
 AUTO: Final = "Auto"
 MANUAL: Final = "Manual"
 
-_JAX_DTYPES: Final = {name: numpy for numpy, name in NUMPY_NAMES.items() if name in DTYPE_NAMES} | {"bool_": "bool"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +51,7 @@ def typeof(value: ArrayType) -> str:
     """The type as `jax.typeof` prints it: `float32[8@X,16@Y]`, `float32[128@(X,Y)]`."""
     # Shown as JAX prints it in its default mode (64-bit dtypes narrowed, as hover shows them).
     name = narrowed(value.dtype) if value.dtype is not None and value.dtype in KINDS else value.dtype
-    dtype = _JAX_DTYPES.get(name or "", name or "?")
+    dtype = NUMPY_OF.get(name or "", name or "?")
     sharding = value.sharding
     parts: list[str] = []
     for index, dim in enumerate(value.dims):

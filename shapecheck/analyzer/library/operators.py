@@ -25,7 +25,7 @@ from shapecheck.analyzer.values import (
     Variables,
     as_int,
 )
-from shapecheck.dtypes import KINDS
+from shapecheck.dtypes import KINDS, NUMPY_OF, narrowed
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -136,6 +136,8 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
             items.append(indexing.NEW_AXIS)
         elif isinstance(value, Const) and isinstance(value.value, int) and value.is_int:
             items.append(value.value)
+        elif isinstance(value, Const) and isinstance(value.value, float) and isinstance(base, ArrayType | AtIndexer):
+            items.append(indexing.InexactIndex("a Python float"))  # `x[1.0]` (a list's is Python's TypeError)
         elif isinstance(value, ArrayType):
             items.append(_array_index(value))
         else:
@@ -146,6 +148,10 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         # The index of `x.at[...]` is checked when `.get()` reads it; updates keep x's type and
         # their values must fit the indexed part.
         indexed = indexing.index(base.receiver, items)
+        # Every update and `.get()` refuses an index of floats; other faults depend on the mode.
+        inexact = indexing.inexact_index(items, [f"`{code_of(part)}`" for part in parts])
+        if inexact is not None:
+            interp.reporter.problems([inexact], node)
         return AtIndexer(base.receiver, True, None if indexed.problems else indexed.type)
     if isinstance(base, Seq) and len(items) == 1:
         item = items[0]
@@ -178,4 +184,6 @@ def _array_index(value: ArrayType) -> indexing.IndexItem:
         return indexing.ArrayIndex(value)
     if kind == "b":
         return indexing.ArrayIndex(value, mask=True)
+    if kind in ("f", "c"):
+        return indexing.InexactIndex(NUMPY_OF[narrowed(value.dtype)])  # as JAX names it, x64 off
     return indexing.UntypedArray(value) if value.dtype is None else indexing.OPAQUE
