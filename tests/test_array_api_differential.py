@@ -446,6 +446,14 @@ FIXED = [
     Case((Input("c", (3,), "bool"), Input("x", (1,))), "jnp.where(c, x, 2)"),
     Case((Input("x", (3,)),), "jnp.stack([x])"),
     Case((Input("x", (3,)),), "jnp.concatenate([x], axis=None)"),
+    # A list of arrays (traced scalars, rows) is stacked; one of other shapes or a float index fails.
+    Case((Input("x", (3,)),), "jnp.array([x[0], x[1] + 1.0])"),
+    Case((Input("x", (2, 3), "int32"),), "jnp.asarray([[x, x], [x, x]])"),
+    Case((Input("x", (3,), "int32"),), "jnp.array([x, x]) + jnp.zeros((3,))"),
+    Case((Input("x", (3,)),), "jnp.array([x[0], 2]) + jnp.zeros((3,))"),
+    Case((Input("x", (3,)),), "jnp.array([x, x[:2]])"),
+    Case((Input("t", (5, 3)), Input("i", (2,), "int32")), "t[i / 2]"),
+    Case((Input("t", (5, 3)),), "t[1.0]"),
 ]
 
 

@@ -4,9 +4,10 @@ NumPy's random generators (`np.random.default_rng(seed).normal(size=...)`, `np.r
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
-from shapecheck.algebra import promotion, sampling
+from shapecheck.algebra import layout, promotion, sampling
 from shapecheck.algebra.promotion import Typed
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -14,6 +15,7 @@ from shapecheck.analyzer.library.common import (
     DTYPE_ALIASES,
     code_of,
     dtype_or,
+    element_nodes,
     requested_dtype,
     shape,
 )
@@ -123,6 +125,8 @@ def linspace(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
 
 @REGISTRY.handles(f"{JNP}.array", signature="object, dtype=None, *, copy=True, order='K', ndmin=0, device=None")
 def array(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if _unstackable(interp, call, "object"):
+        return None
     result = _as_array(call.arg("object"), requested_dtype(call), call.plain_numpy)
     if result is None or not call.given("ndmin"):
         return result
@@ -135,7 +139,27 @@ def array(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
 
 @REGISTRY.handles(f"{JNP}.asarray", signature="a, dtype=None, order=None, *, copy=None, device=None")
 def asarray(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if _unstackable(interp, call, "a"):
+        return None
     return _as_array(call.arg("a"), requested_dtype(call), call.plain_numpy)
+
+
+def _unstackable(interp: Interpreter, call: CallArgs, name: str) -> bool:
+    """`jnp.array([x, y])` of arrays stacks them, and arrays of other shapes cannot be (JAX's
+    TypeError; NumPy's "inhomogeneous shape"): reported as `jnp.stack`'s, True where so."""
+    source = call.arg(name)
+    if not isinstance(source, Seq) or len(source.items) < 2 or call.plain_numpy:
+        return False
+    items = [item for item in source.items if isinstance(item, ArrayType)]
+    if len(items) != len(source.items):
+        return False
+    outcome = layout.stack(items, 0, [f"`{code_of(node)}`" for node in element_nodes(call, name)] or None)
+    if not outcome.problems:
+        return False
+    what = f"jnp.{call.short_name} stacks the arrays it is given:"
+    problems = [replace(p, message=p.message.replace("stack:", what, 1)) for p in outcome.problems]
+    interp.reporter.problems(problems, call.node, element_nodes(call, name) or call.arg_nodes)
+    return True
 
 
 @REGISTRY.handles(f"{JNP}.copy", signature="a, order=None")
@@ -190,6 +214,8 @@ def nested_shape(value: Value) -> tuple[Dim, ...] | None:
         return (len(value.items), *first)
     if isinstance(value, Const) and isinstance(value.value, int | float):
         return ()
+    if isinstance(value, ArrayType) and value.ellipsis is None and not value.named:
+        return value.dims  # `jnp.array([i, i + 1])` of traced scalars, a list of rows: stacked
     return None
 
 
