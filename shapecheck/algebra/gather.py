@@ -25,7 +25,7 @@ def take(a: ArrayType, indices: ArrayType, axis: int | None, labels: Sequence[st
     axis has nothing to take from (IndexError: SC106). Indices that are not integers are refused
     after that, where there are some to take (JAX returns at once for none)."""
     outcome = _take(a, indices, axis, labels)
-    inexact = inexact_indices(indices, labels[1] if labels else "the indices", "jnp.take")
+    inexact = inexact_indices(indices, label(labels, 1), "jnp.take")
     if inexact is None or outcome.problems or indices.ellipsis is not None or not _nonzero(product(indices.dims)):
         return outcome
     return Outcome(outcome.type.with_dims((), 0), (inexact,))
@@ -85,7 +85,7 @@ def take_along_axis(arr: ArrayType, indices: ArrayType, axis: int | None,
                     labels: Sequence[str] | None = None) -> Outcome:
     """`jnp.take_along_axis(arr, indices, axis)`: `indices` has `arr`'s rank; along `axis` its
     dim is the result's, and the other dims broadcast (SC101 where they cannot)."""
-    inexact = inexact_indices(indices, labels[1] if labels else "the indices", "jnp.take_along_axis")
+    inexact = inexact_indices(indices, label(labels, 1), "jnp.take_along_axis")
     if inexact is not None:
         return Outcome(arr.with_dims((), 0), (inexact,))
     problems: list[Problem] = []
@@ -155,7 +155,7 @@ def segment(data: ArrayType, segment_ids: ArrayType, num_segments: Dim, what: st
     (None: counted from the ids at run time) of `data`'s trailing dims. JAX scatters `data` into
     the rows, so it must broadcast to `segment_ids`' shape followed by `data`'s trailing dims:
     one row of data per segment id (SC101 otherwise)."""
-    inexact = inexact_indices(segment_ids, labels[1] if labels else "the segment ids", what)
+    inexact = inexact_indices(segment_ids, label(labels, 1), what)
     if inexact is not None:
         return Outcome(data.with_dims((), 0), (inexact,))
     problems: list[Problem] = []
