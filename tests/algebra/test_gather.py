@@ -3,8 +3,11 @@ part (JAX decides the known cases: tests/test_array_api_differential.py)."""
 
 from __future__ import annotations
 
+import pytest
+
 from shapecheck import f32, i32
 from shapecheck.algebra.gather import segment, take, take_along_axis, top_k
+from shapecheck.codes import Code
 from shapecheck.dims import Sym
 from shapecheck.types import ArrayType
 
@@ -60,3 +63,17 @@ def test_segment_rows() -> None:
     assert segment(f32[(3, 0)], i32[(2, 2)], 2, "segment_sum").problems == ()
     assert segment(f32[(12, 4)], i32[(None,)], 6, "segment_sum").problems == ()
     assert segment(f32[(..., 4)], i32[(12,)], 6, "segment_max").type == f32[(6, ...)]
+
+
+@pytest.mark.parametrize("labels", [None, [], ["`a`"], ["`a`", "`i`"]])
+def test_float_indices_are_refused_whatever_the_labels(labels: list[str] | None) -> None:
+    a, indices = ArrayType("f32", (5, 3)), ArrayType("f32", (2,))
+    for outcome in (take(a, indices, 0, labels), take_along_axis(a, ArrayType("f32", (5, 1)), 1, labels),
+                    segment(a, ArrayType("f32", (5,)), 4, "segment_sum", labels)):
+        assert [p.code for p in outcome.problems] == [Code.DTYPE_MISMATCH]
+        assert ("`i`" if labels and len(labels) > 1 else "operand 2") in outcome.problems[0].message
+
+
+def test_no_float_indices_to_take_take_nothing() -> None:
+    # JAX returns at once for empty indices, before it reads their dtype.
+    assert take(ArrayType("f32", (5, 3)), ArrayType("f32", (0,)), 0).problems == ()
