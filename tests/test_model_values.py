@@ -172,6 +172,22 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         w = init(**{"d_in": 4, "d_out": 5})
         out = init(2, **{"d_out": 3}, scale=2.0) @ jnp.ones((3, 4)) @ w
         """, (2, 5)),
+    "a string's length": ("""
+        text = "a rather long sentence here"
+        ids = jnp.zeros(len(text), dtype=jnp.int32)
+        out = ids.reshape(4, 7)  # bug
+        """, None),
+    "texts tokenized character by character": ("""
+        def tokenize(text):
+            return jnp.array([ord(ch) for ch in text], dtype=jnp.int32)
+        batch = [tokenize(t) for t in ["hello", "world"]]
+        out = jnp.stack(batch) + jnp.ones(5, jnp.int32)
+        """, (2, 5)),
+    "texts of other lengths stacked": ("""
+        def tokenize(text):
+            return jnp.array([ord(ch) for ch in text], dtype=jnp.int32)
+        out = jnp.stack([tokenize(t) for t in ["hello world", "a rather long sentence"]])  # bug
+        """, None),
     "a config's property": ("""
         @dataclasses.dataclass(frozen=True)
         class Config:

@@ -103,6 +103,8 @@ def iteration(value: Value) -> tuple[Value, ...] | None:
         return value.items
     if isinstance(value, Dict):
         return tuple(key for key, _ in value.items)
+    if isinstance(value, Const) and isinstance(value.value, str) and len(value.value) <= MAX_ITEMS:
+        return tuple(Const(character) for character in value.value)
     if (isinstance(value, ArrayType) and value.ellipsis is None and value.dims
             and isinstance(value.dims[0], int) and value.dims[0] <= MAX_ITEMS):
         row = replace(value, dims=value.dims[1:], weak=False)

@@ -9,7 +9,7 @@ _MISSING = object()
 # Builtins the interpreter gives meaning to; every other builtin name reads as unknown.
 _BUILTINS = {name: Qual(f"builtins.{name}") for name in (
     "len", "range", "tuple", "list", "int", "float", "dict", "zip", "enumerate", "print",
-    "isinstance", "sum", "max", "min", "abs", "reversed", "sorted", "bool", "str", "property",
+    "isinstance", "sum", "max", "min", "abs", "reversed", "sorted", "bool", "str", "property", "ord",
 )}
 
 

@@ -28,6 +28,10 @@ def length(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     value = call.arg("obj")
     if isinstance(value, Seq):
         return Const(len(value.items))
+    if isinstance(value, Dict):
+        return Const(len(value.items))
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return Const(len(value.value))  # `jnp.zeros(len(text))`: a string literal's characters
     if isinstance(value, ArrayType) and value.ellipsis is None and value.dims:
         first = value.dims[0]
         return Const(first) if isinstance(first, int) else None
@@ -189,3 +193,11 @@ def property_accessor(interp: Interpreter, call: CallArgs, ctx: Context, scope: 
 def property_getter(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     getter = call.arg("function")
     return Property(getter) if isinstance(getter, Function) else None
+
+
+@REGISTRY.handles("builtins.ord", signature="c, /")
+def ord_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """A character's code point: `jnp.array([ord(ch) for ch in text])` tokenizes known text."""
+    value = call.arg("c")
+    return Const(ord(value.value)) if isinstance(value, Const) and isinstance(value.value, str) \
+        and len(value.value) == 1 else None

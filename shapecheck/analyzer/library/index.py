@@ -17,6 +17,7 @@ FUNCTIONS: Final[dict[str, str]] = {
     "builtins.list": "builtins_api",
     "builtins.max": "builtins_api",
     "builtins.min": "builtins_api",
+    "builtins.ord": "builtins_api",
     "builtins.print": "builtins_api",
     "builtins.property": "builtins_api",
     "builtins.property.deleter": "builtins_api",
