@@ -163,3 +163,30 @@ def parameter_trees(draw: st.DrawFn) -> str:
 @CASES
 def test_gradients_keep_their_parameters_structure(program: str) -> None:
     agree(program, CODES)
+
+
+@st.composite
+def pytree_jacobians(draw: st.DrawFn) -> str:
+    """Jacobians and Hessians of functions from a drawn nest of parameters to a dict of arrays:
+    each output leaf holds the parameters' structure (twice for the Hessian), and one leaf of
+    it is used, in a product that may not fit."""
+    count = draw(st.integers(1, 3))
+    nest = _nest(draw, list(range(count)))
+    shapes = [tuple(draw(st.lists(SIZES, max_size=2))) for _ in range(count)]
+    params = _render(nest, [f"jnp.ones({_tuple(list(shape))})" for shape in shapes])
+    transform = draw(st.sampled_from(("jacfwd", "jacrev", "jacobian", "hessian")))
+    outputs = "{'s': jnp.sum(jnp.tanh(jax.tree.leaves(tree)[-1])), 'first': jax.tree.leaves(tree)[0] * 2.0}"
+    lines = ["import jax", "import jax.numpy as jnp", "", f"params = {params}", "",
+             "def f(tree):", f"    return {outputs}", "", f"jac = jax.{transform}(f)(params)",
+             f"leaf = jax.tree.leaves(jac)[{draw(st.integers(0, count * (count if transform == 'hessian' else 1) * 2 - 1))}]"]
+    if draw(st.booleans()):
+        lines.append(f"out = leaf @ jnp.ones(({draw(SIZES)},))")
+    else:
+        lines.append("out = leaf")
+    return "\n".join(lines) + "\n"
+
+
+@given(pytree_jacobians())
+@CASES
+def test_pytree_jacobians_agree_with_jax(program: str) -> None:
+    agree(program, CODES)

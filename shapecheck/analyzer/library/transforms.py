@@ -204,16 +204,50 @@ def jacobian_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
     value = result.items[0] if has_aux and isinstance(result, Seq) and len(result.items) == 2 else \
         None if has_aux else result
     argument = args[number]
-    found: Value = None
-    if isinstance(value, ArrayType) and isinstance(argument, ArrayType) and _floating(value) and \
-            _floating(argument) and value.ellipsis is None and argument.ellipsis is None:
-        named = dict(value.named)
-        named.update(argument.named)
-        found = replace(value.with_dims((*value.dims, *argument.dims * order)).with_named(named),
-                        named_open=value.named_open or argument.named_open, weak=False)
+    # Of pytrees too (`jax.hessian(loss)(params, x)["w"]["w"]`): the value's structure, each
+    # leaf holding the argument's structure (twice nested for the Hessian).
+    inputs = value_tree(argument)
+    found = to_value(_jacobian(value_tree(value), inputs, order), value) if _all_floating(inputs) else None
     if has_aux:
         return Seq((found, result.items[1])) if isinstance(result, Seq) and len(result.items) == 2 else None
     return found
+
+
+def _jacobian(output: ValueTree, inputs: ValueTree, order: int) -> ValueTree:
+    """Each floating leaf of `output` as the tree of its derivatives by `inputs`' leaves: its
+    dims, then each input leaf's (`order` times over); None where a leaf is unknown."""
+    if isinstance(output, tuple):
+        return tuple(_jacobian(item, inputs, order) for item in output)
+    if isinstance(output, dict):
+        return {key: _jacobian(item, inputs, order) for key, item in output.items()}
+    if not isinstance(output, ArrayType) or output.ellipsis is not None or not _floating(output):
+        return None
+    return _by_inputs(output, inputs, inputs, order)
+
+
+def _by_inputs(prefix: ArrayType, inputs: ValueTree, tree: ValueTree, order: int) -> ValueTree:
+    """`prefix` differentiated by each leaf of `tree` (a part of `inputs`), then by `inputs`
+    again while `order` lasts."""
+    if isinstance(tree, tuple):
+        return tuple(_by_inputs(prefix, inputs, item, order) for item in tree)
+    if isinstance(tree, dict):
+        return {key: _by_inputs(prefix, inputs, item, order) for key, item in tree.items()}
+    if not isinstance(tree, ArrayType) or tree.ellipsis is not None:
+        return None
+    named = dict(prefix.named)
+    named.update(tree.named)
+    derivative = replace(prefix.with_dims((*prefix.dims, *tree.dims)).with_named(named),
+                         named_open=prefix.named_open or tree.named_open, weak=False)
+    return _by_inputs(derivative, inputs, inputs, order - 1) if order > 1 else derivative
+
+
+def _all_floating(tree: ValueTree) -> bool:
+    """Every leaf a known float or complex array: JAX differentiates by nothing else."""
+    if isinstance(tree, tuple):
+        return all(_all_floating(item) for item in tree)
+    if isinstance(tree, dict):
+        return all(_all_floating(item) for item in tree.values())
+    return isinstance(tree, ArrayType) and _floating(tree)
 
 
 def _floating(value: ArrayType) -> bool:
