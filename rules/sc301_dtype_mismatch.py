@@ -84,6 +84,17 @@ LAX_OPERATORS = dedent("""\
     angle = lax.sin(counts)
 """)
 
+FLOAT_INDEX = dedent("""\
+    import jax.numpy as jnp
+
+    table = jnp.zeros((64, 32))
+    positions = jnp.arange(20) / 2
+    rows = table[positions]
+    labels = jnp.zeros((8,))
+    picked = jnp.take_along_axis(jnp.zeros((8, 10)), labels[:, None], axis=-1)
+    fixed = table[positions.astype(jnp.int32)]
+""")
+
 RULE = Rule(
     code=Code.DTYPE_MISMATCH,
     name="dtype-mismatch",
@@ -99,7 +110,9 @@ RULE = Rule(
         "operators convert nothing: `lax.add` and its kin take operands of one dtype (a Python "
         "number is of its kind's default type), `lax.select` cases of one dtype and a boolean "
         "or integer predicate, and each operator only the kinds it is defined for (`lax.sin` "
-        "and `lax.floor` floats, `lax.add` no booleans)."
+        "and `lax.floor` floats, `lax.add` no booleans). An index is an integer or a boolean "
+        "mask: JAX refuses floats in `x[idx]`, `x.at[idx]`, `jnp.take`, `jnp.take_along_axis` "
+        "and segment ids, where no annotation is needed to know it."
     ),
     why=(
         "A dtype annotation is a promise readers and jaxtyping's run-time checks rely on. "
@@ -116,5 +129,7 @@ RULE = Rule(
         Example(source=ADAPTS),
         # jax.numpy promotes; lax refuses: one dtype for both operands, floats for sin.
         Example(source=LAX_OPERATORS, expected=((7, "SC301"), (8, "SC301"))),
+        # Positions divided into floats, labels loaded as floats: JAX gathers with integers only.
+        Example(source=FLOAT_INDEX, expected=((5, "SC301"), (7, "SC301"))),
     ),
 )
