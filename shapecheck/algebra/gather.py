@@ -73,12 +73,11 @@ def _empty(what: str, a: ArrayType, axis: int | None) -> Problem:
 
 def inexact_indices(indices: ArrayType, which: str, what: str) -> Problem | None:
     """SC301 where indices are floats or complex numbers: JAX gathers with integers only."""
-    kind = KINDS[indices.dtype][0] if indices.dtype in KINDS else None
-    if kind not in ("f", "c"):
+    dtype = indices.dtype
+    if dtype is None or dtype not in KINDS or KINDS[dtype][0] not in ("f", "c"):
         return None
-    assert indices.dtype is not None
     return Problem(Code.DTYPE_MISMATCH, f"{what}: indices must be of an integer type, but {which} is "
-                                        f"{NUMPY_OF[narrowed(indices.dtype)]} (cast it: `.astype(jnp.int32)`)")
+                                        f"{NUMPY_OF[narrowed(dtype)]} (cast it: `.astype(jnp.int32)`)")
 
 
 def take_along_axis(arr: ArrayType, indices: ArrayType, axis: int | None,

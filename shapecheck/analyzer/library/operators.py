@@ -184,6 +184,6 @@ def _array_index(value: ArrayType) -> indexing.IndexItem:
         return indexing.ArrayIndex(value)
     if kind == "b":
         return indexing.ArrayIndex(value, mask=True)
-    if kind in ("f", "c"):
+    if kind in ("f", "c") and value.dtype is not None:
         return indexing.InexactIndex(NUMPY_OF[narrowed(value.dtype)])  # as JAX names it, x64 off
     return indexing.UntypedArray(value) if value.dtype is None else indexing.OPAQUE
