@@ -454,6 +454,14 @@ FIXED = [
     Case((Input("x", (3,)),), "jnp.array([x, x[:2]])"),
     Case((Input("t", (5, 3)), Input("i", (2,), "int32")), "t[i / 2]"),
     Case((Input("t", (5, 3)),), "t[1.0]"),
+    # A shape holds integers: `/` gives a float, which every API taking a shape refuses.
+    Case((Input("x", (3,)),), "jnp.zeros(x.shape[0] / 2)"),
+    Case((Input("x", (3,)),), "jnp.zeros((x.shape[0] // 1, 2.0))"),
+    Case((Input("x", (2, 3)),), "x.reshape(1.0, 6)"),
+    Case((Input("x", (2, 3)),), "jnp.reshape(x, (2, x.size / 2))"),
+    Case((Input("x", (2,)),), "jnp.broadcast_to(x, (2.0,))"),
+    Case((Input("x", (2,)),), "jax.random.normal(jax.random.PRNGKey(0), (2.5,)) + x"),
+    Case((Input("x", (2,)),), "jnp.full((x.shape[0] // 1,), 1.5)"),
 ]
 
 

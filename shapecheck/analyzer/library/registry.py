@@ -7,6 +7,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from shapecheck.analyzer.calls import CallArgs, Handler, Signature
+from shapecheck.analyzer.values import Const, Seq
+from shapecheck.analyzer.walk import code
+from shapecheck.codes import Code
 
 if TYPE_CHECKING:
     from shapecheck.analyzer.context import Context
@@ -81,12 +84,20 @@ def each(module: str, *names: str) -> tuple[str, ...]:
     return tuple(f"{module}.{name}" for name in names)
 
 
+# The parameters that take a shape: every API with one refuses a float in it (JAX's TypeError
+# "Shapes must be 1D sequences of concrete values of integer type"), whatever else it does.
+_SHAPES = ("shape", "newshape")
+
+
 def _binding(handler: Handler, signature: Signature) -> Handler:
     # Every result is typed with its sharding by the handler's rule (`typed_shardings`).
     key = f"{handler.__module__.rpartition('.')[2]}.{handler.__qualname__}"
+    shapes = tuple(name for name in _SHAPES if name in signature.places)
 
     def bound(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
         call.signature = signature
+        if shapes and _float_size(interp, call, shapes):
+            return None
         reported = len(interp.reporter.findings)
         result = handler(interp, call, ctx, scope)
         if result is None:  # most calls: nothing known, nothing to type
@@ -97,6 +108,30 @@ def _binding(handler: Handler, signature: Signature) -> Handler:
     bound.__qualname__ = handler.__qualname__
     bound.__doc__ = handler.__doc__
     return bound
+
+
+def _float_size(interp: Interpreter, call: CallArgs, names: tuple[str, ...]) -> bool:
+    """SC107 at a shape argument holding a Python float (`jnp.zeros(n / 2)`); True where so."""
+    assert call.signature is not None
+    for name in names:
+        if name == call.signature.variadic:
+            start = len(call.signature.positional)
+            given = list(zip(call.args[start:], call.arg_nodes[start:], strict=False))
+        elif call.given(name):
+            given = [(call.arg(name), call.arg_node(name))]
+        else:
+            continue
+        for value, node in given:
+            items = value.items if isinstance(value, Seq) else (value,)
+            for item in items:
+                if isinstance(item, Const) and isinstance(item.value, float):
+                    written = code(node, 40)
+                    what = "is a float" if written == repr(item.value) else f"holds {item.value!r}, a float"
+                    interp.reporter.add(node, Code.SIZE_ARGUMENT_MISMATCH, (
+                        f"{call.short_name}: a shape holds integers, but `{written}` {what} (`/` makes one; `//` "
+                        "keeps an int)"))
+                    return True
+    return False
 
 
 @cache
