@@ -188,6 +188,28 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
             return jnp.array([ord(ch) for ch in text], dtype=jnp.int32)
         out = jnp.stack([tokenize(t) for t in ["hello world", "a rather long sentence"]])  # bug
         """, None),
+    "vmap over a NamedTuple maps its fields, and gives one back": ("""
+        class Pair(NamedTuple):
+            w: jax.Array
+            b: jax.Array
+        stacked = Pair(jnp.ones((5, 4, 3)), jnp.ones((5, 3)))
+        mapped = jax.vmap(lambda p, x: Pair(x @ p.w, p.b * 2))(stacked, jnp.ones((5, 7, 4)))
+        out = mapped.w + mapped.b[:, None, :]
+        """, (5, 7, 3)),
+    "vmap over a NamedTuple of another size than the other argument": ("""
+        class Pair(NamedTuple):
+            w: jax.Array
+            b: jax.Array
+        stacked = Pair(jnp.ones((5, 4, 3)), jnp.ones((5, 3)))
+        out = jax.vmap(lambda p, x: x @ p.w)(stacked, jnp.ones((6, 7, 4)))  # bug
+        """, None),
+    "a float a vmapped function returns in a NamedTuple is mapped too": ("""
+        class Pair(NamedTuple):
+            w: jax.Array
+            scale: float
+        p = jax.vmap(lambda w: Pair(w * 2, 3.0))(jnp.ones((5, 4)))
+        out = p.w * p.scale  # bug
+        """, None),
     "a config's property": ("""
         @dataclasses.dataclass(frozen=True)
         class Config:

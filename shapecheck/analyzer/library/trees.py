@@ -4,13 +4,14 @@ what the maps and transforms hand to the algebra and take from it."""
 from __future__ import annotations
 
 from shapecheck.algebra.axis_mapping import ValueTree
-from shapecheck.analyzer.values import Const, Dict, Seq, Value, as_str
+from shapecheck.analyzer.values import Const, Dict, Instance, Seq, Value, as_str
 from shapecheck.types import ArrayType
 
 
 def value_tree(value: Value) -> ValueTree:
-    """Arrays, Python numbers (as arrays of unknown dtype), and tuples, lists and string-keyed
-    dicts of them; None where nothing is known."""
+    """Arrays, Python numbers (as arrays of unknown dtype), and tuples, lists, string-keyed
+    dicts and pytree records (NamedTuples, `flax.struct` dataclasses, equinox modules: their
+    fields by name) of them; None where nothing is known."""
     if isinstance(value, ArrayType):
         return value
     if isinstance(value, Const) and isinstance(value.value, int | float) and not isinstance(value.value, bool):
@@ -25,6 +26,8 @@ def value_tree(value: Value) -> ValueTree:
                 return None
             items[name] = value_tree(item)
         return items
+    if isinstance(value, Instance) and value.cls.record in ("struct", "namedtuple"):
+        return {name: value_tree(value.get(name)) for name in value.cls.fields}
     return None
 
 
@@ -41,6 +44,13 @@ def to_value(tree: ValueTree, like: Value = None) -> Value:
         return Seq(tuple(to_value(item, model[index] if model else None) for index, item in enumerate(tree)),
                    isinstance(like, Seq) and like.is_list and model is not None)
     if isinstance(tree, dict):
+        if isinstance(like, Instance) and like.cls.record is not None:
+            record = like  # the record rebuilt, its fields as mapped
+            for name, item in tree.items():
+                record = record.with_field(name, to_value(item, like.get(name)))
+            return record
         models = {as_str(key): item for key, item in like.items} if isinstance(like, Dict) else {}
         return Dict(tuple((Const(k), to_value(v, models.get(k))) for k, v in tree.items()))
+    if tree is None and like is not None and not isinstance(like, ArrayType | Seq | Dict | Instance):
+        return like  # not an array (a record's function or string field): as it was
     return None
