@@ -119,7 +119,7 @@ MAPPED = textwrap.dedent("""\
 
 
     f = jax.shard_map(body, mesh=mesh, in_specs=P('data'), out_specs=P('data'))
-    y = f(jnp.ones((8, 4)))
+    y = f(jax.device_put(jnp.ones((8, 4)), jax.NamedSharding(mesh, P('data'))))  # placed: the mesh is Explicit
     a = jnp.ones((3,)) * 2
     """)
 
@@ -159,7 +159,8 @@ PARAMETERS = textwrap.dedent("""\
 
 
     mesh = jax.make_mesh((4, 2), ('data', 'model'))
-    y = jax.shard_map(body, mesh=mesh, in_specs=P('data'), out_specs=P('data'))(jnp.ones((8, 4)))
+    y = jax.shard_map(body, mesh=mesh, in_specs=P('data'), out_specs=P('data'))(
+        jax.device_put(jnp.ones((8, 4)), jax.NamedSharding(mesh, P('data'))))
     """)
 
 

@@ -4,7 +4,20 @@ what the maps and transforms hand to the algebra and take from it."""
 from __future__ import annotations
 
 from shapecheck.algebra.axis_mapping import ValueTree
-from shapecheck.analyzer.values import Const, Dict, Instance, Seq, Value, as_str
+from shapecheck.analyzer.values import (
+    BoundFunction,
+    Class,
+    Const,
+    Dict,
+    DType,
+    Function,
+    Instance,
+    Partial,
+    Qual,
+    Seq,
+    Value,
+    as_str,
+)
 from shapecheck.types import ArrayType
 
 
@@ -51,6 +64,11 @@ def to_value(tree: ValueTree, like: Value = None) -> Value:
             return record
         models = {as_str(key): item for key, item in like.items} if isinstance(like, Dict) else {}
         return Dict(tuple((Const(k), to_value(v, models.get(k))) for k, v in tree.items()))
-    if tree is None and like is not None and not isinstance(like, ArrayType | Seq | Dict | Instance):
-        return like  # not an array (a record's function or string field): as it was
+    if tree is None and isinstance(like, _STATIC):
+        return like  # holds no array (a record's function or string field): as it was
     return None
+
+
+# Values that hold no array, which a map or transform passes through as they are. A layer, a
+# record or a container does hold arrays: unknown where the tree does not say what became of them.
+_STATIC = (Const, Function, BoundFunction, Qual, Partial, Class, DType)
