@@ -108,7 +108,20 @@ def flax_convs(draw: st.DrawFn) -> str:
 @given(flax_convs())
 @CASES
 def test_flax_conv_agrees_with_flax(program: str) -> None:
-    agree(program, frozenset({"SC104", "SC002"}))
+    """Groups that do not divide the input's features are asserted by flax before it convolves
+    (SC105); features they do not divide, refused by lax (SC104)."""
+    agree(program, frozenset({"SC104", "SC105", "SC002"}))
+
+
+@pytest.mark.parametrize(("layer", "shape"), [
+    ("nn.Conv(48, (3, 3), feature_group_count=32)", "(2, 5, 5, 48)"),  # 32 groups of 48 features
+    ("nn.Conv(64, (3, 3), feature_group_count=16)", "(2, 5, 5, 48)"),
+    ("nn.Conv(4, (3,), feature_group_count=2)", "(5, 3)"),  # no batch dim
+    ("nn.Conv(1, (1,), feature_group_count=1)", "(1, 1, 1)"),
+    ("nn.Conv(2, (1,), feature_group_count=2)", "(1, 2)"),  # a group per feature, sizes of 1
+])
+def test_conv_groups_agree_with_flax(layer: str, shape: str) -> None:
+    agree(FLAX.format(layer=layer, shape=shape, dtype="jnp.float32"), frozenset({"SC105"}))
 
 
 @st.composite
@@ -247,3 +260,68 @@ out = layer(jnp.zeros({shape}, {dtype}))
 @CASES
 def test_einsum_layers_agree_with_flax(program: str) -> None:
     agree(program, frozenset({"SC003", "SC101", "SC103", "SC104", "SC105", "SC106"}))
+
+
+TIED = """\
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+
+class Tied(nn.Module):
+    def setup(self):
+        self.embed = nn.Embed({rows}, {features})
+
+    def __call__(self, ids):
+        return self.embed(ids)
+
+    def decode(self, h):
+        return self.embed.attend(h)
+
+
+class Compact(nn.Module):
+    @nn.compact
+    def __call__(self, ids, h):
+        embed = nn.Embed({rows}, {features})
+        embed(ids)
+        return embed.attend(h)
+
+
+ids = jnp.zeros((2, 3), jnp.int32)
+h = jnp.zeros({query}, {dtype})
+model, layer = {model}(), nn.Embed({rows}, {features})
+out = {output}
+"""
+
+_ATTENDS = {
+    "Tied": ["model.apply(model.init(jax.random.key(0), ids), h, method=Tied.decode)",
+             "model.apply(model.init(jax.random.key(0), h, method='decode'), h, method='decode')"],
+    "Compact": ["model.apply(model.init(jax.random.key(0), ids, h), ids, h)"],
+    "nn.Embed": ["layer.apply(layer.init(jax.random.key(0), ids), h, method='attend')",
+                 "layer.apply(layer.init(jax.random.key(0), ids), h, method=nn.Embed.attend)"],
+}
+
+
+@st.composite
+def linen_attends(draw: st.DrawFn) -> str:
+    """linen's `embed.attend(query)` (`jnp.dot(query, embedding.T)`), in `setup` (through
+    `apply(..., method=)`), under `@nn.compact`, and of a built layer, on queries of the table's
+    features or others."""
+    rows, features = draw(sizes), draw(sizes)
+    query = [*draw(st.lists(sizes, max_size=2)), features if draw(st.integers(0, 2)) else draw(sizes)]
+    model = draw(st.sampled_from(sorted(_ATTENDS)))
+    return TIED.format(rows=rows, features=features, query=shape_literal(query), dtype=draw(dtypes),
+                       model=model if model != "nn.Embed" else "Tied", output=draw(st.sampled_from(_ATTENDS[model])))
+
+
+@given(linen_attends())
+@CASES
+def test_linen_attend_agrees_with_flax(program: str) -> None:
+    agree(program, frozenset({"SC104"}))
+
+
+@pytest.mark.parametrize("query", ["(1,)", "(1, 1)", "()"])
+def test_trivial_linen_attends_agree_with_flax(query: str) -> None:
+    """A one-row table of one feature, a scalar query."""
+    for output in [*_ATTENDS["Tied"], *_ATTENDS["nn.Embed"]]:
+        agree(TIED.format(rows=1, features=1, query=query, dtype="jnp.float32", model="Tied", output=output))

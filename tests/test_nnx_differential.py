@@ -131,6 +131,35 @@ def test_nnx_conv_agrees_with_nnx(program: str) -> None:
 
 
 @st.composite
+def grouped_convs(draw: st.DrawFn) -> str:
+    """Convs of drawn groups that divide their input and output features or not: nnx builds the
+    kernel with `in_features // groups` and asserts the division only when called (SC105)."""
+    groups = draw(st.sampled_from([1, 2, 3, 4]))
+    in_features = groups * draw(st.integers(1, 3)) if draw(st.booleans()) else draw(st.integers(1, 8))
+    out_features = groups * draw(st.integers(1, 2)) if draw(st.integers(0, 3)) else draw(st.integers(1, 8))
+    dims = [*draw(st.lists(sizes, max_size=2)), draw(st.integers(1, 6)), _features(draw, in_features)]
+    layer = f"nnx.Conv({in_features}, {out_features}, 3, feature_group_count={groups}, {RNGS})"
+    return LAYER.format(layer=layer, shape=shape_literal(dims), dtype="jnp.float32")
+
+
+@given(grouped_convs())
+@cases(25)
+def test_nnx_conv_groups_agree_with_nnx(program: str) -> None:
+    agree(program, frozenset({"SC104", "SC105"}))
+
+
+@pytest.mark.parametrize(("layer", "shape"), [
+    (f"nnx.Conv(48, 48, (3, 3), feature_group_count=32, {RNGS})", "(2, 5, 5, 48)"),  # the reported miss
+    (f"nnx.Conv(48, 64, (3, 3), feature_group_count=16, {RNGS})", "(2, 5, 5, 48)"),
+    (f"nnx.Conv(6, 4, 3, feature_group_count=4, {RNGS})", "(5, 6)"),  # whatever the input, no batch dim
+    (f"nnx.Conv(1, 1, 1, feature_group_count=1, {RNGS})", "(1, 1, 1)"),
+    (f"nnx.Conv(2, 2, 1, feature_group_count=2, {RNGS})", "(1, 2)"),  # a group per feature
+])
+def test_conv_groups_are_checked_where_nnx_calls_the_conv(layer: str, shape: str) -> None:
+    agree(LAYER.format(layer=layer, shape=shape, dtype="jnp.float32"), frozenset({"SC105"}))
+
+
+@st.composite
 def models(draw: st.DrawFn) -> str:
     features, hidden, classes = draw(sizes), draw(sizes), draw(sizes)
     x = f"jnp.zeros({shape_literal([*draw(st.lists(sizes, max_size=2)), _features(draw, features)])})"
@@ -422,3 +451,56 @@ def group_norms(draw: st.DrawFn) -> str:
 @cases(25)
 def test_group_norm_agrees_with_nnx(program: str) -> None:
     agree(program, frozenset({"SC105", "SC106"}))
+
+
+CONTAINERS = """\
+import jax.numpy as jnp
+from flax import nnx
+
+
+class Model(nnx.Module):
+    def __init__(self, sizes, classes, *, rngs: nnx.Rngs):
+        self.layers = nnx.List([nnx.Linear(a, b, rngs=rngs) for a, b in zip(sizes, sizes[1:])])
+        self.heads = nnx.Dict({{"topic": nnx.Linear({head}, classes, rngs=rngs), "score": nnx.Linear(sizes[-1], 1, rngs=rngs)}})
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = nnx.relu(layer(x))
+        return self.heads["{head_name}"](x)
+
+
+model = Model({sizes}, {classes}, rngs=nnx.Rngs(0))
+out = {output}
+"""
+
+
+@st.composite
+def module_containers(draw: st.DrawFn) -> str:
+    """`nnx.List` and `nnx.Dict` of layers as a module's attributes (looped over, looked up by
+    key) and at top level, their sizes chained or not."""
+    sizes_ = draw(st.lists(sizes, min_size=2, max_size=4))
+    head = sizes_[-1] if draw(st.integers(0, 3)) else draw(sizes)
+    x = f"jnp.zeros({shape_literal([*draw(st.lists(sizes, max_size=2)), _features(draw, sizes_[0])])})"
+    output = draw(st.sampled_from([
+        "model({x})",
+        "model.layers[0]({x})",
+        "nnx.List([model.heads['score'], nnx.Linear(1, 2, rngs=nnx.Rngs(1))])[1](model.heads['score'](model({x})))",
+        "nnx.Dict(first=model.layers[0])['first']({x})",
+    ])).format(x=x)
+    return CONTAINERS.format(head=head, head_name=draw(st.sampled_from(["topic", "score"])), sizes=sizes_,
+                             classes=draw(sizes), output=output)
+
+
+@given(module_containers())
+@cases(25)
+def test_nnx_containers_hold_their_layers_as_lists_and_dicts_do(program: str) -> None:
+    agree(program, frozenset({"SC104"}))
+
+
+@pytest.mark.parametrize("layers", ["nnx.List()", "nnx.List([])", "nnx.Dict()", f"nnx.List([nnx.Linear(1, 1, {RNGS})])",
+                                    f"nnx.Dict(only=nnx.Linear(1, 1, {RNGS}))"])
+def test_trivial_nnx_containers_agree_with_nnx(layers: str) -> None:
+    """No layers (a Sequential of none returns its input), or one of size 1."""
+    output = f"nnx.Sequential(*{layers}.values())(jnp.ones((1, 1)))" if "Dict" in layers else \
+        f"nnx.Sequential(*{layers})(jnp.ones((1, 1)))"
+    agree(CONTAINERS.format(head=1, head_name="score", sizes=[1, 1], classes=1, output=output))

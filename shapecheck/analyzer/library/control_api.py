@@ -148,6 +148,24 @@ def scan_cell(interp: Interpreter, call: CallArgs, ctx: Context, api: str, cell:
     return carry, out.items[0 if input_first else 1]
 
 
+def carried_loop(interp: Interpreter, call: CallArgs, ctx: Context, api: str, fun: Value, init: Value,
+                 arguments: _Arguments, carry_at: int, carry_of: _CarryOf,
+                 init_node: ast.AST | None) -> tuple[Value, Value] | None:
+    """A library's loop whose carry may be any argument of `fun` and any part of what it returns
+    (flax.nnx's scan): `arguments(carry)` holds the carry at `carry_at`, `carry_of(out)` finds
+    it in what `fun` returns. The carry after the loop and what `fun` returned; None where `fun`
+    changes its carry (SC103, reported as `lax.scan` reports it)."""
+    carry, out, held = _checked_loop(interp, call, ctx, interp.scope, api, _Body(fun, carry_at), init, arguments,
+                                     carry_of, init_node)
+    return (carry, out) if held else None
+
+
+def report_at_return(interp: Interpreter, call: CallArgs, fun: Value, problems: list[Problem]) -> None:
+    """Report what is wrong with the value `fun` returns at its `return` (at the call where that
+    is another module's, or unknown)."""
+    _report_at_return(interp, call, _Body(fun, carry_at=0), problems)
+
+
 def sliced_steps(interp: Interpreter, call: CallArgs, xs: Value, axis: int, what: str, expected: str,
                  lengths: list[Dim]) -> tuple[Value, bool]:
     """One step of `xs` for a layer's scan: each leaf without `axis` (its size appended to

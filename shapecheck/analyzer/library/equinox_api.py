@@ -1,6 +1,7 @@
 """equinox.nn: layers built with their sizes (`eqx.nn.Linear(3, 4, key=k)`) and called on one
 example (unbatched: a batch is `jax.vmap`'s); and `eqx.filter`, `partition` and `combine`, which
-a training step splits a model's arrays from the rest with.
+a training step splits a model's arrays from the rest with; and `eqx.filter_vmap`, `jax.vmap` with
+in_axes and out_axes read leaf by leaf (`eqx.if_array`: arrays mapped, other leaves passed whole).
 
 An equinox layer's parameters are made when it is built, so a call on an input of another size
 fails in JAX (a contraction of different sizes, SC104) or in equinox (`LayerNorm`'s shape
@@ -9,13 +10,16 @@ check, SC103); both are reported with the sizes the layer was built with.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import convolution, lax_rules, layers
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.promotion import Typed, default, dtypes_differ, result_type
-from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer import walk
+from shapecheck.analyzer.calls import CallArgs, Signature
 from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library import vmap_api
 from shapecheck.analyzer.library.common import (
     check_bound,
     finish,
@@ -46,11 +50,14 @@ from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Const,
+    Dict,
+    Function,
     Layer,
     Partial,
     Qual,
     Seq,
     Value,
+    Vmap,
     as_dim,
     as_int,
     as_str,
@@ -452,3 +459,152 @@ def combine(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     """`eqx.combine(params, static)`: the model again, its arrays those of the first tree."""
     trees = call.rest()
     return trees[0] if trees else None
+
+
+# -- filter_vmap ------------------------------------------------------------------------------
+
+FILTER_VMAP: Final = "equinox.filter_vmap"
+IF_ARRAY: Final = "equinox.if_array"
+# `eqx.filter_vmap(f)` and `eqx.if_array(axis)` are partial applications of these names (no
+# program can write them): calling one reaches its handler with what it holds.
+_FILTER_VMAPPED: Final = f"{FILTER_VMAP}()"
+_IF_ARRAY_CALL: Final = f"{IF_ARRAY}()"
+_IF_ARRAY_0: Final = Partial(Qual(_IF_ARRAY_CALL), (Const(0),))
+_MAP_SIGNATURE: Final = Signature.parse(vmap_api.VMAP_SIGNATURE)
+
+
+@REGISTRY.handles(IF_ARRAY, signature="axis")
+def if_array(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`eqx.if_array(axis)`: a callable, held until it is called or `filter_vmap` reads it."""
+    return Partial(Qual(_IF_ARRAY_CALL), (call.arg("axis"),))
+
+
+@REGISTRY.handles(_IF_ARRAY_CALL, signature="axis, /, x")
+def if_array_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`eqx.if_array(axis)(x)`: the axis for an array, None for anything else."""
+    x = call.arg("x")
+    return call.arg("axis") if isinstance(x, ArrayType) else Const(None) if isinstance(x, Const) else None
+
+
+@REGISTRY.handles(FILTER_VMAP, takes_functions=True, binds_names=True,
+                  signature="fun=None, *, in_axes=if_array(0), out_axes=if_array(0), axis_name=None, axis_size=None, "
+                            "**vmapkwargs")
+def filter_vmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`jax.vmap`'s map of `fun`, called through `filter_vmapped`, which reads in_axes against the
+    arguments; without `fun` (`@eqx.filter_vmap(in_axes=...)`), the options, waiting for it."""
+    if call.opaque:
+        return None
+    if not call.given("fun"):
+        return Partial(Qual(FILTER_VMAP), (), tuple(call.kwargs.items()))
+    options = {name: call.arg(name) for name in ("out_axes", "axis_name", "axis_size") if call.given(name)}
+    nodes = {name: call.arg_node(name) for name in options}
+    options.setdefault("out_axes", _IF_ARRAY_0)
+    bound = CallArgs(call.node, [call.arg("fun")], [call.arg_node("fun")], options, nodes)
+    bound.signature, bound.name = _MAP_SIGNATURE, FILTER_VMAP
+    mapped = vmap_api.batch_map(interp, bound, "vmap")
+    in_axes = call.arg("in_axes") if call.given("in_axes") else _IF_ARRAY_0
+    return Partial(Qual(_FILTER_VMAPPED), (mapped, in_axes)) if mapped is not None else None
+
+
+@REGISTRY.handles(_FILTER_VMAPPED, signature="map, in_axes, /, *args, **kwargs")
+def filter_vmapped(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The map with in_axes and out_axes read leaf by leaf, as equinox resolves them: arrays
+    mapped, other leaves passed whole and returned as they are. Where nothing is mapped and no
+    axis_size given, equinox runs the function once, and refuses array outputs (SC002)."""
+    vm, in_axes, args = call.arg("map"), call.arg("in_axes"), call.rest()
+    if call.opaque or not isinstance(vm, Vmap):
+        return None
+    if call.keywords():
+        return refused(interp, call, Problem(
+            Code.INVALID_AXIS_SPEC, "equinox.filter_vmap: a function it wraps takes no keyword arguments (a "
+            f"RuntimeError); pass {', '.join(f'`{name}`' for name in call.keywords())} by position"))
+    if vmap_api.listed_in_axes(interp, in_axes, call.node, "equinox.filter_vmap"):
+        return None
+    if isinstance(in_axes, Dict):
+        in_axes = _named_in_axes(interp, call, vm.fun, in_axes, len(args))
+    if isinstance(in_axes, Seq) and len(in_axes.items) != len(args):
+        entries = len(in_axes.items)
+        return refused(interp, call, Problem(
+            Code.INVALID_AXIS_SPEC, f"equinox.filter_vmap: in_axes has {entries} entr{'y' if entries == 1 else 'ies'}, "
+            f"but the call passes {len(args)} argument{'' if len(args) == 1 else 's'}; give one entry per argument"))
+    if in_axes is None:
+        return None
+    resolved = _resolved(in_axes, Seq(tuple(args)))
+    given = forwarded(call, args)
+    if vm.axis_size is None and not vm.axis_size_unread and _maps_nothing(resolved):
+        out = interp.call(vm.fun, given, ctx, scope)
+        if _maps_arrays(_resolved(vm.out_axes, out), out):
+            return refused(interp, call, Problem(
+                Code.INVALID_AXIS_SPEC, "equinox.filter_vmap maps no argument (no array leaf has an in_axes entry) "
+                "and is given no axis_size, so it cannot size the axis its array outputs are mapped along; map an "
+                "array or give axis_size="))
+        return out
+    result = vmap_api.map_call(interp, replace(vm, in_axes=resolved), given, ctx, scope,
+                               out_axes=lambda out: _resolved(vm.out_axes, out))
+    return None if vmap_api.holds_layer(result) else result
+
+
+def _named_in_axes(interp: Interpreter, call: CallArgs, fun: Value, in_axes: Dict, count: int) -> Value:
+    """A dict in_axes by parameter name, as a tuple (`if_array(0)` for the arguments it does not
+    name); a name no argument passed has is refused (SC002)."""
+    keyed = {as_str(key): value for key, value in in_axes.items}
+    if not isinstance(fun, Function) or None in keyed:
+        return None
+    names = [param.node.arg for param in walk.parameters(fun.node.args)][:count]
+    entries = tuple(keyed.pop(name, _IF_ARRAY_0) for name in names)
+    if keyed:
+        refused(interp, call, Problem(
+            Code.INVALID_AXIS_SPEC, f"equinox.filter_vmap: in_axes names {', '.join(repr(name) for name in keyed)}, "
+            "but no argument passed binds that parameter"))
+        return None
+    return Seq(entries)
+
+
+def _resolved(spec: Value, value: Value) -> Value:
+    """An axis spec for `value`, as equinox resolves it: `if_array(k)` is k on each array leaf and
+    None on the others; an int or None stands for its whole subtree; a container is matched
+    with `value`'s (where they differ, left to JAX's rules, which refuse it)."""
+    if isinstance(spec, Partial) and spec.func == Qual(_IF_ARRAY_CALL) and len(spec.args) == 1:
+        return _on_leaves(spec.args[0], value)
+    if isinstance(spec, Seq) and isinstance(value, Seq) and spec.is_list == value.is_list \
+            and len(spec.items) == len(value.items):
+        return replace(spec, items=tuple(_resolved(s, v) for s, v in zip(spec.items, value.items, strict=True)))
+    if isinstance(spec, Dict) and isinstance(value, Dict):
+        members = {as_str(key): item for key, item in value.items}
+        if len(members) == len(spec.items) and all(as_str(key) in members for key, _ in spec.items):
+            return replace(spec, items=tuple((key, _resolved(item, members[as_str(key)])) for key, item in spec.items))
+    return spec
+
+
+def _on_leaves(axis: Value, value: Value) -> Value:
+    """`if_array(axis)` on each leaf of `value`."""
+    if isinstance(value, ArrayType):
+        return axis
+    if isinstance(value, Const):
+        return Const(None)  # a number, a string, None: not an array
+    if isinstance(value, Seq):
+        return Seq(tuple(_on_leaves(axis, item) for item in value.items), value.is_list)
+    if isinstance(value, Dict):
+        return Dict(tuple((key, _on_leaves(axis, item)) for key, item in value.items))
+    return axis  # a module, or unknown: its arrays, if any, are mapped (and it is unknown inside)
+
+
+def _maps_nothing(spec: Value) -> bool:
+    """Whether every leaf of a resolved spec is certainly None."""
+    if isinstance(spec, Seq):
+        return all(_maps_nothing(item) for item in spec.items)
+    if isinstance(spec, Dict):
+        return all(_maps_nothing(item) for _, item in spec.items)
+    return spec == Const(None)
+
+
+def _maps_arrays(spec: Value, value: Value) -> bool:
+    """Whether a resolved out_axes certainly gives an array of `value` an axis (not weakly typed:
+    a Python number the checker folded into an array is not one)."""
+    if isinstance(spec, Seq) and isinstance(value, Seq) and len(spec.items) == len(value.items):
+        return any(_maps_arrays(s, v) for s, v in zip(spec.items, value.items, strict=True))
+    if as_int(spec) is None:
+        return False
+    if isinstance(value, Seq):
+        return any(_maps_arrays(spec, item) for item in value.items)
+    return isinstance(value, ArrayType) and not value.weak

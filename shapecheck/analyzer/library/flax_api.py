@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from shapecheck.algebra import attention as attention_algebra
 from shapecheck.algebra import convolution, layers
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.promotion import default
@@ -21,8 +22,12 @@ from shapecheck.analyzer.library import model_params
 from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded, passed, refused, shape
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
+    attend,
+    attend_method,
+    attention_mask,
     build,
     chained,
+    dot_product_attention,
     flag_setting,
     flax_conv,
     flax_conv_transpose,
@@ -34,6 +39,7 @@ from shapecheck.analyzer.library.layers_api import (
     padding_of,
     shown,
     shown_window,
+    window,
 )
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.qualnames import canonical
@@ -225,8 +231,36 @@ def attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -
     # The key and value, where given, are promoted with the query (and the parameters).
     given = [value for name in ("inputs_k", "inputs_v", "inputs_kv") if call.signature is not None
              and call.signature.accepts(name) and isinstance(value := call.arg(name), ArrayType)]
-    return finish(interp, layers.multi_head_attention(query, None, as_dim(layer.setting("num_heads")), qkv, out,
-                                                      layer_dtype(layer, query, *given), what), call)
+    heads = as_dim(layer.setting("num_heads"))
+    outcome = layers.multi_head_attention(query, None, heads, qkv, out, layer_dtype(layer, query, *given), what)
+    result = finish(interp, outcome, call)
+    if outcome.problems or not passed(call, "mask") or layer.given("attention_fn") or (
+            layer.given("decode") and layer.setting("decode") != Const(False)):
+        return result  # a decoding cache's mask, or another attention's: not followed
+    # The weights are (batch..., heads, q_length, kv_length), the key's length that of the
+    # first of inputs_k, inputs_kv and the query given (flax asserts their batch dims equal).
+    key = next((call.arg(name) for name in ("inputs_k", "inputs_kv") if call.signature is not None
+                and call.signature.accepts(name) and passed(call, name)), query)
+    mask = call.arg("mask")
+    if not isinstance(mask, ArrayType) or not isinstance(key, ArrayType) or query.rank is None:
+        return result  # a mask of unknown shape is taken to fit, as one of unknown rank is
+    source = key.dims[-2] if key.rank is not None and key.rank >= 2 else None
+    problem, widened = attention_algebra.masked_weights(mask, (*query.dims[:-2], heads, query.dims[-2], source), what)
+    if problem is not None:
+        return refused(interp, call, problem)
+    return None if widened else result
+
+
+REGISTRY.handles(f"attr:{LINEN}.Embed.attend", signature="layer")(attend_method)
+REGISTRY.handles(f"{LINEN}.Embed.attend", signature="self, query")(attend)
+REGISTRY.handles(f"{LINEN}.dot_product_attention",
+                 signature="query, key, value, bias=None, mask=None, broadcast_dropout=True, dropout_rng=None, "
+                           "dropout_rate=0.0, deterministic=False, dtype=None, precision=None, module=None, "
+                           "force_fp32_for_softmax=False, einsum_dot_general=None, qk_attn_weights_einsum=None, "
+                           "attn_weights_value_einsum=None")(dot_product_attention)
+REGISTRY.handles(f"{LINEN}.make_attention_mask",
+                 signature="query_input, key_input, pairwise_fn=None, extra_batch_dims=0, dtype=None")(attention_mask)
+REGISTRY.handles(f"{LINEN}.make_causal_mask", signature="x, extra_batch_dims=0, dtype=None")(attention_mask)
 
 
 @LAYERS.rule(f"{LINEN}.Sequential", signature="*args, **kwargs")
@@ -246,6 +280,15 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
         return None
     features = as_dim(layer.setting("features"))
     name = layer.name.rpartition(".")[2]
+    if name == "Conv" and x.rank and layer.given("feature_group_count"):
+        # flax asserts the groups divide the input's features before it convolves (an AssertionError).
+        groups = as_dim(layer.setting("feature_group_count"))
+        kernel = window(layer.setting("kernel_size"), None)
+        problem = layers.groups_divide(x.dims[-1], groups, f"flax.linen.Conv({shown(features)}, "
+                                       f"{shown_window(kernel or ())}, feature_group_count={shown(groups)})",
+                                       "features", where="of its input's last dim")
+        if problem is not None:
+            return refused(interp, call, problem)
     run = flax_conv_transpose if name == "ConvTranspose" else flax_conv
     output, kernel = run(interp, layer, call, x, x.dims[-1] if x.rank else None, features,
                          lambda size: f"flax.linen.{name}({shown(features)}, {shown_window(size)})")
@@ -392,13 +435,19 @@ def _initialized(call: CallArgs) -> Value:
 
 def _run(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """`model.apply(variables, *args)`, `model.init(rngs, *args)`: the module's `setup`, then its
-    `__call__` on the arguments; unknown where another method or a mutable collection is asked."""
+    `__call__` on the arguments, or the `method` asked (`method=Model.decode`, `'decode'`, a
+    function of the module, `nn.Embed.attend` of a built layer); unknown where a mutable
+    collection is asked."""
     instance = call.arg("self")
-    if passed(call, "method"):
-        return None
+    method = call.arg("method") if passed(call, "method") else Const("__call__")
     inner = forwarded(call, call.rest())
     if isinstance(instance, Layer):
-        return interp.call(instance, inner, ctx, scope)  # a built layer (`nn.Dense(5).apply(...)`): its call
+        # A built layer (`nn.Dense(5).apply(...)`): its call, or its library's method.
+        if method == Const("__call__"):
+            return interp.call(instance, inner, ctx, scope)
+        name = as_str(method)
+        target = Qual(f"{instance.name}.{name}") if name is not None else method
+        return interp.call(Partial(target, (instance,)), inner, ctx, scope) if isinstance(target, Qual | Function) else None
     if not isinstance(instance, Instance):
         return None
     setup = instance.cls.attribute("setup")
@@ -406,10 +455,11 @@ def _run(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
         interp.call_function(setup, CallArgs(call.node, [instance], [call.node]), ctx)
         after = interp.last_receiver
         instance = after if isinstance(after, Instance) else instance
-    method = instance.get("__call__")
-    if not isinstance(method, Function):
+    name = as_str(method)
+    function = instance.get(name) if name is not None else method
+    if not isinstance(function, Function):
         return None
-    return interp.call(BoundFunction(instance, method), inner, ctx, scope)
+    return interp.call(BoundFunction(instance, function), inner, ctx, scope)
 
 
 _RUN: Final = "self, variables, *args, rngs=None, method=None, mutable=False, capture_intermediates=False, **kwargs"

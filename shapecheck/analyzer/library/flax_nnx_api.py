@@ -14,17 +14,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra import layers, linalg
+from shapecheck.algebra import attention as attention_algebra
+from shapecheck.algebra import layers
 from shapecheck.algebra.outcome import Problem
+from shapecheck.analyzer import containers
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library import sharding_api, transforms
-from shapecheck.analyzer.library.common import dtype_arg, finish, finished, passed, refused
+from shapecheck.analyzer.library.builtins_api import dict_
+from shapecheck.analyzer.library.common import dtype_arg, finish, flag, passed, refused
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     Parameters,
+    attend,
+    attend_method,
+    attention_mask,
     build,
     chained,
+    dot_product_attention,
     flag_setting,
     flax_conv,
     flax_conv_transpose,
@@ -43,7 +50,7 @@ from shapecheck.analyzer.library.layers_api import (
 )
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Layer, Partial, Qual, Seq, Value, as_dim, as_str
+from shapecheck.analyzer.values import Const, Layer, Seq, Value, as_dim, as_str
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, certainly_differ, format_shape
 from shapecheck.types import ArrayType
@@ -101,11 +108,11 @@ def _or(layer: Layer, name: str, default: Dim) -> Dim:
 
 
 @LAYERS.rule(_ATTENTION, signature="inputs_q, inputs_k=None, inputs_v=None, *, mask=None, deterministic=None, "
-                                   "rngs=None, sow_weights=False, decode=None")
+                                   "rngs=None, sow_weights=False, decode=None, is_causal=False")
 def attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
-    """Self-attention, or cross-attention over `inputs_k` (the value is the key unless given).
-    Unknown where `decode` is given nowhere (nnx refuses: not a shape rule) or is not False (the
-    decoding cache), and where a value other than the key is given."""
+    """Self-attention, or cross-attention over `inputs_k` (the value is the key unless given),
+    and its `mask` (`_masked`). Unknown where `decode` is given nowhere (nnx refuses: not a shape
+    rule) or is not False (the decoding cache), and where a value other than the key is given."""
     query = call.arg("inputs_q")
     decode = call.arg("decode") if passed(call, "decode") else layer.setting("decode")
     if not isinstance(query, ArrayType) or decode != Const(False) or call.given("inputs_v"):
@@ -113,12 +120,40 @@ def attention(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -
     key = call.arg("inputs_k") if passed(call, "inputs_k") else query
     if not isinstance(key, ArrayType):
         return None
-    in_features = as_dim(layer.setting("in_features"))
+    heads, in_features = as_dim(layer.setting("num_heads")), as_dim(layer.setting("in_features"))
+    what = _what(layer, heads, in_features)
     outcome = layers.projected_attention(query, key, in_features, _or(layer, "in_kv_features", in_features),
-                                         _or(layer, "out_features", in_features), layer_dtype(layer, query, key),
-                                         _what(layer, as_dim(layer.setting("num_heads")), in_features))
+                                         _or(layer, "out_features", in_features), layer_dtype(layer, query, key), what)
     result = finish(interp, outcome, call, [call.arg_node("inputs_q"), call.arg_node("inputs_k")])
-    return None if outcome.problems else result
+    return None if outcome.problems else _masked(interp, layer, call, query, key, result, what)
+
+
+def _masked(interp: Interpreter, layer: Layer, call: CallArgs, query: ArrayType, key: ArrayType, result: ArrayType,
+            what: str) -> Value:
+    """The attention's `mask`, which must broadcast with its weights `(batch..., heads, q_length,
+    kv_length)`: as jax.nn's attention takes it where nnx runs that (no dropout, weights not
+    sown), else as `jnp.where` broadcasts (a mask that widens the weights widens the output: not
+    followed). A causal mask over the latter, and a custom `attention_fn`, are not followed."""
+    if not passed(call, "mask") or layer.given("attention_fn"):
+        return result
+    mask = call.arg("mask")
+    if not isinstance(mask, ArrayType) or result.rank is None:
+        return result  # a mask of unknown shape is taken to fit, as one of unknown rank is
+    rate = layer.setting("dropout_rate") if layer.passed("dropout_rate") else Const(0.0)
+    sown = flag(call.arg("sow_weights")) if call.given("sow_weights") else False
+    causal = flag(call.arg("is_causal")) if call.given("is_causal") else False
+    if not isinstance(rate, Const) or not isinstance(rate.value, int | float) or sown is None or causal is None:
+        return None
+    batch, heads, target, source = query.dims[:-2], as_dim(layer.setting("num_heads")), query.dims[-2], key.dims[-2]
+    if rate.value == 0 and not sown:
+        problem = attention_algebra.fused_mask(mask, batch, heads, target, source, what)
+        return refused(interp, call, problem) if problem is not None else result
+    if causal:
+        return None
+    problem, widened = attention_algebra.masked_weights(mask, (*batch, heads, target, source), what)
+    if problem is not None:
+        return refused(interp, call, problem)
+    return None if widened else result
 
 
 # -- variables: a module's own parameters and state -------------------------------------------
@@ -253,23 +288,8 @@ for _name in sorted({name for names in _PARAMETERS.values() for name in names}):
                      signature="layer")(parameter_reader(_name, _parameters, _parameter_dtype))
 
 
-@REGISTRY.handles(f"attr:{NNX}.Embed.attend", signature="layer")
-def attend_method(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    """`embed.attend`, waiting for its query."""
-    return Partial(Qual(f"{NNX}.Embed.attend"), (call.arg("layer"),))
-
-
-@REGISTRY.handles(f"{NNX}.Embed.attend", signature="self, query, *, out_sharding=None")
-def attend(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    """`embed.attend(query)`: `jnp.dot(query, embedding.T)`, the query's features against each
-    row of the table (logits over the vocabulary, the table shared with the input's embedding)."""
-    layer, query = call.arg("self"), call.arg("query")
-    if not isinstance(layer, Layer) or not isinstance(query, ArrayType):
-        return None
-    table = ArrayType(layer_dtype(layer, query), (as_dim(layer.setting("features")), as_dim(layer.setting("num_embeddings"))))
-    outcome = linalg.dot(ArrayType(table.dtype, query.dims, query.named, query.ellipsis, query.named_open), table,
-                         ("the query", f"{_what(layer, *reversed(table.dims))}'s table, transposed"))
-    return finished(interp, call, outcome, [call.arg_node("query")])
+REGISTRY.handles(f"attr:{NNX}.Embed.attend", signature="layer")(attend_method)
+REGISTRY.handles(f"{NNX}.Embed.attend", signature="self, query, *, out_sharding=None")(attend)
 
 
 # nnx's jit is JAX's, its options among them; nnx's gradients are JAX's with respect to a
@@ -407,10 +427,43 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
     x = call.arg("inputs")
     in_features, out_features = as_dim(layer.setting("in_features")), as_dim(layer.setting("out_features"))
     groups = as_dim(layer.setting("feature_group_count")) if layer.given("feature_group_count") else 1
-    if not isinstance(x, ArrayType) or not isinstance(groups, int) or groups <= 0 or (
-            isinstance(in_features, int) and in_features % groups):
-        return None  # nnx refuses to build a conv whose groups do not divide its channels (a ValueError)
+    if not isinstance(x, ArrayType) or not isinstance(groups, int) or groups <= 0:
+        return None  # nnx refuses to build a conv of no groups, or a negative count: not a shape
+    kernel = window(layer.setting("kernel_size"), None)
+    what = f"flax.nnx.Conv({shown(in_features)}, {shown(out_features)}, {shown_window(kernel or ())})"
+    # nnx builds the kernel with `in_features // groups` and asserts that the groups divide the
+    # features only when it is called, whatever the input (an AssertionError).
+    problem = layers.groups_divide(in_features, groups, what, "input features", "groups", "it is built with")
+    if problem is not None:
+        return refused(interp, call, problem)
     output, _ = flax_conv(interp, layer, call, x, in_features, out_features,
                           lambda size: f"flax.nnx.Conv({shown(in_features)}, {shown(out_features)}, "
                                        f"{shown_window(size)})")
     return output
+
+
+# -- nnx's containers of layers ---------------------------------------------------------------
+
+@REGISTRY.handles(f"{NNX}.List", signature="it=None, /")
+def module_list(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`nnx.List([...])`: a module holding layers (or arrays) as a list does, followed as one
+    (`for layer in self.layers`, `self.layers[0]`, `append`)."""
+    if not passed(call, "it"):
+        return Seq((), True)
+    items = containers.iteration(call.arg("it"))
+    return Seq(items, True) if items is not None else None
+
+
+# `nnx.Dict({...})`, `nnx.Dict(topic=...)`: a module holding layers as a dict does (`self.heads['topic']`).
+REGISTRY.handles(f"{NNX}.Dict", signature="*args, **kwargs")(dict_)
+
+
+# -- nnx's attention functions: flax's, linen's twins (`layers_api`) ----------------------------
+
+REGISTRY.handles(f"{NNX}.dot_product_attention",
+                 signature="query, key, value, bias=None, mask=None, broadcast_dropout=True, dropout_rng=None, "
+                           "dropout_rate=0.0, deterministic=False, dtype=None, precision=None, module=None, "
+                           "promote_dtype=None, is_causal=False")(dot_product_attention)
+REGISTRY.handles(f"{NNX}.make_attention_mask",
+                 signature="query_input, key_input, pairwise_fn=None, extra_batch_dims=0, dtype=None")(attention_mask)
+REGISTRY.handles(f"{NNX}.make_causal_mask", signature="x, extra_batch_dims=0, dtype=None")(attention_mask)

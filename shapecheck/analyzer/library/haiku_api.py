@@ -7,7 +7,7 @@ SC103: `model_params`). `hk.without_apply_rng` drops apply's `rng`; `hk.transfor
 adds a state to both (not followed). Inside, `hk.Linear`, `hk.nets.MLP`, `hk.Conv1D`/`2D`/`3D`,
 `hk.Flatten`, `hk.Sequential`, `hk.LayerNorm`, `hk.BatchNorm`, `hk.Embed`, `hk.MultiHeadAttention`,
 `hk.get_parameter` and `hk.get_state` give their shapes as haiku computes them; a layer on a
-scalar is refused as haiku refuses it.
+scalar is refused as haiku refuses it. `hk.vmap` is `jax.vmap` inside a transform.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra import convolution, layers
-from shapecheck.analyzer.calls import CallArgs
+from shapecheck.algebra.outcome import Problem
+from shapecheck.analyzer.calls import CallArgs, Signature
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library import model_params
+from shapecheck.analyzer.library import model_params, vmap_api
 from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded, passed, refused, shape
 from shapecheck.analyzer.library.layers_api import LayerRules, build, chained, per_group_of
 from shapecheck.analyzer.library.registry import Registry
@@ -25,15 +26,18 @@ from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Class,
     Const,
+    Dict,
     Instance,
     Layer,
     Partial,
     Qual,
     Seq,
     Value,
+    Vmap,
     as_dim,
     as_int,
 )
+from shapecheck.codes import Code
 from shapecheck.dims import Dim, format_dim, format_shape, product
 from shapecheck.dtypes import kind_of
 from shapecheck.types import ArrayType
@@ -119,6 +123,58 @@ def apply(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
             out = interp.call(function, forwarded(call, given_args), ctx, scope)
         model_params.check(interp, params, log, call, _REFUSAL)
     return Seq((out, None)) if with_state else out
+
+
+# -- vmap -------------------------------------------------------------------------------------
+
+# `hk.vmap(f)` is a partial application of this name (no program can write it), called with the
+# arguments.
+_VMAPPED: Final = f"{HK}.vmap()"
+_MAP_SIGNATURE: Final = Signature.parse(vmap_api.VMAP_SIGNATURE)
+
+
+@REGISTRY.handles(f"{HK}.vmap", takes_functions=True, binds_names=True,
+                  signature="fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, *, split_rng, "
+                            "spmd_axis_name=None")
+def vmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`jax.vmap`'s map of `fun` inside a transform (its parameters shared by the members, made
+    for one member's shapes), called through `vmapped`. haiku refuses an in_axes that maps
+    nothing, axis_size or not (SC002)."""
+    if call.opaque:
+        return None
+    if call.given("in_axes") and _no_leaves(call.arg("in_axes")):
+        interp.reporter.add(call.arg_node("in_axes"), Code.INVALID_AXIS_SPEC,
+                            "hk.vmap needs at least one non-None value in in_axes (haiku refuses to map by "
+                            "axis_size alone, a ValueError); map an argument")
+        return None
+    options = {name: call.arg(name) for name in ("in_axes", "out_axes", "axis_name", "axis_size") if call.given(name)}
+    bound = CallArgs(call.node, [call.arg("fun")], [call.arg_node("fun")], options,
+                     {name: call.arg_node(name) for name in options})
+    bound.signature, bound.name = _MAP_SIGNATURE, f"{HK}.vmap"
+    mapped = vmap_api.batch_map(interp, bound, "vmap")
+    return Partial(Qual(_VMAPPED), (mapped,)) if mapped is not None else None
+
+
+@REGISTRY.handles(_VMAPPED, signature="map, /, *args, **kwargs")
+def vmapped(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The map on the arguments, which haiku takes by position only (a TypeError otherwise)."""
+    mapped = call.arg("map")
+    if call.opaque or not isinstance(mapped, Vmap):
+        return None
+    if call.keywords():
+        return refused(interp, call, Problem(
+            Code.INVALID_AXIS_SPEC, "hk.vmap passes its function only positional arguments (a TypeError); pass "
+            f"{', '.join(f'`{name}`' for name in call.keywords())} by position"))
+    return interp.call(mapped, forwarded(call, call.rest()), ctx, scope)
+
+
+def _no_leaves(value: Value) -> bool:
+    """Whether `value` is certainly a pytree without leaves (None, and containers of them)."""
+    if isinstance(value, Seq):
+        return all(_no_leaves(item) for item in value.items)
+    if isinstance(value, Dict):
+        return all(_no_leaves(item) for _, item in value.items)
+    return value == Const(None)
 
 
 # -- parameters -------------------------------------------------------------------------------

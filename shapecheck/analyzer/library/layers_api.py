@@ -13,16 +13,35 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeAlias
 
-from shapecheck.algebra import convolution, layers
+from shapecheck.algebra import attention, convolution, layers, linalg
 from shapecheck.algebra import einsum as algebra_einsum
 from shapecheck.algebra.broadcast import broadcast_to
 from shapecheck.algebra.outcome import Outcome, Problem
 from shapecheck.algebra.promotion import Typed, default, result_type
 from shapecheck.analyzer.calls import CallArgs, Handler, Signature
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import dtype_arg, finish, flag, forwarded, passed, refused
+from shapecheck.analyzer.library.common import (
+    dtype_arg,
+    finish,
+    finished,
+    flag,
+    forwarded,
+    passed,
+    refused,
+)
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Dict, Layer, Seq, Value, as_dim, as_int, as_str
+from shapecheck.analyzer.values import (
+    Const,
+    Dict,
+    Layer,
+    Partial,
+    Qual,
+    Seq,
+    Value,
+    as_dim,
+    as_int,
+    as_str,
+)
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, format_shape, product
 from shapecheck.dtypes import kind_of
@@ -381,3 +400,71 @@ def parameter_reader(name: str, parameters: Callable[[Layer], Parameters],
     read.__doc__ = f"`layer.{name}`: the array a built layer holds there."
     read.__qualname__ = read.__name__ = f"parameter_{name}"
     return read
+
+
+# -- flax's attention and embedding helpers, linen's and nnx's alike ---------------------------
+
+def attend_method(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`embed.attend` of a flax `Embed`, waiting for its query."""
+    layer = call.arg("layer")
+    return Partial(Qual(f"{layer.name}.attend"), (layer,)) if isinstance(layer, Layer) else None
+
+
+def attend(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`embed.attend(query)` of a flax `Embed` (linen's and nnx's): `jnp.dot(query,
+    embedding.T)`, the query's features against each row of the table (logits over the
+    vocabulary, the table shared with the input's embedding: weight tying); a query of other
+    features than the table's is refused (SC104)."""
+    layer, query = call.arg("self"), call.arg("query")
+    if not isinstance(layer, Layer) or not isinstance(query, ArrayType):
+        return None
+    rows, features = as_dim(layer.setting("num_embeddings")), as_dim(layer.setting("features"))
+    table = ArrayType(layer_dtype(layer, query), (features, rows))
+    outcome = linalg.dot(ArrayType(table.dtype, query.dims, query.named, query.ellipsis, query.named_open), table,
+                         ("the query", f"{layer.name}({shown(rows)}, {shown(features)})'s table, transposed"))
+    return finished(interp, call, outcome, [call.arg_node("query")])
+
+
+def attention_mask(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """flax's `make_attention_mask(query_input, key_input)` (`attention.attention_mask`), or
+    `make_causal_mask(x)`: the mask of `x` with itself, whose last dim (the length) a scalar
+    lacks (an IndexError, SC106)."""
+    causal = call.name.endswith("make_causal_mask")
+    query = call.arg("x" if causal else "query_input")
+    key = query if causal else call.arg("key_input")
+    extra = as_int(call.arg("extra_batch_dims")) if call.given("extra_batch_dims") else 0
+    dtype = dtype_arg(call.arg("dtype")) if call.given("dtype") else "f32"  # flax's default, in x64 mode too
+    if not isinstance(query, ArrayType) or not isinstance(key, ArrayType) or extra is None:
+        return None
+    if causal and query.rank == 0 and query.ellipsis is None:
+        return refused(interp, call, Problem(
+            Code.AXIS_OUT_OF_RANGE, f"{call.name}: its input is a scalar, but the mask is made over its last dim "
+            "(batch..., length)", axes=(-1,), operands=(0,)))
+    return finished(interp, call, attention.attention_mask(query, key, extra, dtype, call.name))
+
+
+def dot_product_attention(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """flax's `dot_product_attention(query, key, value, bias, mask)` (`attention.flax_attention`):
+    nnx's runs jax.nn's attention where it neither drops (`dropout_rate` 0) nor sows its weights
+    (`module`); a causal mask over a mask of nnx's own weights, and linen's custom einsums, are
+    not followed."""
+    query, key, value, bias, mask = (call.arg(name) if passed(call, name) else Const(None)
+                                     for name in ("query", "key", "value", "bias", "mask"))
+    if not (isinstance(query, ArrayType) and isinstance(key, ArrayType) and isinstance(value, ArrayType)) or \
+            not isinstance(bias, ArrayType | Const) or not isinstance(mask, ArrayType | Const):
+        return None  # an operand not known (a bias or mask too: it might widen the weights)
+    bias, mask = (given if isinstance(given, ArrayType) else None for given in (bias, mask))
+    nnx = call.name.startswith("flax.nnx.")
+    custom = ("promote_dtype",) if nnx else ("einsum_dot_general", "qk_attn_weights_einsum", "attn_weights_value_einsum")
+    if any(passed(call, name) for name in custom):
+        return None
+    rate = call.arg("dropout_rate") if passed(call, "dropout_rate") else Const(0.0)
+    if not isinstance(rate, Const) or not isinstance(rate.value, int | float):
+        return None
+    fused = nnx and rate.value == 0 and not passed(call, "module")
+    causal = flag(call.arg("is_causal")) if nnx and call.given("is_causal") else False
+    if causal is None or (causal and not fused and mask is not None):
+        return None
+    dtype = dtype_arg(call.arg("dtype")) if passed(call, "dtype") else attention.flax_dtype(query, key, value)
+    outcome = attention.flax_attention(query, key, value, bias, mask, dtype, call.name, nnx=nnx, fused=fused)
+    return finished(interp, call, outcome)

@@ -6,6 +6,7 @@ no user can write, and no message shows it."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,18 @@ from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.library.trees import to_value, value_tree
 from shapecheck.analyzer.qualnames import PMAP, VMAP
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Dict, Seq, Value, Vmap, as_int, as_str
+from shapecheck.analyzer.values import (
+    Const,
+    Dict,
+    Instance,
+    Layer,
+    Seq,
+    Value,
+    Vmap,
+    as_int,
+    as_str,
+)
+from shapecheck.codes import Code
 from shapecheck.types import invented_axis
 
 if TYPE_CHECKING:
@@ -107,6 +119,42 @@ def axis_spec(value: Value, interp: Interpreter) -> AxisSpec:
 
 @REGISTRY.calls(Vmap)
 def call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return map_call(interp, vm, call, ctx, scope)
+
+
+def listed_in_axes(interp: Interpreter, in_axes: Value, node: ast.AST, api: str) -> bool:
+    """Report a list in_axes at `node` (SC002): `jax.vmap` reads a list as a tuple, but `api`
+    (nnx's and equinox's maps) compares in_axes with the tuple of arguments as a pytree, and a
+    list is not one. True when reported."""
+    if not (isinstance(in_axes, Seq) and in_axes.is_list):
+        return False
+    interp.reporter.add(node, Code.INVALID_AXIS_SPEC,
+                        f"{api}: in_axes {code_of(in_axes.node) if in_axes.node is not None else 'list'} is a list, "
+                        f"but {api} matches in_axes against the tuple of positional arguments, and a list is not a "
+                        "tuple (a pytree structure error); write the entries as a tuple")
+    return True
+
+
+def holds_layer(value: Value) -> bool:
+    """Whether `value` holds a library layer (`eqx.nn.Linear(...)`, `nnx.Linear(...)`): a map
+    whose function makes one returns it with its arrays stacked, which a layer's settings cannot
+    say (an ensemble), so what such a map returns is unknown to the libraries' maps."""
+    if isinstance(value, Layer):
+        return True
+    if isinstance(value, Seq):
+        return any(holds_layer(item) for item in value.items)
+    if isinstance(value, Dict):
+        return any(holds_layer(item) for _, item in value.items)
+    if isinstance(value, Instance):
+        return any(holds_layer(item) for _, item in value.fields)
+    return False
+
+
+def map_call(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scope: Scope,
+             out_axes: Callable[[Value], Value] | None = None) -> Value:
+    """`vm`'s call: its function analysed per member, its results placed back; `out_axes`, where
+    given, reads the out_axes from what the body returns (equinox's `if_array` places arrays
+    and returns other values as they are)."""
     if call.opaque:
         return None
     kind: MapKind = "pmap" if vm.kind == "pmap" else "vmap"
@@ -154,7 +202,8 @@ def call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scope
         inner = replace(inner, any_name=True)  # it binds a name the checker cannot read
     body_call = CallArgs(call.node, body_args, list(call.arg_nodes), body_kwargs, dict(call.kwarg_nodes))
     result = interp.call(vm.fun, body_call, inner, scope)
-    placed, problems = place_out_axes(value_tree(result), axis_spec(vm.out_axes, interp), axis, mapped.size, kind)
+    spec = out_axes(result) if out_axes is not None else vm.out_axes
+    placed, problems = place_out_axes(value_tree(result), axis_spec(spec, interp), axis, mapped.size, kind)
     for problem in problems:
         target = problem.origin if isinstance(problem.origin, ast.AST) else call.node
         interp.reporter.add(target, problem.code, problem.message)
