@@ -320,3 +320,24 @@ def batch_norms(draw: st.DrawFn) -> str:
 @cases(40)
 def test_batch_norms_agree_with_equinox(program: str) -> None:
     agree(program, frozenset({"SC103", "SC106", "SC202", "SC301"}))
+
+
+@st.composite
+def unvmapped_batches(draw: st.DrawFn) -> str:
+    """A Linear or MLP of one example called on a batch by mistake, `(in_features, n)`: `weight @ x`
+    keeps `n` last, and a bias then fits only where `n` is 1 or the layer's width (SC101);
+    without a bias equinox returns `(out_features, n)`."""
+    a, b, n = draw(sizes), draw(sizes), draw(st.sampled_from([1, 2, 3, 5]))
+    bias = draw(st.sampled_from(["", ", use_bias=False"]))
+    if draw(st.booleans()):
+        model = f"eqx.nn.Linear({a}, {b}{bias}, key=keys[0])"
+    else:
+        final = draw(st.sampled_from(["", ", use_final_bias=False"]))
+        model = f"eqx.nn.MLP({a}, {b}, {draw(sizes)}, {draw(st.integers(0, 2))}{bias}{final}, key=keys[0])"
+    return PROGRAM.format(model=model, call=f"out = model(jnp.zeros({shape_literal([a, n])}))")
+
+
+@given(unvmapped_batches())
+@cases(40)
+def test_a_batch_given_to_a_layer_of_one_example_agrees_with_equinox(program: str) -> None:
+    agree(program, frozenset({"SC101", "SC104"}))

@@ -205,9 +205,10 @@ def _no_length(query: ArrayType, what: str) -> Problem:
 
 
 def linear(x: ArrayType, in_features: Dim | str, out_features: Dim | str, dtype: str | None,
-           what: str = "equinox.nn.Linear") -> Outcome:
+           what: str = "equinox.nn.Linear", bias: bool | None = True) -> Outcome:
     """`eqx.nn.Linear(in_features, out_features)(x)`: `weight @ x + bias`, the weight
-    `(out_features, in_features)`; "scalar" for a size is a 0-d input or output."""
+    `(out_features, in_features)`; "scalar" for a size is a 0-d input or output. `bias`: whether
+    it has one (None: not known)."""
     out: tuple[Dim, ...] = () if isinstance(out_features, str) else (out_features,)
     if isinstance(in_features, str):
         if x.rank == 0:
@@ -219,9 +220,20 @@ def linear(x: ArrayType, in_features: Dim | str, out_features: Dim | str, dtype:
         shown = f"{what}({format_dim(in_features)}, {out_features if isinstance(out_features, str) else format_dim(out_features)})"
         return Outcome(_unknown(dtype, x), tuple(
             Problem(p.code, f"{shown}: {p.message}", p.axes, p.sizes, (0,)) for p in product.problems))
+    if bias is False:
+        return Outcome(_like(x, dtype, product.type.dims, product.type.ellipsis))
     summed = broadcast([product.type, ArrayType(product.type.dtype, out)])
+    if summed.problems and bias:
+        # A batch given to a layer of one example: `weight @ x` keeps the batch last, where the
+        # bias does not fit (equinox's users vmap the layer instead).
+        shown = f"{what}({format_dim(in_features)}, {out_features if isinstance(out_features, str) else format_dim(out_features)})"
+        return Outcome(_unknown(dtype, x), (Problem(
+            Code.BROADCAST_MISMATCH,
+            f"{shown}: its bias {format_shape(out)} does not broadcast with `weight @ x` of shape "
+            f"{format_shape(product.type.dims)}: it takes one example of shape ({format_dim(in_features)},); "
+            "jax.vmap it over the batch", operands=(0,)),))
     if summed.problems:
-        return Outcome(_unknown(dtype, x))  # the bias does not fit a batched input: left to JAX's message
+        return Outcome(_unknown(dtype, x))
     return Outcome(_like(x, dtype, summed.type.dims, summed.type.ellipsis))
 
 

@@ -111,8 +111,9 @@ def linear(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> V
     x = call.arg("x")
     if not isinstance(x, ArrayType):
         return None
+    use_bias = flag(layer.setting("use_bias"), True) if layer.given("use_bias") else True
     outcome = layers.linear(x, _size(layer.setting("in_features")), _size(layer.setting("out_features")),
-                            _computed(layer, x))
+                            _computed(layer, x), bias=use_bias)
     return finish(interp, outcome, call, [call.arg_node("x")])
 
 
@@ -125,14 +126,19 @@ def mlp(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Valu
         return None
     depth, width = as_int(layer.setting("depth")), as_dim(layer.setting("width_size"))
     in_size, out_size = _size(layer.setting("in_size")), _size(layer.setting("out_size"))
+    use_bias = flag(layer.setting("use_bias"), True) if layer.given("use_bias") else True
+    final_bias = flag(layer.setting("use_final_bias"), True) if layer.given("use_final_bias") else True
     if not depth or width is None:
-        return finish(interp, layers.linear(x, in_size, out_size, _computed(layer, x), "equinox.nn.MLP"), call,
-                      [call.arg_node("x")])
-    first = finish(interp, layers.linear(x, in_size, width, _computed(layer, x), "equinox.nn.MLP's first Linear"),
-                   call, [call.arg_node("x")])
+        return finish(interp, layers.linear(x, in_size, out_size, _computed(layer, x), "equinox.nn.MLP",
+                                            bias=final_bias if depth == 0 else None), call, [call.arg_node("x")])
+    first = finish(interp, layers.linear(x, in_size, width, _computed(layer, x), "equinox.nn.MLP's first Linear",
+                                         bias=use_bias), call, [call.arg_node("x")])
     if not isinstance(first, ArrayType) or first.rank is None or first.rank == 0:
         return None
-    return first.with_dims((*first.dims[:-1], *(() if isinstance(out_size, str) else (out_size,))), None)
+    # The hidden layers keep `first`'s shape (width first, a batch given by mistake after it);
+    # the last one is a Linear of its own, with its own bias.
+    last = layers.linear(first, width, out_size, _computed(layer, x), "equinox.nn.MLP's last Linear", bias=final_bias)
+    return finish(interp, last, call, [call.arg_node("x")])
 
 
 @LAYERS.rule(*_SPATIAL, signature="x, *, key=None")
