@@ -462,6 +462,11 @@ FIXED = [
     Case((Input("x", (2,)),), "jnp.broadcast_to(x, (2.0,))"),
     Case((Input("x", (2,)),), "jax.random.normal(jax.random.PRNGKey(0), (2.5,)) + x"),
     Case((Input("x", (2,)),), "jnp.full((x.shape[0] // 1,), 1.5)"),
+    # A Python number in a contraction is a 0-d operand: matmul refuses it, dot multiplies.
+    Case((Input("x", (3,)),), "x @ 2.0"),
+    Case((Input("x", (3,), "int32"),), "jnp.matmul(2, x)"),
+    Case((Input("x", (3,), "int32"),), "jnp.dot(x, 2.0)"),
+    Case((Input("x", (2, 3)),), "jnp.dot(2, x)"),
 ]
 
 

@@ -25,12 +25,13 @@ def _combine(
     problems: list[Problem], *, open_rank: bool = False,
 ) -> Outcome:
     named = union_named([a.named, b.named], labels, problems)
-    dtype = promoted((a, b)).dtype
+    typed = promoted((a, b))  # weak where JAX's promotion leaves it weak (an int array by 2.0)
     if any(problem.code is Code.CONTRACTION_MISMATCH for problem in problems):
         # Which operand is wrong is not known, so neither's free dims are certain: the result
         # keeps its rank and nothing built from it reports the same mistake again.
         dims = [None] * len(dims)
-    result = ArrayType(dtype, tuple(dims), named, 0 if open_rank else None, a.named_open or b.named_open)
+    result = ArrayType(typed.dtype, tuple(dims), named, 0 if open_rank else None, a.named_open or b.named_open,
+                       typed.weak)
     return Outcome(result, tuple(problems))
 
 

@@ -54,8 +54,8 @@ _PLAIN_OPTIONS = frozenset({"precision", "preferred_element_type", "out", "dtype
 def contraction(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     if set(call.kwargs) - _PLAIN_OPTIONS - {"a", "b"}:
         return None  # np.matmul(a, b, axes=[...]) moves the contracted axes: not modelled
-    a, b = call.arg("a"), call.arg("b")
-    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+    a, b = array(call.arg("a")), array(call.arg("b"))  # a Python number is a 0-d operand
+    if a is not None and b is not None:
         return _preferred(call, finish(interp, _CONTRACTIONS[call.name](a, b, labels(call, 2)), call))
     return None
 

@@ -96,8 +96,9 @@ def comparison(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
 
 @REGISTRY.handles("operator:MatMult", signature=_BINARY)
 def matmul_operator(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    left, right = call.arg("left"), call.arg("right")
-    if isinstance(left, ArrayType) and isinstance(right, ArrayType):
+    left, right = array(call.arg("left")), array(call.arg("right"))  # `x @ 2.0`: a 0-d operand
+    if left is not None and right is not None and (isinstance(call.arg("left"), ArrayType)
+                                                    or isinstance(call.arg("right"), ArrayType)):
         return finish(interp, linalg.matmul(left, right, labels(call)), call)
     return None
 
