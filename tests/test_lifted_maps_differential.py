@@ -426,6 +426,10 @@ TRIVIAL = {
         "import equinox as eqx\n\nout = eqx.filter_vmap(lambda a: a)(jnp.ones((0, 2)))",
     "filter_vmap by axis_size alone":
         "import equinox as eqx\n\nout = eqx.filter_vmap(lambda a: a, in_axes=None, axis_size=1)(jnp.ones(()))",
+    "filter_pmap over the devices":
+        "import equinox as eqx\n\nout = eqx.filter_pmap(lambda a, b: a * b, axis_name='d')(jnp.ones((8, 2)), 2.0)",
+    "filter_pmap of one device":
+        "import equinox as eqx\n\nout = eqx.filter_pmap(lambda a: jax.lax.pmean(a, 'd'), axis_name='d')(jnp.ones((1, 3)))",
     "hk.vmap of one member": HAIKU_MAP.format(body="lambda x: hk.Linear(1)(x)", shape="(1, 1)"),
     "hk.vmap of no members": HAIKU_MAP.format(body="lambda x: x * 2", shape="(0, 2)"),
     "nnx.scan of one step":
@@ -493,6 +497,11 @@ REFUSED = {
         _made("lambda c, x, w=1.0: (c * w, x)", "jnp.ones((2,)), jnp.ones((3, 2))", "[1]"),
     "nnx.vmap's default mapped":
         "from flax import nnx\n\ndef f(a, scale=2.0):\n    return a * scale\n\nout = nnx.vmap(f)(jnp.ones((4, 3)))",
+    "filter_pmap's sizes that disagree":
+        "import equinox as eqx\n\nout = eqx.filter_pmap(lambda a, b: a + b)(jnp.ones((8, 3)), jnp.ones((4, 3)))",
+    "filter_pmap's collective over a name it does not bind":
+        "import equinox as eqx\n\nout = eqx.filter_pmap(lambda a: jax.lax.psum(a, 'devices'), axis_name='device')("
+        "jnp.ones((8, 3)))",
     "filter_vmap's dict entry no argument has":
         "import equinox as eqx\n\nout = eqx.filter_vmap(lambda a: a, in_axes={'b': 0})(jnp.ones((4, 3)))",
     "hk.vmap's keyword argument":

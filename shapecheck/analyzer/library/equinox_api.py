@@ -470,6 +470,7 @@ def combine(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
 # -- filter_vmap ------------------------------------------------------------------------------
 
 FILTER_VMAP: Final = "equinox.filter_vmap"
+FILTER_PMAP: Final = "equinox.filter_pmap"
 IF_ARRAY: Final = "equinox.if_array"
 # `eqx.filter_vmap(f)` and `eqx.if_array(axis)` are partial applications of these names (no
 # program can write them): calling one reaches its handler with what it holds.
@@ -477,6 +478,7 @@ _FILTER_VMAPPED: Final = f"{FILTER_VMAP}()"
 _IF_ARRAY_CALL: Final = f"{IF_ARRAY}()"
 _IF_ARRAY_0: Final = Partial(Qual(_IF_ARRAY_CALL), (Const(0),))
 _MAP_SIGNATURE: Final = Signature.parse(vmap_api.VMAP_SIGNATURE)
+_PMAP_SIGNATURE: Final = Signature.parse(vmap_api.PMAP_SIGNATURE)
 
 
 @REGISTRY.handles(IF_ARRAY, signature="axis")
@@ -495,19 +497,24 @@ def if_array_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
 @REGISTRY.handles(FILTER_VMAP, takes_functions=True, binds_names=True,
                   signature="fun=None, *, in_axes=if_array(0), out_axes=if_array(0), axis_name=None, axis_size=None, "
                             "**vmapkwargs")
+# `filter_pmap`: the same resolution of in_axes, over devices (its axis_name bound as pmap's).
+@REGISTRY.handles(FILTER_PMAP, takes_functions=True, binds_names=True,
+                  signature="fun=None, *, in_axes=if_array(0), out_axes=if_array(0), axis_name=None, axis_size=None, "
+                            "donate='none', **pmapkwargs")
 def filter_vmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """`jax.vmap`'s map of `fun`, called through `filter_vmapped`, which reads in_axes against the
     arguments; without `fun` (`@eqx.filter_vmap(in_axes=...)`), the options, waiting for it."""
     if call.opaque:
         return None
     if not call.given("fun"):
-        return Partial(Qual(FILTER_VMAP), (), tuple(call.kwargs.items()))
+        return Partial(Qual(call.name), (), tuple(call.kwargs.items()))
     options = {name: call.arg(name) for name in ("out_axes", "axis_name", "axis_size") if call.given(name)}
     nodes = {name: call.arg_node(name) for name in options}
     options.setdefault("out_axes", _IF_ARRAY_0)
     bound = CallArgs(call.node, [call.arg("fun")], [call.arg_node("fun")], options, nodes)
-    bound.signature, bound.name = _MAP_SIGNATURE, FILTER_VMAP
-    mapped = vmap_api.batch_map(interp, bound, "vmap")
+    pmap = call.name == FILTER_PMAP
+    bound.signature, bound.name = _PMAP_SIGNATURE if pmap else _MAP_SIGNATURE, call.name
+    mapped = vmap_api.batch_map(interp, bound, "pmap" if pmap else "vmap")
     in_axes = call.arg("in_axes") if call.given("in_axes") else _IF_ARRAY_0
     return Partial(Qual(_FILTER_VMAPPED), (mapped, in_axes)) if mapped is not None else None
 
@@ -520,18 +527,19 @@ def filter_vmapped(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
     vm, in_axes, args = call.arg("map"), call.arg("in_axes"), call.rest()
     if call.opaque or not isinstance(vm, Vmap):
         return None
+    api = FILTER_PMAP if vm.kind == "pmap" else FILTER_VMAP
     if call.keywords():
         return refused(interp, call, Problem(
-            Code.INVALID_AXIS_SPEC, "equinox.filter_vmap: a function it wraps takes no keyword arguments (a "
+            Code.INVALID_AXIS_SPEC, f"{api}: a function it wraps takes no keyword arguments (a "
             f"RuntimeError); pass {', '.join(f'`{name}`' for name in call.keywords())} by position"))
-    if vmap_api.listed_in_axes(interp, in_axes, call.node, "equinox.filter_vmap"):
+    if vmap_api.listed_in_axes(interp, in_axes, call.node, api):
         return None
     if isinstance(in_axes, Dict):
         in_axes = _named_in_axes(interp, call, vm.fun, in_axes, len(args))
     if isinstance(in_axes, Seq) and len(in_axes.items) != len(args):
         entries = len(in_axes.items)
         return refused(interp, call, Problem(
-            Code.INVALID_AXIS_SPEC, f"equinox.filter_vmap: in_axes has {entries} entr{'y' if entries == 1 else 'ies'}, "
+            Code.INVALID_AXIS_SPEC, f"{api}: in_axes has {entries} entr{'y' if entries == 1 else 'ies'}, "
             f"but the call passes {len(args)} argument{'' if len(args) == 1 else 's'}; give one entry per argument"))
     if in_axes is None:
         return None
@@ -541,7 +549,7 @@ def filter_vmapped(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
         out = interp.call(vm.fun, given, ctx, scope)
         if _maps_arrays(_resolved(vm.out_axes, out), out):
             return refused(interp, call, Problem(
-                Code.INVALID_AXIS_SPEC, "equinox.filter_vmap maps no argument (no array leaf has an in_axes entry) "
+                Code.INVALID_AXIS_SPEC, f"{api} maps no argument (no array leaf has an in_axes entry) "
                 "and is given no axis_size, so it cannot size the axis its array outputs are mapped along; map an "
                 "array or give axis_size="))
         return out

@@ -39,6 +39,7 @@ FUNCTIONS: Final[dict[str, str]] = {
     "equinox.filter": "equinox_api",
     "equinox.filter_grad": "transforms",
     "equinox.filter_jit": "sharding_api",
+    "equinox.filter_pmap": "equinox_api",
     "equinox.filter_value_and_grad": "transforms",
     "equinox.filter_vmap": "equinox_api",
     "equinox.filter_vmap()": "equinox_api",
@@ -1131,6 +1132,7 @@ CALLERS: Final[dict[str, str]] = {
 TAKES_FUNCTIONS: Final[frozenset[str]] = frozenset({
     "equinox.filter_grad",
     "equinox.filter_jit",
+    "equinox.filter_pmap",
     "equinox.filter_value_and_grad",
     "equinox.filter_vmap",
     "flax.nnx.grad",
@@ -1183,6 +1185,7 @@ BINDER_CALLEES: Final[frozenset[str]] = frozenset({
     "auto_axes",
     "explicit_axes",
     "filter_jit",
+    "filter_pmap",
     "filter_vmap",
     "jit",
     "make_mesh",

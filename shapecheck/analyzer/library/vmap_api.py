@@ -51,7 +51,7 @@ REGISTRY = Registry()  # what this module handles; collected by `library.handler
 
 
 VMAP_SIGNATURE = "fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None, sum_match=False"
-_PMAP_SIGNATURE = ("fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None, "
+PMAP_SIGNATURE = ("fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None, "
                    "backend=None, axis_size=None, donate_argnums=()")
 
 
@@ -60,7 +60,7 @@ def vmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     return batch_map(interp, call, "vmap")
 
 
-@REGISTRY.handles(PMAP, signature=_PMAP_SIGNATURE, takes_functions=True, binds_names=True)
+@REGISTRY.handles(PMAP, signature=PMAP_SIGNATURE, takes_functions=True, binds_names=True)
 def pmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     return batch_map(interp, call, "pmap")
 
