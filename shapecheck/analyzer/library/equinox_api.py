@@ -46,6 +46,7 @@ from shapecheck.analyzer.library.layers_api import (
     window,
 )
 from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.library.trees import no_leaves
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
@@ -545,7 +546,7 @@ def filter_vmapped(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
         return None
     resolved = _resolved(in_axes, Seq(tuple(args)))
     given = forwarded(call, args)
-    if vm.axis_size is None and not vm.axis_size_unread and _maps_nothing(resolved):
+    if vm.axis_size is None and not vm.axis_size_unread and no_leaves(resolved):
         out = interp.call(vm.fun, given, ctx, scope)
         if _maps_arrays(_resolved(vm.out_axes, out), out):
             return refused(interp, call, Problem(
@@ -601,15 +602,6 @@ def _on_leaves(axis: Value, value: Value) -> Value:
     if isinstance(value, Dict):
         return Dict(tuple((key, _on_leaves(axis, item)) for key, item in value.items))
     return axis  # a module, or unknown: its arrays, if any, are mapped (and it is unknown inside)
-
-
-def _maps_nothing(spec: Value) -> bool:
-    """Whether every leaf of a resolved spec is certainly None."""
-    if isinstance(spec, Seq):
-        return all(_maps_nothing(item) for item in spec.items)
-    if isinstance(spec, Dict):
-        return all(_maps_nothing(item) for _, item in spec.items)
-    return spec == Const(None)
 
 
 def _maps_arrays(spec: Value, value: Value) -> bool:

@@ -22,11 +22,11 @@ from shapecheck.analyzer.library import model_params, vmap_api
 from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded, passed, refused, shape
 from shapecheck.analyzer.library.layers_api import LayerRules, build, chained, per_group_of
 from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.library.trees import no_leaves
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Class,
     Const,
-    Dict,
     Instance,
     Layer,
     Partial,
@@ -142,7 +142,7 @@ def vmap(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     nothing, axis_size or not (SC002)."""
     if call.opaque:
         return None
-    if call.given("in_axes") and _no_leaves(call.arg("in_axes")):
+    if call.given("in_axes") and no_leaves(call.arg("in_axes")):
         interp.reporter.add(call.arg_node("in_axes"), Code.INVALID_AXIS_SPEC,
                             "hk.vmap needs at least one non-None value in in_axes (haiku refuses to map by "
                             "axis_size alone, a ValueError); map an argument")
@@ -166,15 +166,6 @@ def vmapped(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
             Code.INVALID_AXIS_SPEC, "hk.vmap passes its function only positional arguments (a TypeError); pass "
             f"{', '.join(f'`{name}`' for name in call.keywords())} by position"))
     return interp.call(mapped, forwarded(call, call.rest()), ctx, scope)
-
-
-def _no_leaves(value: Value) -> bool:
-    """Whether `value` is certainly a pytree without leaves (None, and containers of them)."""
-    if isinstance(value, Seq):
-        return all(_no_leaves(item) for item in value.items)
-    if isinstance(value, Dict):
-        return all(_no_leaves(item) for _, item in value.items)
-    return value == Const(None)
 
 
 # -- parameters -------------------------------------------------------------------------------

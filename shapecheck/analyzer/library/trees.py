@@ -72,3 +72,13 @@ def to_value(tree: ValueTree, like: Value = None) -> Value:
 # Values that hold no array, which a map or transform passes through as they are. A layer, a
 # record or a container does hold arrays: unknown where the tree does not say what became of them.
 _STATIC = (Const, Function, BoundFunction, Qual, Partial, Class, DType)
+
+
+def no_leaves(value: Value) -> bool:
+    """Whether `value` is certainly a pytree without leaves: None, and containers of them (an
+    in_axes that maps nothing)."""
+    if isinstance(value, Seq):
+        return all(no_leaves(item) for item in value.items)
+    if isinstance(value, Dict):
+        return all(no_leaves(item) for _, item in value.items)
+    return value == Const(None)
