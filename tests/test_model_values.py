@@ -210,6 +210,22 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         p = jax.vmap(lambda w: Pair(w * 2, 3.0))(jnp.ones((5, 4)))
         out = p.w * p.scale  # bug
         """, None),
+    "a collective over a dict of gradients keeps each leaf": ("""
+        grads = {"w": jnp.ones((6, 4, 3)), "b": [jnp.ones((6, 3))]}
+        mean = jax.vmap(lambda g: jax.lax.pmean(g, "batch"), axis_name="batch")(grads)
+        out = mean["w"] @ jnp.ones((4,))  # bug
+        """, None),
+    "all_gather over a tree": ("""
+        tree = {"a": jnp.ones((4, 3)), "b": (jnp.ones((4,)),)}
+        gathered = jax.vmap(lambda t: jax.lax.all_gather(t, "i"), axis_name="i")(tree)
+        out = gathered["a"] + gathered["b"][0][..., None]
+        """, (4, 4, 3)),
+    "a corpus of repeated and sliced literals": ("""
+        PLAIN = "the quick brown fox jumps over the lazy dog "
+        CORPUS = PLAIN * 4
+        ids = jnp.array([ord(c) for c in CORPUS[:32]])
+        out = ids.reshape(4, 8) + jnp.zeros((len(CORPUS) // 44, 1), jnp.int32)
+        """, (4, 8)),
     "a config's property": ("""
         @dataclasses.dataclass(frozen=True)
         class Config:

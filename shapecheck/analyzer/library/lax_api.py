@@ -63,11 +63,9 @@ def collective(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
 
 
 def _reduce_tree(interp: Interpreter, call: CallArgs, value: Value, names: tuple[int | str, ...], what: str) -> Value:
-    if isinstance(value, ArrayType):
-        return finish(interp, reduction.reduce(value, names, what=f"the argument of {what}"), call)
-    if isinstance(value, Seq):
-        return Seq(tuple(_reduce_tree(interp, call, item, names, what) for item in value.items), value.is_list)
-    return None
+    # Every leaf of a tree (`lax.pmean(grads, 'batch')` of a dict of gradients).
+    return map_leaves(value, lambda leaf: finish(interp, reduction.reduce(leaf, names, what=f"the argument of {what}"),
+                                                 call))
 
 
 # Removed from JAX (the runtime keeps it); its parameters as JAX 0.4 wrote them.
@@ -100,16 +98,19 @@ def _pairs(value: Value) -> tuple[list[int], list[int]] | None:
                   signature="x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to='varying'")
 def all_gather(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     names = _names(interp, call, ctx, "lax.all_gather")
-    value = call.arg("x")
-    if not isinstance(value, ArrayType) or names is None or len(names) != 1 or not isinstance(names[0], str):
+    if names is None or len(names) != 1 or not isinstance(names[0], str):
         return None
     name = names[0]
-    size = value.named_dict.get(name, ctx.size_of(name))
     axis = call.arg("axis") if call.given("axis") else Const(0)
     tiled = call.arg("tiled") if call.given("tiled") else Const(False)
-    problems = collectives.all_gather_problems(value, as_int(axis), flag(tiled, False))
-    interp.reporter.problems(problems, call.arg_node("axis") or call.node)
-    return collectives.all_gather(value, name, size, as_int(axis), flag(tiled, False), manual=name in ctx.manual)
+
+    def gather(value: ArrayType) -> Value:
+        size = value.named_dict.get(name, ctx.size_of(name))
+        problems = collectives.all_gather_problems(value, as_int(axis), flag(tiled, False))
+        interp.reporter.problems(problems, call.arg_node("axis") or call.node)
+        return collectives.all_gather(value, name, size, as_int(axis), flag(tiled, False), manual=name in ctx.manual)
+
+    return map_leaves(call.arg("x"), gather)  # a tree's leaves, each gathered
 
 
 @REGISTRY.handles(f"{LAX}.axis_index", signature="axis_name")
@@ -124,8 +125,7 @@ def axis_index(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
 @REGISTRY.handles(f"{LAX}.pswapaxes", signature="x, axis_name, axis, *, axis_index_groups=None")
 def permute(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     names = _names(interp, call, ctx, f"lax.{call.short_name}")
-    value = call.arg("x")
-    if not isinstance(value, ArrayType) or names is None:
+    if names is None:
         return None
     perm = _perm(call.arg("perm")) if call.short_name == "ppermute" else None
     if perm is not None and len(names) == 1 and isinstance(names[0], str):
@@ -134,9 +134,13 @@ def permute(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     # In a shard_map body the result varies over the axis it moves along (JAX 0.10.2 types a
     # ppermute of an invariant value `float32[3]{V:X}`).
     moved = [name for name in names or () if isinstance(name, str) and name in ctx.manual]
-    named = value.named_dict
-    named.update((name, named.get(name, ctx.size_of(name))) for name in moved)
-    return value.with_named(named) if moved else value
+
+    def move(value: ArrayType) -> Value:
+        named = value.named_dict
+        named.update((name, named.get(name, ctx.size_of(name))) for name in moved)
+        return value.with_named(named) if moved else value
+
+    return map_leaves(call.arg("x"), move)  # a tree's leaves, each moved
 
 
 def _perm(value: Value) -> list[tuple[int, int]] | None:

@@ -24,6 +24,7 @@ from shapecheck.analyzer.values import (
     Value,
     Variables,
     as_int,
+    as_str,
 )
 from shapecheck.dtypes import KINDS, NUMPY_OF, narrowed
 from shapecheck.types import ArrayType
@@ -69,11 +70,19 @@ def arithmetic(interp: Interpreter, call: CallArgs, operator: type[ast.operator 
         if folded is not None:
             return folded
     y = as_int(right)
+    text, other = (as_str(left), as_str(right))
+    if text is not None and other is not None and operator is ast.Add and len(text) + len(other) <= _MAX_TEXT:
+        return Const(text + other)  # a corpus built of literals: its length sizes arrays
+    if text is not None and y is not None and operator is ast.Mult and len(text) * max(y, 0) <= _MAX_TEXT:
+        return Const(text * y)
     if isinstance(left, Seq) and isinstance(right, Seq) and operator is ast.Add:
         return Seq(left.items + right.items, left.is_list)
     if isinstance(left, Seq) and y is not None and operator is ast.Mult and 0 <= y <= 64:
         return Seq(left.items * y, left.is_list)
     return None
+
+
+_MAX_TEXT = 100_000  # longer strings are data, not sizes: left unknown rather than built
 
 
 def _binary(operator: type[ast.operator]) -> None:
@@ -154,6 +163,14 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         if inexact is not None:
             interp.reporter.problems([inexact], node)
         return AtIndexer(base.receiver, True, None if indexed.problems else indexed.type)
+    text = as_str(base)
+    if text is not None and len(items) == 1:  # `CORPUS[:64]`, `word[0]`
+        item = items[0]
+        if isinstance(item, int) and -len(text) <= item < len(text):
+            return Const(text[item])
+        if isinstance(item, indexing.Slice) and not item.unknown and item.step != 0:
+            return Const(text[item.start:item.stop:item.step])
+        return None
     if isinstance(base, Seq) and len(items) == 1:
         item = items[0]
         if isinstance(item, int) and -len(base.items) <= item < len(base.items):
