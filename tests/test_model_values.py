@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import optax
 """
 
 # name -> (program, the shape `out` has, or None where the program is wrong)
@@ -226,6 +227,21 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         ids = jnp.array([ord(c) for c in CORPUS[:32]])
         out = ids.reshape(4, 8) + jnp.zeros((len(CORPUS) // 44, 1), jnp.int32)
         """, (4, 8)),
+    "optax.apply_updates keeps the parameters' tree and shapes": ("""
+        params = {"w": jnp.ones((8, 4)), "b": jnp.zeros(4)}
+        tx = optax.adam(1e-3)
+        updates, state = tx.update(jax.grad(lambda p: jnp.sum(p["w"] + p["b"]))(params), tx.init(params), params)
+        params = optax.apply_updates(params, updates)
+        out = jnp.ones((3, 8)) @ params["w"] + params["b"]
+        """, (3, 4)),
+    "optax.apply_updates of updates of another structure": ("""
+        params = {"w": jnp.ones((8, 4)), "b": jnp.zeros(4)}
+        out = optax.apply_updates(params, {"w": jnp.ones((8, 4))})  # bug
+        """, None),
+    "optax.apply_updates of an update of another shape": ("""
+        params = {"w": jnp.ones((8, 4))}
+        out = optax.apply_updates(params, {"w": jnp.ones((4, 8))})  # bug
+        """, None),
     "a config's property": ("""
         @dataclasses.dataclass(frozen=True)
         class Config:

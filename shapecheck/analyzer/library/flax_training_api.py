@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Final
 
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library import optax_updates_api
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Class, Const, Instance, Qual, Value
@@ -49,7 +50,11 @@ def apply_gradients(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sc
     state = call.arg("self")
     if not isinstance(state, Instance):
         return None
-    state = state.with_field("step", None).with_field("opt_state", None)
+    # optax's `apply_updates` of the updates made from the gradients, which have their tree and
+    # shapes: gradients of another structure or shape than the parameters are refused there.
+    params = optax_updates_api.applied(interp, call, state.get("params"), call.arg("grads"),
+                                       "TrainState.apply_gradients", " (tree 1: its params, tree 2: grads)")
+    state = state.with_field("step", None).with_field("opt_state", None).with_field("params", params)
     for name, value in call.keywords().items():
         state = state.with_field(name, value)
     return state

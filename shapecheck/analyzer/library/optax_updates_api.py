@@ -10,15 +10,17 @@ returned was unknown, and so was every shape computed from them after the step.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra.control_flow import Node
+from shapecheck.algebra.broadcast import broadcast
+from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.pytrees import tree
 from shapecheck.analyzer.library.registry import Registry, each
+from shapecheck.analyzer.library.trees_api import map_trees
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Class, Instance, Qual, Seq, Value
+from shapecheck.analyzer.values import Class, Const, Instance, Qual, Seq, Value
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -56,27 +58,40 @@ def update(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
 
 @REGISTRY.handles("optax.apply_updates", signature="params, updates")
 def apply_updates(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return applied(call.arg("params"), call.arg("updates"))
+    return applied(interp, call, call.arg("params"), call.arg("updates"), "optax.apply_updates")
 
 
 @REGISTRY.handles("equinox.apply_updates", signature="model, updates")
 def apply_model_updates(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return applied(call.arg("model"), call.arg("updates"))
+    return applied(interp, call, call.arg("model"), call.arg("updates"), "equinox.apply_updates")
 
 
-def applied(params: Value, updates: Value) -> Value:
-    """The parameters (equinox: the model), where the updates are unknown or of their tree and
-    shapes (each sum is cast to its parameter's dtype); unknown where the updates differ (they
-    broadcast)."""
-    if updates is None or _shapes(tree(updates)) == _shapes(tree(params)):
+def applied(interp: Interpreter, call: CallArgs, params: Value, updates: Value, what: str,
+            trees: str = "(params, updates)") -> Value:
+    """The parameters (equinox: the model) after `p + u` leaf by leaf over the parameters' tree,
+    each sum cast to its parameter's dtype, as optax and equinox compute it: updates of another
+    structure are refused as `jax.tree.map` refuses them (SC103), and a leaf that does not
+    broadcast with its parameter is SC101. A None update, or a parameter that is no array (a
+    module's function), leaves the parameter as it is."""
+    if updates is None:
         return params
-    return None
+    problems: list[Problem] = []
+    leaf_problems: list[Problem] = []
 
+    def step(pair: list[Value]) -> Value:
+        param, update = pair
+        if not isinstance(param, ArrayType):
+            return param
+        if update is None or update == Const(None) or not isinstance(update, ArrayType):
+            return param if update == Const(None) else None
+        summed = broadcast([param, update], ["the parameter", "its update"])
+        if summed.problems:
+            leaf_problems.extend(summed.problems)
+            return None
+        return summed.type.with_dtype(param.dtype, param.weak)
 
-def _shapes(found: object) -> object:
-    """A tree with each leaf's shape only (the dtypes of updates may differ from the params')."""
-    if isinstance(found, Node):
-        return (found.kind, found.keys, tuple(_shapes(item) for item in found.items))
-    if isinstance(found, ArrayType):
-        return (found.dims, found.ellipsis)
-    return found
+    result = map_trees([params, updates], step, problems, what=f"{what}{trees}")
+    # One report: the first structure the updates break, else the first leaf that does not fit.
+    first = problems[:1] or [replace(p, message=f"{what}: {p.message}") for p in leaf_problems[:1]]
+    interp.reporter.problems(first, call.node, call.arg_nodes)
+    return result

@@ -55,7 +55,16 @@ def tree_map(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
     return result
 
 
-def _map(trees: list[Value], leaf: Callable[[list[Value]], Value], problems: list[Problem], path: str = "") -> Value:
+def map_trees(trees: list[Value], leaf: Callable[[list[Value]], Value], problems: list[Problem],
+              what: str = "jax.tree.map") -> Value:
+    """`leaf` over the first tree's leaves, each with the other trees' members there (a whole
+    subtree where the first tree is a prefix of another), as `jax.tree.map` and the functions
+    built on it (`what`: optax's `apply_updates`) do; a structure JAX refuses is a problem."""
+    return _map(trees, leaf, problems, what=what)
+
+
+def _map(trees: list[Value], leaf: Callable[[list[Value]], Value], problems: list[Problem], path: str = "",
+         what: str = "jax.tree.map") -> Value:
     """`leaf` over the first tree's leaves, each with the other trees' members there (a whole
     subtree where the first tree is a prefix of another)."""
     first = trees[0]
@@ -73,7 +82,7 @@ def _map(trees: list[Value], leaf: Callable[[list[Value]], Value], problems: lis
             where = f"at `tree{path}`" if path else "at its root"
             problems.append(Problem(
                 Code.ANNOTATION_MISMATCH,
-                f"jax.tree.map: tree {number} is {describe(pytrees.tree(tree))} {where}, where the first tree is "
+                f"{what}: tree {number} is {describe(pytrees.tree(tree))} {where}, where the first tree is "
                 f"{describe(pytrees.tree(first))}; each tree after the first must have the first's structure "
                 f"(or more below its leaves)"))
             return None
@@ -81,7 +90,7 @@ def _map(trees: list[Value], leaf: Callable[[list[Value]], Value], problems: lis
         return None  # another tree not known there
     columns = [[member, *(other[1][index] for other in others if other is not None)]
                for index, member in enumerate(members)]
-    return pytrees.rebuilt(first, [_map(column, leaf, problems, shape.member(path, key))
+    return pytrees.rebuilt(first, [_map(column, leaf, problems, shape.member(path, key), what)
                                    for key, column in zip(shape.keys, columns, strict=True)])
 
 
