@@ -242,6 +242,27 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         params = {"w": jnp.ones((8, 4))}
         out = optax.apply_updates(params, {"w": jnp.ones((4, 8))})  # bug
         """, None),
+    "parameters after a long training loop keep their shapes": ("""
+        params = {"w": jnp.zeros((4, 2)), "b": jnp.zeros(2)}
+        for epoch in range(100):
+            grads = jax.grad(lambda p: jnp.sum(jnp.ones((8, 4)) @ p["w"] + p["b"]))(params)
+            params = jax.tree.map(lambda p, g: p - 0.01 * g, params, grads)
+        out = jnp.ones((3, 5)) @ params["w"]  # bug
+        """, None),
+    "a while loop that keeps its array": ("""
+        w = jnp.zeros(4)
+        step = 0
+        while step < 3:
+            w = w * 0.9
+            step += 1
+        out = jnp.ones((2, 4)) @ w
+        """, (2,)),
+    "the first run of a long loop": ("""
+        theta = jnp.zeros(3)
+        for i in range(50):
+            theta = theta + jnp.ones(2)  # bug
+        out = theta
+        """, None),
     "a config's property": ("""
         @dataclasses.dataclass(frozen=True)
         class Config:
@@ -319,6 +340,12 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
 
 # What the checker cannot follow stays unknown, and nothing is reported from it.
 UNKNOWN = {
+    "an array a long loop grows": """
+        x = jnp.zeros(1)
+        for i in range(20):
+            x = jnp.concatenate([x, jnp.ones(1)])
+        out = x @ jnp.ones(21)
+        """,
     "a computed key": """
         params = {"w": jnp.ones((4, 8))}
         params[str(len(jax.devices()))] = jnp.ones((5, 5))

@@ -156,31 +156,61 @@ class Statements(InterpreterState):
                     self.assign(node.target, each, scope, node.iter)
                     self.exec_block(node.body, scope, ctx)
                 return self.exec_block(node.orelse, scope, ctx)
-        # A loop body may run many times: what it rebinds is unknown on entry and after.
+        # A loop body may run many times: what it rebinds holds, on entry to each run and after
+        # the loop, what holds for every number of runs (`_invariant`), else it is unknown.
         rebinds = self._rebinds.get(id(node))
         if rebinds is None:
             # Once per loop: the walk goes through the nested loops, which make their own.
             rebinds = self._rebinds[id(node)] = frozenset(assigned_names(node.body))
+        item: Value = None
+        if iterated:
+            item = iterated[0]
+            for other in iterated[1:]:
+                item = join(item, other)
+        invariant = self._invariant(node, scope, ctx, rebinds, item)
         for name in rebinds:
-            scope.bind(name, None)
+            scope.bind(name, invariant.get(name) if invariant is not None else None)
         if isinstance(node, ast.While):
             if self.test(node.test, scope, ctx) is False:
                 return True
         else:
-            item: Value = None
-            if iterated:
-                item = iterated[0]
-                for other in iterated[1:]:
-                    item = join(item, other)
             self.assign(node.target, item, scope, node.iter)
         self.exec_block(node.body, scope, ctx)
         for name in rebinds:
-            scope.bind(name, None)
+            scope.bind(name, invariant.get(name) if invariant is not None else None)
         if not isinstance(node, ast.While):
             for name in target_names(node.target):
                 scope.bind(name, None)
         self.exec_block(node.orelse, scope, ctx)
         return True
+
+    def _invariant(self, node: ast.For | ast.AsyncFor | ast.While, scope: Scope, ctx: Context,
+                   rebinds: frozenset[str], item: Value) -> dict[str, Value] | None:
+        """What the names a loop rebinds hold at the start of every run of its body, and after
+        it: their values on entry, joined with what the body makes of them until that no longer
+        changes (a training loop's parameters keep their shapes epoch after epoch). The body is
+        run for it at most `_WIDENINGS` times: the first run is the loop's first, with the values
+        coming in, whose findings hold whenever the loop runs; the others are silent. None where
+        it does not settle, or where nothing known comes in (most loops: then one run, with
+        everything unknown, is all)."""
+        state = {name: scope.lookup(name) for name in rebinds}
+        if all(value is None for value in state.values()) or self.params_log is not None:
+            return None  # a logged model run would log its parameters once per silent run
+        for run in range(_WIDENINGS):
+            for name, value in state.items():
+                scope.bind(name, value)
+            if not isinstance(node, ast.While):
+                self.assign(node.target, item, scope, node.iter)
+            self.reporter.muted += run > 0
+            try:
+                self.exec_block(node.body, scope, ctx)
+            finally:
+                self.reporter.muted -= run > 0
+            joined = {name: join(value, scope.lookup(name)) for name, value in state.items()}
+            if joined == state:
+                return state
+            state = joined
+        return None
 
     def _runs_through(self, node: ast.For) -> bool:
         """`_runs_through(node.body)`, once per loop of the module (a loop in a function is run
@@ -307,6 +337,7 @@ def _attribute_chain(node: ast.Attribute) -> tuple[ast.Name | None, list[str]]:
 
 
 _MAX_UNROLLED = 16
+_WIDENINGS = 3  # silent runs of a loop body to find what its names hold in every run
 """Longer loops are run once with what they rebind unknown: each pass costs an analysis."""
 
 
