@@ -263,6 +263,22 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
             theta = theta + jnp.ones(2)  # bug
         out = theta
         """, None),
+    "keys split into fewer than the names they unpack into": ("""
+        k1, k2, k3, k4 = jax.random.split(jax.random.PRNGKey(0), 3)  # bug
+        out = k1
+        """, None),
+    "keys split and unpacked, one drawn from": ("""
+        k1, k2, *rest = jax.random.split(jax.random.PRNGKey(0), 4)
+        out = jax.random.normal(k1, (2, 3)) + jax.random.uniform(rest[0], (3,))
+        """, (2, 3)),
+    "a batch of keys given to a sampler": ("""
+        keys = jax.random.split(jax.random.PRNGKey(0), 3)
+        out = jax.random.normal(keys, (4, 4))  # bug
+        """, None),
+    "a Vandermonde matrix": ("""
+        design = jnp.vander(jnp.linspace(0.0, 1.0, 50), 4)
+        out = design @ jnp.ones(3)  # bug
+        """, None),
     "a config's property": ("""
         @dataclasses.dataclass(frozen=True)
         class Config:

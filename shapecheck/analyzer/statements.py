@@ -35,6 +35,7 @@ from shapecheck.analyzer.values import (
     join,
 )
 from shapecheck.analyzer.walk import assigned_names, code, target_names
+from shapecheck.codes import Code
 from shapecheck.types import ArrayType
 
 
@@ -304,6 +305,8 @@ class Statements(InterpreterState):
         elif isinstance(target, ast.Tuple | ast.List):
             elements = target.elts
             starred = [i for i, e in enumerate(elements) if isinstance(e, ast.Starred)]
+            if isinstance(value, ArrayType) and len(starred) <= 1:
+                self._check_unpacked(target, value, len(elements) - len(starred), bool(starred), source)
             items = containers.unpack(value, len(elements), starred[0] if len(starred) == 1 else None) \
                 if len(starred) <= 1 else None
             for index, element in enumerate(elements):
@@ -326,6 +329,24 @@ class Statements(InterpreterState):
                 scope.bind(target.value.id, containers.set_item(container, _key(target.slice, scope), value))
 
 
+    def _check_unpacked(self, target: ast.expr, value: ArrayType, names: int, starred: bool, source: ast.AST) -> None:
+        """`k1, k2, k3 = random.split(key, 4)`: an array unpacks into its rows, as many as there
+        are names (at least, with a starred one); Python's ValueError otherwise (SC103)."""
+        if value.ellipsis is not None:
+            return
+        shown = f"`{code(source, 40)}`" if isinstance(source, ast.expr) else "the value"
+        if not value.dims:
+            self.reporter.add(target, Code.ANNOTATION_MISMATCH,
+                              f"unpacks a 0-d array (from {shown}) into names; only arrays of rank 1 or more unpack")
+            return
+        rows = value.dims[0]
+        if isinstance(rows, int) and (rows < names if starred else rows != names):
+            wanted = f"at least {names}" if starred else str(names)
+            self.reporter.add(target, Code.ANNOTATION_MISMATCH, (
+                f"unpacks an array of shape {value.positional_text()} (from {shown}) into {wanted} "
+                f"name{'s' if names != 1 else ''}, but it has {rows} row{'s' if rows != 1 else ''} along its first axis"))
+
+
 def _attribute_chain(node: ast.Attribute) -> tuple[ast.Name | None, list[str]]:
     """`a.b.c` as (`a`, ['b', 'c']); no name where the chain starts elsewhere (`f().b`)."""
     attrs: list[str] = []
@@ -337,8 +358,8 @@ def _attribute_chain(node: ast.Attribute) -> tuple[ast.Name | None, list[str]]:
 
 
 _MAX_UNROLLED = 16
-_WIDENINGS = 3  # silent runs of a loop body to find what its names hold in every run
-"""Longer loops are run once with what they rebind unknown: each pass costs an analysis."""
+"""Longer loops are run as `_invariant` says: each run of the body costs an analysis."""
+_WIDENINGS = 3  # runs of a loop body to find what its names hold in every run
 
 
 def _runs_through(body: Sequence[ast.stmt]) -> bool:

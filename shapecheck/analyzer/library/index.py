@@ -709,6 +709,7 @@ FUNCTIONS: Final[dict[str, str]] = {
     "jax.numpy.unique": "searching_api",
     "jax.numpy.unravel_index": "statistics_api",
     "jax.numpy.unstack": "layout_api",
+    "jax.numpy.vander": "numpy_constructors",
     "jax.numpy.var": "reductions",
     "jax.numpy.vdot": "contractions",
     "jax.numpy.vecdot": "contractions",

@@ -29,6 +29,7 @@ from shapecheck.analyzer.values import (
     Qual,
     Seq,
     Value,
+    as_dim,
     as_int,
 )
 from shapecheck.dims import Dim
@@ -318,3 +319,13 @@ def _parameter(value: Value) -> ArrayType | None:
         dims = nested_shape(value)
         return ArrayType(None, dims) if dims is not None else None
     return operand(value)
+
+
+@REGISTRY.handles(f"{JNP}.vander", signature="x, N=None, increasing=False")
+def vander(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`jnp.vander(x, N)`: `(len(x), N)` (N defaults to len(x)) of x's powers; x is 1-d."""
+    x = operand(call.arg("x"))
+    if x is None or x.ellipsis is not None or len(x.dims) != 1:
+        return None  # another rank: JAX's ValueError, not a shape rule here
+    columns = as_dim(call.arg("N")) if call.given("N") and call.arg("N") != Const(None) else x.dims[0]
+    return x.with_dims((x.dims[0], columns))

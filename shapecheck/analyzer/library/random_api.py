@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal
 from shapecheck.algebra import broadcast as algebra_broadcast
 from shapecheck.algebra import promotion, sampling
 from shapecheck.algebra.outcome import Outcome, Problem
-from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.calls import CallArgs, Handler
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import (
     array,
@@ -23,7 +23,7 @@ from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Value, as_dim, as_int
 from shapecheck.codes import Code
-from shapecheck.dims import Dim
+from shapecheck.dims import Dim, format_shape
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -271,3 +271,26 @@ def _drawn(interp: Interpreter, call: CallArgs, dims: tuple[Dim, ...] | Literal[
 def _finish(interp: Interpreter, call: CallArgs, outcome: Outcome) -> ArrayType:
     interp.reporter.problems(outcome.problems, call.node)
     return outcome.type
+
+
+def _one_key(handler: Handler) -> Handler:
+    """`handler` for a jax.random API that takes one key: a batch of raw keys (`split(key, 3)`,
+    uint32 `(3, 2)`) is refused first, as JAX refuses it ("accepts a single key")."""
+
+    def checked(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+        key = call.args[0] if call.args else call.kwargs.get("key")
+        if isinstance(key, ArrayType) and key.dtype == "u32" and key.ellipsis is None and len(key.dims) > 1:
+            node = call.arg_nodes[0] if call.args else call.kwarg_nodes.get("key", call.node)
+            interp.reporter.add(node, Code.AXIS_OUT_OF_RANGE, (
+                f"jax.random.{call.short_name} takes one key, but `{code_of(node)}` is a batch of raw keys "
+                f"{format_shape(key.dims)} (one key is uint32 (2,)); pick one (`keys[0]`) or jax.vmap over them"))
+            return None
+        return handler(interp, call, ctx, scope)
+
+    return checked
+
+
+# Every API here that takes a key takes one (key_data and the key makers take others).
+for _name, _handler in list(REGISTRY.functions.items()):
+    if _name.startswith(f"{RANDOM}.") and REGISTRY.signatures[_name].positional[:1] == ("key",):
+        REGISTRY.functions[_name] = _one_key(_handler)
