@@ -279,6 +279,35 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         design = jnp.vander(jnp.linspace(0.0, 1.0, 50), 4)
         out = design @ jnp.ones(3)  # bug
         """, None),
+    "an optimizer state made for other parameters": ("""
+        tx = optax.adam(1e-3)
+        opt_state = tx.init({"w": jnp.zeros((4,))})
+        params = {"w": jnp.zeros((8,))}
+        updates, opt_state = tx.update({"w": jnp.ones((8,))}, opt_state, params)  # bug
+        out = updates["w"]
+        """, None),
+    "a chain with momentum over parameters of another tree": ("""
+        tx = optax.chain(optax.clip_by_global_norm(1.0), optax.sgd(0.1, momentum=0.9))
+        opt_state = tx.init({"w": jnp.zeros((4,)), "b": jnp.zeros(())})
+        updates, opt_state = tx.update({"w": jnp.ones((4,))}, opt_state)  # bug
+        out = updates["w"]
+        """, None),
+    "plain sgd keeps no moments, whatever the gradients": ("""
+        tx = optax.sgd(0.1)
+        opt_state = tx.init({"w": jnp.zeros((4,))})
+        updates, opt_state = tx.update({"w": jnp.ones((8,))}, opt_state)
+        out = updates["w"]
+        """, (8,)),
+    "an adam step in a loop keeps its state": ("""
+        tx = optax.adamw(1e-3)
+        params = {"w": jnp.zeros((4, 2))}
+        opt_state = tx.init(params)
+        for step in range(30):
+            grads = jax.grad(lambda p: jnp.sum(jnp.ones((3, 4)) @ p["w"]))(params)
+            updates, opt_state = tx.update(grads, opt_state, params)
+            params = optax.apply_updates(params, updates)
+        out = jnp.ones((5, 4)) @ params["w"]
+        """, (5, 2)),
     "a config's property": ("""
         @dataclasses.dataclass(frozen=True)
         class Config:

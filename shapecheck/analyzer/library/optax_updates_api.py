@@ -4,8 +4,10 @@
 `opt = optax.adam(1e-3)` (or any of optax's gradient transformations, a `chain` of them) is an
 object whose `update(grads, state, params)` returns updates of the gradients' tree and shapes,
 and a new state; `optax.apply_updates(params, updates)` returns the parameters, leaf by leaf of
-their own dtype. The optimizer's state is not followed. Without this, every parameter a step
-returned was unknown, and so was every shape computed from them after the step.
+their own dtype. Of the optimizer's state, only what an optimizer keeping a moment per parameter
+was initialised with is followed, which its `update` compares the gradients with. Without this,
+every parameter a step returned was unknown, and so was every shape computed from them after
+the step.
 """
 
 from __future__ import annotations
@@ -40,20 +42,72 @@ _OPTIMIZERS: Final = (
 )
 
 
+# Those that keep a moment per parameter (its tree and shapes), which `update` combines with the
+# gradients leaf by leaf: gradients of another tree or shape than the parameters `init` saw are
+# refused there (optax's tree map, or the broadcast of `g` with its moment).
+_MOMENTS: Final = frozenset({
+    "adabelief", "adagrad", "adam", "adamax", "adamaxw", "adamw", "amsgrad", "lion", "nadam", "nadamw", "radam",
+    "rmsprop", "yogi", "scale_by_adam", "scale_by_rms", "trace",
+})
+_STATE: Final = Class("optax.OptState", bases=(Qual("optax.OptState"),))  # a moment per parameter
+
+
 @REGISTRY.handles(*each("optax", *_OPTIMIZERS), signature="*args, **kwargs")
 def optimizer(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return Instance(_TRANSFORMATION)
+    return Instance(_TRANSFORMATION, (("moments", Const(_keeps_moments(call))),))
+
+
+def _keeps_moments(call: CallArgs) -> bool | None:
+    """Whether the optimizer keeps a moment per parameter: True, False, or None (not known)."""
+    name = call.short_name
+    if name in _MOMENTS:
+        return True
+    if name == "sgd":  # `sgd(lr, momentum)`: a trace where momentum is given and not None
+        momentum = call.args[1] if len(call.args) > 1 else call.kwargs.get("momentum", Const(None))
+        return None if momentum is None else momentum != Const(None)
+    if name == "chain":
+        members = [_moments_of(member) for member in call.args]
+        return True if True in members else None if None in members else False
+    return False if name in ("clip", "clip_by_global_norm", "scale", "identity", "scale_by_learning_rate",
+                             "add_decayed_weights") else None
+
+
+def _moments_of(value: Value) -> bool | None:
+    moments = value.get("moments") if isinstance(value, Instance) and value.cls is _TRANSFORMATION else None
+    return moments.value if isinstance(moments, Const) and isinstance(moments.value, bool) else None
 
 
 @REGISTRY.handles(f"{TRANSFORMATION}.init", signature="self, params")
 def init(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return None  # the optimizer's state: not followed
+    """The optimizer's state: where it keeps a moment per parameter, the parameters' tree (what
+    `update` compares the gradients with); otherwise not followed."""
+    if _moments_of(call.arg("self")) is not True or call.arg("params") is None:
+        return None
+    return Instance(_STATE, (("moments", call.arg("params")),))
 
 
 @REGISTRY.handles(f"{TRANSFORMATION}.update", signature="self, updates, state, params=None, **extra_args")
 def update(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    """(updates, new state): the updates of the gradients' tree and shapes."""
-    return Seq((call.arg("updates"), None))
+    """(updates, new state): the updates of the gradients' tree and shapes, which must be those
+    of the parameters the state's moments were made for (SC103 for another tree, SC101 for a
+    gradient that does not broadcast with its moment); the state stays as it was."""
+    state, updates = call.arg("state"), call.arg("updates")
+    if isinstance(state, Instance) and state.cls is _STATE and updates is not None:
+        problems: list[Problem] = []
+        leaf_problems: list[Problem] = []
+
+        def combine(pair: list[Value]) -> Value:
+            gradient, moment = pair
+            if isinstance(gradient, ArrayType) and isinstance(moment, ArrayType):
+                leaf_problems.extend(broadcast([gradient, moment], ["the gradient", "its moment"]).problems)
+            return gradient
+
+        map_trees([updates, state.get("moments")], combine, problems,
+                  what="GradientTransformation.update (tree 1: the updates, tree 2: the state's moments)")
+        what = "GradientTransformation.update (the optimizer's moments have the shapes init was given)"
+        first = problems[:1] or [replace(p, message=f"{what}: {p.message}") for p in leaf_problems[:1]]
+        interp.reporter.problems(first, call.node, call.arg_nodes)
+    return Seq((updates, state))
 
 
 @REGISTRY.handles("optax.apply_updates", signature="params, updates")
