@@ -328,7 +328,6 @@ class Statements(InterpreterState):
             if isinstance(container, Seq | Dict):
                 scope.bind(target.value.id, containers.set_item(container, _key(target.slice, scope), value))
 
-
     def _check_unpacked(self, target: ast.expr, value: ArrayType, names: int, starred: bool, source: ast.AST) -> None:
         """`k1, k2, k3 = random.split(key, 4)`: an array unpacks into its rows, as many as there
         are names (at least, with a starred one); Python's ValueError otherwise (SC103)."""
