@@ -308,6 +308,24 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
             params = optax.apply_updates(params, updates)
         out = jnp.ones((5, 4)) @ params["w"]
         """, (5, 2)),
+    "optax.masked with a mask of another tree than the parameters": ("""
+        params = {"w": jnp.ones((3, 2)), "b": {"c": jnp.zeros(2)}}
+        tx = optax.masked(optax.adamw(1e-3), {"w": True})
+        out = tx.init(params)  # bug
+        """, None),
+    "optax.multi_transform with labels as a prefix of the parameters": ("""
+        params = {"w": jnp.ones((3, 2)), "b": {"c": jnp.zeros(2)}}
+        tx = optax.multi_transform({"decay": optax.adamw(1e-3), "plain": optax.sgd(0.1)}, {"w": "decay", "b": "plain"})
+        state = tx.init(params)
+        updates, state = tx.update(jax.tree.map(jnp.ones_like, params), state, params)
+        out = optax.apply_updates(params, updates)["w"]
+        """, (3, 2)),
+    "gradients accumulated by MultiSteps for other parameters": ("""
+        tx = optax.MultiSteps(optax.sgd(0.1), every_k_schedule=2)
+        state = tx.init({"w": jnp.zeros(3)})
+        updates, state = tx.update({"w": jnp.ones(4)}, state, {"w": jnp.zeros(3)})  # bug
+        out = updates["w"]
+        """, None),
     "a config's property": ("""
         @dataclasses.dataclass(frozen=True)
         class Config:

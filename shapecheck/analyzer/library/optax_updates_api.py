@@ -22,7 +22,7 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.library.trees_api import map_trees
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Class, Const, Instance, Qual, Seq, Value
+from shapecheck.analyzer.values import Class, Const, Function, Instance, Partial, Qual, Seq, Value
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -72,6 +72,22 @@ def _keeps_moments(call: CallArgs) -> bool | None:
                              "add_decayed_weights") else None
 
 
+@REGISTRY.handles("optax.masked", signature="inner, mask, *, mask_compatible_extra_args=False")
+@REGISTRY.handles("optax.multi_transform", signature="transforms, param_labels, *, mask_compatible_extra_args=False")
+def partitioned(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """An optimizer over the parameters a mask (or a tree of labels) picks: the tree is matched
+    with the parameters in `init`, as a prefix of theirs (a callable is not read)."""
+    tree = call.arg("mask" if call.short_name == "masked" else "param_labels")
+    return Instance(_TRANSFORMATION, (("moments", Const(None)), ("prefix", tree), ("api", Const(call.name))))
+
+
+@REGISTRY.handles("optax.MultiSteps", signature="opt, every_k_schedule, use_grad_mean=True, should_skip_update_fn=None")
+def multi_steps(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """Gradient accumulation: it keeps the accumulated gradients, one per parameter, whatever
+    the optimizer it wraps keeps."""
+    return Instance(_TRANSFORMATION, (("moments", Const(True)),))
+
+
 def _moments_of(value: Value) -> bool | None:
     moments = value.get("moments") if isinstance(value, Instance) and value.cls is _TRANSFORMATION else None
     return moments.value if isinstance(moments, Const) and isinstance(moments.value, bool) else None
@@ -81,9 +97,20 @@ def _moments_of(value: Value) -> bool | None:
 def init(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """The optimizer's state: where it keeps a moment per parameter, the parameters' tree (what
     `update` compares the gradients with); otherwise not followed."""
-    if _moments_of(call.arg("self")) is not True or call.arg("params") is None:
+    optimizer, params = call.arg("self"), call.arg("params")
+    prefix = optimizer.get("prefix") if isinstance(optimizer, Instance) and optimizer.has("prefix") else None
+    if prefix is not None and params is not None and not isinstance(prefix, Function | Partial | Qual):
+        # optax matches the mask (labels) with the parameters as a prefix of their tree.
+        api = optimizer.get("api")
+        name = api.value if isinstance(api, Const) and isinstance(api.value, str) else "optax.masked"
+        tree = "mask" if name.endswith("masked") else "param_labels"
+        problems: list[Problem] = []
+        map_trees([prefix, params], lambda pair: pair[1], problems,
+                  what=f"{name}'s {tree} (tree 1) and the parameters (tree 2)")
+        interp.reporter.problems(problems[:1], call.node, call.arg_nodes)
+    if _moments_of(optimizer) is not True or params is None:
         return None
-    return Instance(_STATE, (("moments", call.arg("params")),))
+    return Instance(_STATE, (("moments", params),))
 
 
 @REGISTRY.handles(f"{TRANSFORMATION}.update", signature="self, updates, state, params=None, **extra_args")
