@@ -326,6 +326,13 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         updates, state = tx.update({"w": jnp.ones(4)}, state, {"w": jnp.zeros(3)})  # bug
         out = updates["w"]
         """, None),
+    "a bias column joined by jnp.c_": ("""
+        X = jnp.c_[jnp.ones(50), jnp.zeros((50, 3))]
+        out = X @ jnp.zeros(3)  # bug
+        """, None),
+    "rows joined by jnp.r_": ("""
+        out = jnp.r_[1.0, jnp.ones(3), jnp.zeros(2)] * jnp.ones(6)
+        """, (6,)),
     "a config's property": ("""
         @dataclasses.dataclass(frozen=True)
         class Config:

@@ -6,7 +6,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import broadcast as algebra_broadcast
-from shapecheck.algebra import indexing, linalg
+from shapecheck.algebra import indexing, layout, linalg
 from shapecheck.algebra.promotion import Typed, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -14,12 +14,14 @@ from shapecheck.analyzer.folding import number_operation
 from shapecheck.analyzer.library import model_params
 from shapecheck.analyzer.library.common import array, code_of, finish, labels
 from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     AtIndexer,
     Const,
     Devices,
     Dict,
+    Qual,
     Seq,
     Value,
     Variables,
@@ -154,6 +156,8 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
             items.append(indexing.OPAQUE)
     if isinstance(base, ArrayType):
         return finish(interp, indexing.index(base, items, [f"`{code_of(part)}`" for part in parts]), call)
+    if isinstance(base, Qual) and canonical(base.name) in _INDEX_TRICKS:
+        return _concatenated(interp, call, canonical(base.name), raw, parts)
     if isinstance(base, AtIndexer):
         # The index of `x.at[...]` is checked when `.get()` reads it; updates keep x's type and
         # their values must fit the indexed part.
@@ -192,6 +196,28 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
             if key == raw[0]:
                 return value
     return None
+
+
+# `np.c_[a, b]` and `np.r_[a, b]` (NumPy's and jax.numpy's): arrays joined along their last
+# axis (1-d ones as columns) or their first; a slice or a string directive in the index is not read.
+_INDEX_TRICKS = ("jax.numpy.c_", "jax.numpy.r_")
+
+
+def _concatenated(interp: Interpreter, call: CallArgs, name: str, raw: list[Value], parts: list[ast.expr]) -> Value:
+    arrays = [array(value) for value in raw]
+    if not arrays or any(a is None or a.ellipsis is not None for a in arrays):
+        return None
+    columns = name.endswith("c_")
+    shaped: list[ArrayType] = []
+    for value in arrays:
+        assert value is not None
+        if columns:  # at least 2-d, 1s appended: a 1-d array is a column, a number a 1x1
+            shaped.append(value.with_dims((*value.dims, *(1,) * (2 - len(value.dims)))) if len(value.dims) < 2
+                          else value)
+        else:
+            shaped.append(value.with_dims((1,)) if not value.dims else value)
+    labels = [f"`{code_of(part)}`" for part in parts]
+    return finish(interp, layout.concatenate(shaped, -1 if columns else 0, labels), call, parts)
 
 
 def _array_index(value: ArrayType) -> indexing.IndexItem:
