@@ -67,6 +67,10 @@ CASES: dict[str, tuple[str, list[str], str]] = {
     "shard_map in_specs replicating a value made on no mesh": (
         EXPLICIT + "\no = jnp.ones((8, 16))", ["c = jax.shard_map(lambda x: x * 2, in_specs=P(), out_specs=P())(o)"],
         "ok"),
+    # Under jit a slice of literal bounds is lax.slice: it keeps the split where the axes divide
+    # what it takes, and is refused where they do not (eagerly it is a gather, refused).
+    "a slice under jit that the axes divide": (EXPLICIT, [A, "c = jax.jit(lambda x: x[:4, ::2])(a)"], "ok"),
+    "a slice under jit that the axes do not divide": (EXPLICIT, [A, "c = jax.jit(lambda x: x[1:])(a)"], "SC208"),
     "shard_map in_specs unlike the argument": (
         EXPLICIT, [A, "c = jax.shard_map(lambda x: x, in_specs=P('X', None), out_specs=P('X', None))(a)"], "SC208"),
     "auto_axes": (EXPLICIT, [A, W, f"c = {AUTO_AXES}(lambda x, y: x @ y, out_sharding=P('X', None))(a, w)"], "ok"),

@@ -78,8 +78,12 @@ def glu(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
 @REGISTRY.handles(f"{NN}.logsumexp", signature="a, axis=None, b=None, keepdims=False, return_sign=False, where=None")
 @REGISTRY.handles(f"{NN}.logmeanexp", signature="a, axis=None, where=None, keepdims=False")
 def logsumexp(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return reduce_call(interp, call, ctx, call.arg("a"), call.arg("axis"), call.given("axis"),
-                       call.arg("keepdims"), call.short_name)
+    result = reduce_call(interp, call, ctx, call.arg("a"), call.arg("axis"), call.given("axis"),
+                         call.arg("keepdims"), call.short_name)
+    if call.short_name == "logsumexp" and call.given("return_sign") and call.arg("return_sign") != Const(False):
+        # `return_sign=True`: the log of the absolute sum, and its sign, of one shape.
+        return Seq((result, result)) if call.arg("return_sign") == Const(True) else None
+    return result
 
 
 @REGISTRY.handles(*each(NN, "softmax", "log_softmax"), signature="x, axis=-1, where=None")

@@ -121,7 +121,11 @@ def identity(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
 @REGISTRY.handles(f"{JNP}.geomspace", signature="start, stop, num=50, endpoint=True, dtype=None, axis=0")
 def linspace(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     num = as_int(call.arg("num")) if call.given("num") else 50
-    return ArrayType(dtype_or(call, promotion.default("f")), (num,))
+    result = ArrayType(dtype_or(call, promotion.default("f")), (num,))
+    if call.short_name == "linspace" and call.given("retstep") and call.arg("retstep") != Const(False):
+        # `retstep=True`: the samples and the step between them.
+        return Seq((result, result.with_dims(()))) if call.arg("retstep") == Const(True) else None
+    return result
 
 
 @REGISTRY.handles(f"{JNP}.array", signature="object, dtype=None, *, copy=True, order='K', ndmin=0, device=None")

@@ -120,8 +120,12 @@ _REDUCTION_METHODS: Final = frozenset({"sum", "prod", "max", "min", "mean", "any
 
 def reduce_function(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     # Methods arrive with the receiver as argument 0: the same positions as the functions.
-    return reduce_call(interp, call, ctx, call.arg("a"), call.arg("axis"), call.given("axis"),
-                       call.arg("keepdims"), _what(call))
+    result = reduce_call(interp, call, ctx, call.arg("a"), call.arg("axis"), call.given("axis"),
+                         call.arg("keepdims"), _what(call))
+    if call.short_name == "average" and call.given("returned") and call.arg("returned") != Const(False):
+        # `returned=True`: the average and the sum of the weights, of one shape.
+        return Seq((result, result)) if call.arg("returned") == Const(True) else None
+    return result
 
 
 for _names, _signature in _REDUCTION_SIGNATURES.items():

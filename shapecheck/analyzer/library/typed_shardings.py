@@ -679,7 +679,7 @@ def _subscript(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType
     base = call.arg("value")
     if not isinstance(node, ast.Subscript) or not isinstance(base, ArrayType):
         return st.UNKNOWN
-    return _gathered(node, base, out, f"indexing `{code_of(node.value)}`", code_of(node.value))
+    return _gathered(node, base, out, f"indexing `{code_of(node.value)}`", code_of(node.value), ctx.traced)
 
 
 def _at_get(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
@@ -815,9 +815,12 @@ def _indexed(node: ast.Subscript, base: ArrayType) -> list[tuple[str, ast.Slice 
     return paired
 
 
-def _gathered(node: ast.Subscript, base: ArrayType, out: ArrayType, what: str, receiver: str) -> st.Typed:
+def _gathered(node: ast.Subscript, base: ArrayType, out: ArrayType, what: str, receiver: str,
+              traced: bool = False) -> st.Typed:
     """`x[idx]`: the whole dims keep their split, the new ones are unsplit, the indexed ones are
-    dropped; indexing a split dim is refused (JAX cannot tell how to split the gather)."""
+    dropped; indexing a split dim is refused (JAX cannot tell how to split the gather). Under a
+    trace (`traced`) a slice of literal bounds is `lax.slice`, which keeps the split where the
+    axes divide what it takes, and is refused where they do not (JAX 0.10.2)."""
     if base.sharding is None or out.rank is None:
         return st.UNKNOWN
     kinds = _index_kinds(node, base)
@@ -835,6 +838,19 @@ def _gathered(node: ast.Subscript, base: ArrayType, out: ArrayType, what: str, r
             entries.append(entry)
         elif entry is None:
             return st.UNKNOWN
+        elif entry and kind == "slice" and traced:
+            taken = out.dims[len(entries)] if len(entries) < len(out.dims) else None
+            split = _axes_size(base.sharding.mesh, entry)
+            if not isinstance(taken, int) or split is None:
+                return st.UNKNOWN
+            if taken % split:
+                return st.Typed(None, (Problem(
+                    Code.SHARDING_TYPE_MISMATCH,
+                    f"{what} ({st.typeof(base)}) slices dim {position - 1}, split over "
+                    f"{', '.join(repr(a) for a in entry)} ({split} ways), to {taken} elements, which do not divide "
+                    f"evenly over them (JAX: slicing on sharded dims is not implemented there); slice a multiple of "
+                    f"{split}, or reshard first", axes=entry),))
+            entries.append(entry)
         elif entry:
             fixed = list(base.sharding.dims)
             fixed[position - 1] = ()
@@ -849,6 +865,18 @@ def _gathered(node: ast.Subscript, base: ArrayType, out: ArrayType, what: str, r
     if len(entries) != out.rank:
         return st.UNKNOWN
     return st.Typed(TypeSharding(tuple(entries), base.sharding.mesh))
+
+
+def _axes_size(mesh: object, axes: tuple[str, ...]) -> int | None:
+    """How many ways these mesh axes split a dim, where the mesh's sizes are known."""
+    sizes = dict(mesh) if isinstance(mesh, tuple) else {}
+    found = 1
+    for axis in axes:
+        size = sizes.get(axis)
+        if not isinstance(size, int):
+            return None
+        found *= size
+    return found
 
 
 def _full(part: ast.Slice, size: object) -> bool:
