@@ -333,6 +333,12 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
     "rows joined by jnp.r_": ("""
         out = jnp.r_[1.0, jnp.ones(3), jnp.zeros(2)] * jnp.ones(6)
         """, (6,)),
+    "pairs a flag asks for, unpacked": ("""
+        grid, dx = jnp.linspace(0.0, 1.0, 11, retstep=True)
+        lse, sign = jax.scipy.special.logsumexp(jnp.ones((4, 5)), axis=1, return_sign=True)
+        avg, total = jnp.average(jnp.ones((4, 3)), axis=0, weights=jnp.ones(4), returned=True)
+        out = grid[:4] * dx + lse * sign + avg[0] * total[0]
+        """, (4,)),
     "a config's property": ("""
         @dataclasses.dataclass(frozen=True)
         class Config:
