@@ -98,7 +98,9 @@ def init(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     """The optimizer's state: where it keeps a moment per parameter, the parameters' tree (what
     `update` compares the gradients with); otherwise not followed."""
     optimizer, params = call.arg("self"), call.arg("params")
-    prefix = optimizer.get("prefix") if isinstance(optimizer, Instance) and optimizer.has("prefix") else None
+    if not isinstance(optimizer, Instance):
+        return None
+    prefix = optimizer.get("prefix") if optimizer.has("prefix") else None
     if prefix is not None and params is not None and not isinstance(prefix, Function | Partial | Qual):
         # optax matches the mask (labels) with the parameters as a prefix of their tree.
         api = optimizer.get("api")
