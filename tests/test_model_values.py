@@ -339,6 +339,14 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         avg, total = jnp.average(jnp.ones((4, 3)), axis=0, weights=jnp.ones(4), returned=True)
         out = grid[:4] * dx + lse * sign + avg[0] * total[0]
         """, (4,)),
+    "a complex literal times an array keeps its shape": ("""
+        k = jnp.fft.fftfreq(256)
+        out = jnp.sum(1j * k * jnp.ones((3, 256)), axis=1)
+        """, (3,)),
+    "a complex literal times an array, summed along an axis it lacks": ("""
+        k = jnp.ones(256)
+        out = jnp.sum(1j * k, axis=1)  # bug
+        """, None),
     "a config's property": ("""
         @dataclasses.dataclass(frozen=True)
         class Config:

@@ -88,9 +88,9 @@ class Expressions(InterpreterState):
 
     def eval_constant(self, node: ast.Constant, scope: Scope, ctx: Context) -> Value:
         value = node.value
-        if value is None or isinstance(value, int | float | str):  # bool is an int
-            return Const(value)
-        return None  # bytes, complex numbers and `...`: nothing the checker folds
+        if value is None or isinstance(value, int | float | complex | str):  # bool is an int
+            return Const(value)  # `1j * k`: a weak complex scalar to the arrays it meets
+        return None  # bytes and `...`: nothing the checker folds
 
     def eval_seq(self, node: ast.Tuple | ast.List, scope: Scope, ctx: Context) -> Value:
         items: list[Value] = []

@@ -36,7 +36,7 @@ class PythonObject:
 class Const:
     """A Python constant the program computes with: sizes, axis names, flags."""
 
-    value: int | float | str | bool | None
+    value: int | float | complex | str | bool | None
 
     def truth(self) -> bool | None:
         return bool(self.value)
