@@ -347,6 +347,15 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         k = jnp.ones(256)
         out = jnp.sum(1j * k, axis=1)  # bug
         """, None),
+    "a grid from mgrid, and open grids from ogrid": ("""
+        X, Y = jnp.mgrid[0:64, 0:32]
+        yy, xx = jnp.ogrid[0:64, 0:32]
+        out = (X + Y) * (xx + yy) + jnp.mgrid[1:10:2][:, None, None]
+        """, (5, 64, 32)),
+    "a field on a grid of swapped sizes": ("""
+        X, Y = jnp.mgrid[0:64, 0:32]
+        out = jnp.zeros((32, 64)) + X  # bug
+        """, None),
     "a config's property": ("""
         @dataclasses.dataclass(frozen=True)
         class Config:

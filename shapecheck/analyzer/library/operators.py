@@ -6,7 +6,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import broadcast as algebra_broadcast
-from shapecheck.algebra import indexing, layout, linalg
+from shapecheck.algebra import indexing, layout, linalg, promotion
 from shapecheck.algebra.promotion import Typed, function
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -158,6 +158,8 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         return finish(interp, indexing.index(base, items, [f"`{code_of(part)}`" for part in parts]), call)
     if isinstance(base, Qual) and canonical(base.name) in _INDEX_TRICKS:
         return _concatenated(interp, call, canonical(base.name), raw, parts)
+    if isinstance(base, Qual) and canonical(base.name) in _GRIDS:
+        return _grid(canonical(base.name), items)
     if isinstance(base, AtIndexer):
         # The index of `x.at[...]` is checked when `.get()` reads it; updates keep x's type and
         # their values must fit the indexed part.
@@ -201,6 +203,29 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
 # `np.c_[a, b]` and `np.r_[a, b]` (NumPy's and jax.numpy's): arrays joined along their last
 # axis (1-d ones as columns) or their first; a slice or a string directive in the index is not read.
 _INDEX_TRICKS = ("jax.numpy.c_", "jax.numpy.r_")
+
+
+_GRIDS = ("jax.numpy.mgrid", "jax.numpy.ogrid")
+
+
+def _grid(name: str, items: list[indexing.IndexItem]) -> Value:
+    """`jnp.mgrid[0:64, 0:32]`: the index grids, stacked `(2, 64, 32)` (one slice: its range);
+    `jnp.ogrid[...]`: one open grid per slice, 1 along the others. Slices of int bounds only (a
+    complex step counts points, and is not read)."""
+    lengths: list[int] = []
+    for item in items:
+        if not isinstance(item, indexing.Slice) or item.unknown or item.stop is None or item.step == 0:
+            return None
+        lengths.append(len(range(item.start or 0, item.stop, item.step or 1)))
+    if not lengths:
+        return None
+    dtype = promotion.default("i").dtype
+    if len(lengths) == 1:
+        return ArrayType(dtype, (lengths[0],))
+    if name.endswith("mgrid"):
+        return ArrayType(dtype, (len(lengths), *lengths))
+    return Seq(tuple(ArrayType(dtype, tuple(n if axis == index else 1 for axis, n in enumerate(lengths)))
+                     for index in range(len(lengths))))
 
 
 def _concatenated(interp: Interpreter, call: CallArgs, name: str, raw: list[Value], parts: list[ast.expr]) -> Value:
