@@ -462,6 +462,13 @@ FIXED = [
     Case((Input("x", (2,)),), "jnp.broadcast_to(x, (2.0,))"),
     Case((Input("x", (2,)),), "jax.random.normal(jax.random.PRNGKey(0), (2.5,)) + x"),
     Case((Input("x", (2,)),), "jnp.full((x.shape[0] // 1,), 1.5)"),
+    # jnp.gradient: one array per axis (a list), one alone for one axis; an axis beyond the rank fails.
+    Case((Input("x", (5, 4)),), "jnp.gradient(x, axis=0)"),
+    Case((Input("x", (5, 4), "int32"),), "jnp.gradient(x, axis=-1)"),
+    Case((Input("x", (5,)),), "jnp.gradient(x, 0.5)"),
+    Case((Input("x", (5, 4)),), "jnp.gradient(x, axis=2)"),
+    Case((Input("x", (5, 4)),), "jnp.gradient(x)", pieces=True),
+    Case((Input("x", (5, 4, 3)),), "jnp.gradient(x, axis=(0, 2))", pieces=True),
     # A Python number in a contraction is a 0-d operand: matmul refuses it, dot multiplies.
     Case((Input("x", (3,)),), "x @ 2.0"),
     Case((Input("x", (3,), "int32"),), "jnp.matmul(2, x)"),

@@ -532,6 +532,7 @@ FUNCTIONS: Final[dict[str, str]] = {
     "jax.numpy.full_like": "numpy_constructors",
     "jax.numpy.gcd": "elementwise",
     "jax.numpy.geomspace": "numpy_constructors",
+    "jax.numpy.gradient": "statistics_api",
     "jax.numpy.greater": "elementwise",
     "jax.numpy.greater_equal": "elementwise",
     "jax.numpy.heaviside": "elementwise",

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shapecheck.algebra import statistics
-from shapecheck.algebra.promotion import default
+from shapecheck.algebra.outcome import Outcome, out_of_range
+from shapecheck.algebra.promotion import Typed, default, inexact
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import array, dtype_or, finished, flag, passed, shape
@@ -121,3 +122,29 @@ def resize(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     """The elements repeated or cut to `new_shape`: any shape."""
     a, dims = array(call.arg("a")), shape(call.arg("new_shape"))
     return ArrayType(a.dtype, dims) if a is not None and dims is not None else None
+
+
+@REGISTRY.handles(f"{JNP}.gradient", signature="f, *varargs, axis=None, edge_order=None")
+def gradient(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`jnp.gradient(f)`: the derivative along each axis (or those of `axis`), each of f's
+    shape in an inexact dtype: one array for one axis, else a list; an axis beyond f's rank is
+    SC106."""
+    f = array(call.arg("f"))
+    if f is None or f.ellipsis is not None:
+        return None
+    rank = len(f.dims)
+    given = call.arg("axis") if call.given("axis") else Const(None)
+    chosen: list[int] | None
+    if given == Const(None):
+        chosen, single = list(range(rank)), rank == 1
+    elif as_int(given) is not None:
+        chosen, single = [as_int(given) or 0], True
+    elif isinstance(given, Seq) and all(as_int(item) is not None for item in given.items):
+        chosen, single = [as_int(item) or 0 for item in given.items], False
+    else:
+        return None
+    for axis in chosen:
+        if not -rank <= axis < rank:
+            return finished(interp, call, Outcome(f, (out_of_range(axis, rank, "the argument of jnp.gradient"),)))
+    derivative = f.with_dtype(inexact(Typed(f.dtype, f.weak)).dtype, False)
+    return derivative if single else Seq(tuple(derivative for _ in chosen), True)
