@@ -20,7 +20,7 @@ from typing import Final
 
 from shapecheck.algebra.outcome import Problem
 from shapecheck.codes import Code
-from shapecheck.dims import format_dim
+from shapecheck.dims import Dim, format_dim
 from shapecheck.dtypes import KINDS, NUMPY_OF, narrowed
 from shapecheck.types import ArrayType, MeshShape, Sharding
 
@@ -532,14 +532,12 @@ def pad(value: ArrayType, out: ArrayType, label: str) -> Typed:
     sharding = value.sharding
     if sharding is None or value.ellipsis is not None or out.ellipsis is not None or len(out.dims) != len(value.dims):
         return UNKNOWN
-    sizes = dict(sharding.mesh) if sharding.mesh is not None else {}
     for index, (entry, before, after) in enumerate(zip(sharding.dims, value.dims, out.dims, strict=True)):
         if entry is None or not entry or before == after:
             continue
-        parts = [sizes.get(axis) for axis in entry]
-        if not isinstance(after, int) or any(p is None for p in parts):
+        count = ways(sharding.mesh, entry)
+        if not isinstance(after, int) or count is None:
             return UNKNOWN
-        count = prod(p for p in parts if p is not None)
         if after % count:
             fixed = _with(sharding.dims, index, ())
             return Typed(None, (Problem(
@@ -547,6 +545,34 @@ def pad(value: ArrayType, out: ArrayType, label: str) -> Typed:
                 f"padding {label} ({typeof(value)}) makes dim {index} {after} long, which its mesh axes "
                 f"{_axes_text(entry)} ({count} devices) cannot split evenly; reshard it first: "
                 f"jax.sharding.reshard({label.strip('`')}, {spec_text(fixed)})", axes=entry),))
+    return Typed(sharding)
+
+
+def ways(mesh: MeshShape | None, entry: Axes) -> int | None:
+    """How many ways the mesh axes of one dim's entry split it; None where a size is unknown."""
+    sizes = dict(mesh) if mesh is not None else {}
+    parts = [sizes.get(axis) for axis in entry]
+    return prod(p for p in parts if p is not None) if all(isinstance(p, int) for p in parts) else None
+
+
+def sliced(value: ArrayType, dim: int, taken: Dim, label: str) -> Typed:
+    """A static slice of a split dim under a trace (`lax.slice`): the split is kept where its
+    axes divide what the slice takes, refused where they do not (JAX 0.10.2); the value's
+    sharding where kept, UNKNOWN where a size is not known."""
+    sharding = value.sharding
+    if sharding is None or dim >= len(sharding.dims) or not sharding.dims[dim]:
+        return UNKNOWN
+    entry = sharding.dims[dim]
+    assert entry is not None
+    count = ways(sharding.mesh, entry)
+    if not isinstance(taken, int) or count is None:
+        return UNKNOWN
+    if taken % count:
+        return Typed(None, (Problem(
+            Code.SHARDING_TYPE_MISMATCH,
+            f"{label} ({typeof(value)}) slices dim {dim}, split over {_axes_text(entry)} ({count} ways), to {taken} "
+            f"elements, which do not divide evenly over them (JAX: slicing on sharded dims is not implemented "
+            f"there); slice a multiple of {count}, or reshard first", axes=entry),))
     return Typed(sharding)
 
 

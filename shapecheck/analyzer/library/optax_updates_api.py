@@ -134,8 +134,7 @@ def update(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
         map_trees([updates, state.get("moments")], combine, problems,
                   what="GradientTransformation.update (tree 1: the updates, tree 2: the state's moments)")
         what = "GradientTransformation.update (the optimizer's moments have the shapes init was given)"
-        first = problems[:1] or [replace(p, message=f"{what}: {p.message}") for p in leaf_problems[:1]]
-        interp.reporter.problems(first, call.node, call.arg_nodes)
+        _report_first(interp, call, problems, leaf_problems, what)
     return Seq((updates, state))
 
 
@@ -174,7 +173,13 @@ def applied(interp: Interpreter, call: CallArgs, params: Value, updates: Value, 
         return summed.type.with_dtype(param.dtype, param.weak)
 
     result = map_trees([params, updates], step, problems, what=f"{what}{trees}")
-    # One report: the first structure the updates break, else the first leaf that does not fit.
-    first = problems[:1] or [replace(p, message=f"{what}: {p.message}") for p in leaf_problems[:1]]
-    interp.reporter.problems(first, call.node, call.arg_nodes)
+    _report_first(interp, call, problems, leaf_problems, what)
     return result
+
+
+def _report_first(interp: Interpreter, call: CallArgs, structure: list[Problem], leaves: list[Problem],
+                  what: str) -> None:
+    """One report: the first structure the trees break, else the first leaf that does not fit
+    (named by the API: the broadcast's own message does not say where it is)."""
+    first = structure[:1] or [replace(p, message=f"{what}: {p.message}") for p in leaves[:1]]
+    interp.reporter.problems(first, call.node, call.arg_nodes)

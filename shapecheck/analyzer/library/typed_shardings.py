@@ -839,17 +839,10 @@ def _gathered(node: ast.Subscript, base: ArrayType, out: ArrayType, what: str, r
         elif entry is None:
             return st.UNKNOWN
         elif entry and kind == "slice" and traced:
-            taken = out.dims[len(entries)] if len(entries) < len(out.dims) else None
-            split = _axes_size(base.sharding.mesh, entry)
-            if not isinstance(taken, int) or split is None:
-                return st.UNKNOWN
-            if taken % split:
-                return st.Typed(None, (Problem(
-                    Code.SHARDING_TYPE_MISMATCH,
-                    f"{what} ({st.typeof(base)}) slices dim {position - 1}, split over "
-                    f"{', '.join(repr(a) for a in entry)} ({split} ways), to {taken} elements, which do not divide "
-                    f"evenly over them (JAX: slicing on sharded dims is not implemented there); slice a multiple of "
-                    f"{split}, or reshard first", axes=entry),))
+            kept = st.sliced(base, position - 1, out.dims[len(entries)] if len(entries) < len(out.dims) else None,
+                             what)
+            if kept.sharding is None:
+                return kept
             entries.append(entry)
         elif entry:
             fixed = list(base.sharding.dims)
@@ -865,18 +858,6 @@ def _gathered(node: ast.Subscript, base: ArrayType, out: ArrayType, what: str, r
     if len(entries) != out.rank:
         return st.UNKNOWN
     return st.Typed(TypeSharding(tuple(entries), base.sharding.mesh))
-
-
-def _axes_size(mesh: object, axes: tuple[str, ...]) -> int | None:
-    """How many ways these mesh axes split a dim, where the mesh's sizes are known."""
-    sizes = dict(mesh) if isinstance(mesh, tuple) else {}
-    found = 1
-    for axis in axes:
-        size = sizes.get(axis)
-        if not isinstance(size, int):
-            return None
-        found *= size
-    return found
 
 
 def _full(part: ast.Slice, size: object) -> bool:
