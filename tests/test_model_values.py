@@ -263,6 +263,11 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
             theta = theta + jnp.ones(2)  # bug
         out = theta
         """, None),
+    "one row unpacked into one name, or a name and the rest": ("""
+        a, = jnp.zeros(1)
+        b, *rest = jnp.zeros((1, 3))
+        out = b + a
+        """, (3,)),
     "keys split into fewer than the names they unpack into": ("""
         k1, k2, k3, k4 = jax.random.split(jax.random.PRNGKey(0), 3)  # bug
         out = k1
@@ -433,6 +438,15 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
 
 # What the checker cannot follow stays unknown, and nothing is reported from it.
 UNKNOWN = {
+    "loops whose bodies never run": """
+        x = jnp.zeros(3)
+        while False:
+            x = x + jnp.ones(2)
+        for i in []:
+            x = x + jnp.ones(2)
+            break
+        out = x
+        """,
     "an array a long loop grows": """
         x = jnp.zeros(1)
         for i in range(20):

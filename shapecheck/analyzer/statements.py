@@ -157,6 +157,9 @@ class Statements(InterpreterState):
                     self.assign(node.target, each, scope, node.iter)
                     self.exec_block(node.body, scope, ctx)
                 return self.exec_block(node.orelse, scope, ctx)
+        if (iterated is not None and not iterated) or (
+                isinstance(node, ast.While) and self.test(node.test, scope, ctx) is False):
+            return self.exec_block(node.orelse, scope, ctx)  # the body never runs
         # A loop body may run many times: what it rebinds holds, on entry to each run and after
         # the loop, what holds for every number of runs (`_invariant`), else it is unknown.
         rebinds = self._rebinds.get(id(node))
