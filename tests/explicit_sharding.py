@@ -160,7 +160,8 @@ def _op(choose: Chooser, program: Program) -> None:
     kind = choose.choice(["binary", "binary", "broadcast", "scalar", "where", "matmul", "dot_out", "einsum",
                           "reduce", "cumsum", "sort", "reshape", "reshape_out", "transpose", "concatenate",
                           "stack", "index", "reshard", "wsc", "zeros", "shard_map", "softmax", "pad", "place",
-                          "jit_in", "jit_out", "shard_map_infer", "auto_axes", "at_get", "at_set", "dot_general"])
+                          "jit_in", "jit_out", "shard_map_infer", "auto_axes", "at_get", "at_set", "dot_general",
+                          "roll", "lax_slice", "slice_in_dim", "index_in_dim", "dynamic_slice_in_dim"])
     v = _pick(choose, program)
     if v is None or kind == "place":
         _place(choose, program)
@@ -238,9 +239,15 @@ def _op(choose: Chooser, program: Program) -> None:
         else:
             _new(program, f"jnp.stack([{v}, {w}], axis={axis})", (*shape[:axis], 2, *shape[axis:]))
     elif kind == "index":
-        form = choose.choice(["[0]", "[:, 0]", "[None]", "[..., None]", "[:2]"])
+        form = choose.choice(["[0]", "[:, 0]", "[None]", "[..., None]", "[:2]", "[jnp.int32(1)]", "jit[0]", "jit[:2]"])
         if form == "[0]":
             _new(program, f"{v}[0]", shape[1:])
+        elif form == "[jnp.int32(1)]":
+            _new(program, f"{v}[jnp.int32(1)]", shape[1:])
+        elif form == "jit[0]":
+            _new(program, f"jax.jit(lambda x: x[0])({v})", shape[1:])
+        elif form == "jit[:2]":
+            _new(program, f"jax.jit(lambda x: x[:2])({v})", (2, *shape[1:]))
         elif form == "[:, 0]" and rank >= 2:
             _new(program, f"{v}[:, 0]", (shape[0], *shape[2:]))
         elif form == "[None]":
@@ -290,6 +297,26 @@ def _op(choose: Chooser, program: Program) -> None:
         w = _place(choose, program, (shape[1], k))
         option = f", out_sharding={_spec(choose, program, (shape[0], k))}" if choose.choice([False, True]) else ""
         _new(program, f"jax.lax.dot_general({v}, {w}, (((1,), (0,)), ((), ())){option})", (shape[0], k))
+    elif kind == "roll":
+        axis = choose.choice(range(rank))
+        _new(program, f"jnp.roll({v}, {choose.choice([1, 2, -1, 3, 4])}, axis={axis})", shape)
+    elif kind in ("lax_slice", "slice_in_dim", "dynamic_slice_in_dim"):
+        axis = choose.choice(range(rank))
+        taken = choose.choice(range(1, shape[axis] + 1))
+        out = tuple(taken if i == axis else s for i, s in enumerate(shape))
+        if kind == "lax_slice":
+            limits = ", ".join(str(n) for n in out)
+            _new(program, f"jax.lax.slice({v}, ({', '.join(['0'] * rank)},), ({limits},))", out)
+        elif kind == "slice_in_dim":
+            _new(program, f"jax.lax.slice_in_dim({v}, 0, {taken}, axis={axis})", out)
+        else:
+            _new(program, f"jax.lax.dynamic_slice_in_dim({v}, 0, {taken}, axis={axis})", out)
+    elif kind == "index_in_dim":
+        axis = choose.choice(range(rank))
+        keep = choose.choice([True, False])
+        out = tuple(1 if i == axis else s for i, s in enumerate(shape)) if keep else \
+            tuple(s for i, s in enumerate(shape) if i != axis)
+        _new(program, f"jax.lax.index_in_dim({v}, 0, axis={axis}, keepdims={keep})", out)
     elif kind == "pad":
         axis = choose.choice(range(rank))
         widths = ", ".join("(0, 2)" if i == axis else "(0, 0)" for i in range(rank))

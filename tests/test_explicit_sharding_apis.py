@@ -240,6 +240,49 @@ CASES: dict[str, tuple[str, list[str], str]] = {
     "explicit_axes NamedSharding on an Explicit mesh": (
         AUTO, [A, f"c = {EXPLICIT_AXES}(lambda x: x * 2, "
                   "in_sharding=NamedSharding(jax.make_mesh((2, 4), ('X', 'Y')), P('X', 'Y')))(a)"], "unknown"),
+    # A constructor's out_sharding= is checked against the array it makes, as reshard checks its
+    # spec: JAX's ValueErrors, before any sharding type.
+    "constructor out_sharding": (EXPLICIT, ["c = jnp.zeros((8, 6), out_sharding=P('X', 'Y'))"], "other:SC205"),
+    "constructor out_sharding dividing": (EXPLICIT, ["c = jnp.ones((8, 4), out_sharding=P('X', 'Y'))"], "ok"),
+    "constructor out_sharding, trailing None": (EXPLICIT, ["c = jnp.zeros((4,), out_sharding=P('X', None))"], "ok"),
+    "constructor out_sharding naming no mesh axis": (
+        EXPLICIT, ["c = jnp.zeros((4,), out_sharding=P('Z'))"], "other:SC206"),
+    "full out_sharding NamedSharding": (
+        EXPLICIT, ["c = jnp.full((3, 4), 1.0, out_sharding=NamedSharding(mesh, P('X')))"], "other:SC205"),
+    "zeros_like out_sharding": (
+        EXPLICIT, [B, "c = jnp.zeros_like(b[:, :3], out_sharding=P(None, 'X'))"], "other:SC205"),
+    "random sampler, unsplit": (EXPLICIT, ["c = jax.random.normal(jax.random.key(0), (8, 4))"], "ok"),
+    "random sampler out_sharding": (
+        EXPLICIT, ["c = jax.random.uniform(jax.random.key(0), (8, 4), out_sharding=P('X', 'Y'))"], "ok"),
+    "random sampler out_sharding indivisible": (
+        EXPLICIT, ["c = jax.random.normal(jax.random.key(0), (3,), out_sharding=P('X'))"], "other:SC205"),
+    # Slicing a split dim: lax.slice (eagerly a dynamic_slice), roll's two pieces, an index
+    # under jit or by a 0-d array keep the split where the axes divide what they take.
+    "lax.slice of a split dim, dividing": (EXPLICIT, [A, "c = jax.lax.slice(a, (0, 0), (4, 8))"], "ok"),
+    "lax.slice of a split dim to one row": (EXPLICIT, [A, "c = jax.lax.slice(a, (0, 0), (1, 16))"], "SC208"),
+    "lax.slice_in_dim of a split dim": (EXPLICIT, [A, "c = jax.lax.slice_in_dim(a, 0, 3, axis=1)"], "SC208"),
+    "lax.dynamic_slice_in_dim of a split dim, dividing": (
+        EXPLICIT, [A, "c = jax.lax.dynamic_slice_in_dim(a, 0, 8, axis=1)"], "ok"),
+    "lax.index_in_dim of a split dim": (EXPLICIT, [A, "c = jax.lax.index_in_dim(a, 0, axis=0)"], "SC208"),
+    "lax.index_in_dim of an unsplit dim, dropped": (
+        EXPLICIT, [B, "c = jax.lax.index_in_dim(b, 2, axis=1, keepdims=False)"], "ok"),
+    "roll a split dim by a multiple of its split": (EXPLICIT, [A, "c = jnp.roll(a, 2, axis=0)"], "ok"),
+    "roll a split dim by one": (EXPLICIT, [A, "c = jnp.roll(a, 1, axis=0)"], "SC208"),
+    "roll a split dim by minus four": (EXPLICIT, [A, "c = jnp.roll(a, -4, axis=1)"], "ok"),
+    "roll an unsplit dim": (EXPLICIT, [B, "c = jnp.roll(b, 3, axis=1)"], "ok"),
+    "index a split dim by a computed int": (EXPLICIT, [A, "c = a[len('x')]"], "SC208"),
+    "index a split dim by a 0-d array": (EXPLICIT, [A, "c = a[jnp.int32(1)]"], "SC208"),
+    "index a split dim under jit": (EXPLICIT, [A, "c = jax.jit(lambda x: x[0])(a)"], "SC208"),
+    "index an unsplit dim under jit": (EXPLICIT, [B, "c = jax.jit(lambda x: x[:, 0])(b)"], "ok"),
+    "slice a split dim under jit, dividing": (EXPLICIT, [A, "c = jax.jit(lambda x: x[2:6])(a)"], "ok"),
+    "at get under jit, out_sharding given": (
+        EXPLICIT, [A, "c = jax.jit(lambda x: x.at[0].get(out_sharding=P('Y')))(a)"], "SC208"),
+    "at get eagerly, out_sharding given": (EXPLICIT, [A, "c = a.at[0].get(out_sharding=P('Y'))"], "ok"),
+    "at set by a computed int": (EXPLICIT, [A, "c = a.at[len('')].set(1.0)"], "SC208"),
+    "where with cases split alike": (EXPLICIT, [A, "c = jnp.where(a > 0, a, 0.0)"], "ok"),
+    "where with cases split otherwise": (EXPLICIT, [A, B, "c = jnp.where(a > 0, a, b)"], "SC208"),
+    "randint out_sharding": (
+        EXPLICIT, ["c = jax.random.randint(jax.random.key(0), (8,), 0, 5, out_sharding=P('Y'))"], "ok"),
 }
 
 

@@ -85,3 +85,16 @@ def test_a_library_module_is_imported_when_a_name_it_handles_is_called() -> None
     # One call: its module (and what it imports), not the rest; and the handler runs.
     found = _imported("import jax.numpy as jnp\n\nx = jnp.zeros((2, 3)) + jnp.zeros((4,))\n")
     assert "numpy_constructors" in found and "xmap_api" not in found and "'SC101'" in found, found
+
+
+def test_every_sharding_rule_names_a_handler_that_exists() -> None:
+    """`typed_shardings.RULES` is keyed by a handler's module and name: a renamed handler would
+    leave its APIs' results untyped without any error (jax.random's samplers were, once)."""
+    from shapecheck.analyzer.library.typed_shardings import RULES
+
+    for key in RULES:
+        module_name, _, qualname = key.partition(".")
+        found: object = importlib.import_module(f"shapecheck.analyzer.library.{module_name}")
+        for part in qualname.split(".<locals>.")[0].split("."):
+            found = getattr(found, part, None)
+        assert callable(found), f"{key}: no such handler"

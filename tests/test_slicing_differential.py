@@ -47,7 +47,8 @@ def slice_programs(draw: st.DrawFn) -> str:
     dims = draw(st.lists(st.integers(1, 6), min_size=1, max_size=3))
     rank = len(dims)
     kind = draw(st.sampled_from(("dynamic_slice", "dynamic_update_slice", "slice", "dynamic_slice_in_dim",
-                                 "dynamic_update_slice_in_dim", "dynamic_index_in_dim")))
+                                 "dynamic_update_slice_in_dim", "dynamic_index_in_dim", "slice_in_dim",
+                                 "index_in_dim")))
     starts = _tuple(draw(near(dims)) if draw(st.integers(0, 5)) == 0 else [0] * rank)
     axis = draw(st.integers(-rank - 1, rank))
     if kind == "dynamic_slice":
@@ -65,6 +66,12 @@ def slice_programs(draw: st.DrawFn) -> str:
     elif kind == "dynamic_update_slice_in_dim":
         update = [max(size, 0) for size in draw(near(dims))]
         call = f"lax.dynamic_update_slice_in_dim(x, jnp.ones({_tuple(update)}, x.dtype), 1, axis={axis})"
+    elif kind == "slice_in_dim":
+        bounds = [draw(st.one_of(st.none(), st.integers(-max(dims) - 1, max(dims) + 1))) for _ in range(2)]
+        call = f"lax.slice_in_dim(x, {bounds[0]}, {bounds[1]}, {draw(st.integers(1, 3))}, axis={axis})"
+    elif kind == "index_in_dim":
+        index = draw(st.integers(-max(dims) - 1, max(dims)))
+        call = f"lax.index_in_dim(x, {index}, axis={axis}, keepdims={draw(st.booleans())})"
     else:
         call = f"lax.dynamic_index_in_dim(x, 0, axis={axis}, keepdims={draw(st.booleans())})"
     dtype = draw(st.sampled_from(("jnp.float32", "jnp.int32")))

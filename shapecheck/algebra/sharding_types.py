@@ -311,18 +311,22 @@ def select(condition: ArrayType | None, cases: Sequence[ArrayType], out: ArrayTy
     shapes = {o.dims for o in ([condition] if condition is not None else []) + list(cases)}
     if len(shapes) > 1:
         return broadcast(operands, out, op, labels)
+    # `labels` name the condition first where it is given.
+    case_labels = labels[1:] if condition is not None and len(labels) == len(cases) + 1 else labels
     meshed = [o for o in cases if (o.sharding is not None and o.sharding.mesh is not None) or _split(o)]
     first = meshed[0] if meshed else None
     for other in meshed[1:]:
         assert first is not None
-        if not _same(first, other):
-            return Typed(None, (_mismatch(f"{op} needs its cases split alike", first, other, labels, cases),))
-    if first is None:
-        return UNKNOWN
-    if condition is not None and condition.dims and (_split(condition) or (condition.sharding and condition.sharding.mesh)) \
-            and not _same(condition, first):
-        return Typed(None, (_mismatch(f"{op} needs its condition split as its cases", condition, first, labels,
-                                      [condition, *cases]),))
+        if _differ(first, other):
+            return Typed(None, (_mismatch(f"{op} needs its cases split alike", first, other, case_labels, cases),))
+    if first is None or any(not _same(first, other) for other in meshed[1:]):
+        return UNKNOWN  # a split not known where the others' is
+    if condition is not None and condition.dims and (_split(condition) or (condition.sharding and condition.sharding.mesh)):
+        if _differ(condition, first):
+            return Typed(None, (_mismatch(f"{op} needs its condition split as its cases", condition, first, labels,
+                                          [condition, *cases]),))
+        if not _same(condition, first):
+            return UNKNOWN
     return Typed(first.sharding)
 
 
@@ -571,7 +575,7 @@ def sliced(value: ArrayType, dim: int, taken: Dim, label: str) -> Typed:
         return Typed(None, (Problem(
             Code.SHARDING_TYPE_MISMATCH,
             f"{label} ({typeof(value)}) slices dim {dim}, split over {_axes_text(entry)} ({count} ways), to {taken} "
-            f"elements, which do not divide evenly over them (JAX: slicing on sharded dims is not implemented "
+            f"element{'s' if taken != 1 else ''}, which do not divide evenly over them (JAX: slicing on sharded dims is not implemented "
             f"there); slice a multiple of {count}, or reshard first", axes=entry),))
     return Typed(sharding)
 

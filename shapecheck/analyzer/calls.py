@@ -18,6 +18,7 @@ from shapecheck.analyzer.values import Value
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
+    from shapecheck.algebra.indexing import IndexItem
     from shapecheck.analyzer.interpreter import Interpreter
 
 
@@ -122,6 +123,7 @@ class CallArgs:
     written: str = ""  # the name as imported, before canonicalisation (`numpy.sum`)
     signature: Signature | None = None  # the called API's, set by its registration
     indexed: ArrayType | None = None  # `x.at[idx].set(v)`: the type of `x[idx]`, where known
+    index: tuple[IndexItem, ...] | None = field(default=None, init=False)  # `idx` of `x[idx]`, `x.at[idx]`
 
     def __init__(self, node: ast.AST, args: list[Value] | None = None, arg_nodes: list[ast.AST] | None = None,
                  kwargs: dict[str, Value] | None = None, kwarg_nodes: dict[str, ast.AST] | None = None,
@@ -144,6 +146,7 @@ class CallArgs:
         self.written = written
         self.signature = signature
         self.indexed = indexed
+        self.index = None
 
     # -- arguments by parameter name, through the API's declared signature
 

@@ -203,7 +203,7 @@ class Expressions(InterpreterState):
         if isinstance(base, Property) and attr in ("getter", "setter", "deleter"):
             return Partial(Qual(f"builtins.property.{attr}"), (base,))  # `@head_dim.setter`
         if isinstance(base, AtIndexer) and base.indexed:
-            return BoundMethod(base.receiver, f"at.{attr}", base.target)
+            return BoundMethod(base.receiver, f"at.{attr}", base.target, base.index)
         if isinstance(base, Layer):
             # A built layer's parameter (`layer.kernel`, `linear.weight`), where its library
             # says what that attribute holds; else one of its library's methods.

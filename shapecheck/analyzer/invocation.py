@@ -72,6 +72,7 @@ class Invocation(InterpreterState):
             bound.raw_args = [None, *call.raw_args]  # type: ignore[list-item]
             bound.name = f"method:{func.name}"
             bound.indexed = func.indexed
+            bound.index = func.index
             return handler(cast("Interpreter", self), bound, ctx, scope)
         if isinstance(func, Function):
             if call.opaque:

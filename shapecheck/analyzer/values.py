@@ -14,6 +14,7 @@ from shapecheck.literal import Lit
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
+    from shapecheck.algebra.indexing import IndexItem
     from shapecheck.analyzer.scope import Scope
 
 # CPython's tree has a class per kind of `def`; the interpreter runs both alike.
@@ -94,6 +95,7 @@ class BoundMethod(PythonObject):
     receiver: ArrayType
     name: str
     indexed: ArrayType | None = None
+    index: tuple[IndexItem, ...] | None = None  # `idx` of `x.at[idx]`, read item by item
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -295,6 +297,7 @@ class AtIndexer:
     receiver: ArrayType
     indexed: bool = False
     target: ArrayType | None = None  # the type of `x[idx]`, which an update's values must fit
+    index: tuple[IndexItem, ...] | None = None  # `idx`, read item by item
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,8 +20,8 @@ from shapecheck.algebra import sharding_types as st
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.partition_specs import resolved
+from shapecheck.analyzer.library.placements import reshard_checks
 from shapecheck.analyzer.library.registry import Registry
-from shapecheck.analyzer.library.sharding_api import reshard_checks
 from shapecheck.analyzer.library.typed_shardings import forget, placement, spec_entries, typed_tree
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (

@@ -155,6 +155,7 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         else:
             items.append(indexing.OPAQUE)
     if isinstance(base, ArrayType):
+        call.index = tuple(items)  # for the result's sharding (`typed_shardings`)
         return finish(interp, indexing.index(base, items, [f"`{code_of(part)}`" for part in parts]), call)
     if isinstance(base, Qual) and canonical(base.name) in _INDEX_TRICKS:
         return _concatenated(interp, call, canonical(base.name), raw, parts)
@@ -168,7 +169,7 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         inexact = indexing.inexact_index(items, [f"`{code_of(part)}`" for part in parts])
         if inexact is not None:
             interp.reporter.problems([inexact], node)
-        return AtIndexer(base.receiver, True, None if indexed.problems else indexed.type)
+        return AtIndexer(base.receiver, True, None if indexed.problems else indexed.type, tuple(items))
     text = as_str(base)
     if text is not None and len(items) == 1:  # `CORPUS[:64]`, `word[0]`
         item = items[0]

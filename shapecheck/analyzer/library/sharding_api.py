@@ -11,11 +11,10 @@ A mesh, a sharding or jit binds no axis name: collectives under plain jit stay S
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Final, Literal
+from dataclasses import replace
+from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra.partition_spec import PartitionSpec, spec_faults, spec_problems
+from shapecheck.algebra.partition_spec import spec_faults
 from shapecheck.algebra.sharding_types import (
     AUTO,
     EXPLICIT,
@@ -36,8 +35,8 @@ from shapecheck.analyzer.library.partition_specs import (
     read_spec,
     report_spec_faults,
     resolved,
-    spec_node,
 )
+from shapecheck.analyzer.library.placements import Rules, pairs, place, reshard_checks
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.library.typed_shardings import (
     explicit_mismatch,
@@ -117,19 +116,11 @@ def named_sharding(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
 # ---------------------------------------------------------------- placing values
 
 
-@dataclass(frozen=True, slots=True)
-class _Rules:
-    """Which of a spec's rules JAX applies where a value meets it."""
-
-    rank: bool | Literal["named"] = True  # SC106: a spec longer than the value's rank ("named": by a mesh axis)
-    divisible: bool = True  # SC205: a dim its mesh axes cannot split evenly
-
-
 @REGISTRY.handles(DEVICE_PUT, signature="x, device=None, *, src=None, donate=False, may_alias=None")
 def device_put(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     x = call.arg("x")
     device = resolved(interp, call.arg("device"))
-    refused = _place(interp, device, x, _label(call, "x"), call.node, ctx, _Rules())
+    refused = place(interp, device, x, _label(call, "x"), call.node, ctx, Rules())
     if not call.given("device") or device == Const(None):
         return _arrays(x)  # stays where it is, typed as it was
     if isinstance(x, ArrayType) and x.rank is not None and not refused:
@@ -154,7 +145,7 @@ def with_sharding_constraint(interp: Interpreter, call: CallArgs, ctx: Context, 
     # only module-level code certainly runs eagerly, where JAX refuses it.
     eager = all(frame.function is None for frame in interp.frames)
     shardings = resolved(interp, call.arg("shardings"))
-    refused = _place(interp, shardings, x, _label(call, "x"), call.node, ctx, _Rules(divisible=eager))
+    refused = place(interp, shardings, x, _label(call, "x"), call.node, ctx, Rules(divisible=eager))
     if not refused and isinstance(x, ArrayType) and not ctx.manual:
         return _constrain(interp, shardings, x, call, ctx)
     return forget(x)
@@ -190,15 +181,6 @@ def _constrain(interp: Interpreter, shardings: Value, x: ArrayType, call: CallAr
     return x.with_sharding(committed(entries, x.rank, types, mesh.axes))
 
 
-def reshard_checks(interp: Interpreter, shardings: Value, tree: Value, what: str, node: ast.AST,
-                   ctx: Context) -> bool:
-    """The checks `reshard` makes of its specs against the values it places (also auto_axes'
-    out_sharding and explicit_axes' in_sharding, which JAX passes to it): SC205 for a dim its
-    mesh axes cannot split evenly, SC106 for a spec longer than the value by a mesh axis (JAX
-    ignores trailing Nones, and raises an AssertionError otherwise). True when reported."""
-    return _place(interp, shardings, tree, what, node, ctx, _Rules(rank="named"))
-
-
 @REGISTRY.handles(RESHARD, signature="xs, out_shardings")
 def reshard(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     xs = call.arg("xs")
@@ -213,12 +195,6 @@ def reshard(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     return forget(xs)
 
 
-def _named_beyond(spec: PartitionSpec, value: ArrayType) -> bool:
-    """Whether an entry of `spec` past `value`'s rank names a mesh axis."""
-    rank = value.rank
-    return rank is not None and any(isinstance(entry, tuple) and entry for entry in spec.dims[rank:])
-
-
 @REGISTRY.handles(MAKE_ARRAY_FROM_CALLBACK, signature="shape, sharding, data_callback, dtype=None")
 def make_array_from_callback(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     dims = shape(call.arg("shape"))
@@ -227,8 +203,8 @@ def make_array_from_callback(interp: Interpreter, call: CallArgs, ctx: Context, 
     value = ArrayType(dtype_arg(call.arg("dtype")), dims)
     # It builds each device's block from the global shape: an uneven split is refused, a spec
     # with trailing entries is not.
-    _place(interp, resolved(interp, call.arg("sharding")), value, f"the array of shape {_shown(dims)}",
-           call.node, ctx, _Rules(rank=False))
+    place(interp, resolved(interp, call.arg("sharding")), value, f"the array of shape {_shown(dims)}",
+           call.node, ctx, Rules(rank=False))
     return value
 
 
@@ -237,8 +213,8 @@ def shape_dtype_struct(interp: Interpreter, call: CallArgs, ctx: Context, scope:
     dims = shape(call.arg("shape"))
     if dims is not None:
         # An abstract value is never split: only the spec's length is checked.
-        _place(interp, resolved(interp, call.arg("sharding")), ArrayType(None, dims),
-               f"the ShapeDtypeStruct of shape {_shown(dims)}", call.node, ctx, _Rules(divisible=False))
+        place(interp, resolved(interp, call.arg("sharding")), ArrayType(None, dims),
+               f"the ShapeDtypeStruct of shape {_shown(dims)}", call.node, ctx, Rules(divisible=False))
     weak = flag(call.arg("weak_type"), False) if call.given("weak_type") else False
     if dims is None or weak is None:
         return None
@@ -253,73 +229,6 @@ def _shown(dims: tuple[Dim, ...]) -> str:
 
 def _label(call: CallArgs, parameter: str) -> str:
     return f"`{code_of(call.arg_node(parameter))}`"
-
-
-def _place(interp: Interpreter, shardings: Value, tree: Value, what: str, node: ast.AST, ctx: Context,
-           rules: _Rules) -> bool:
-    """Check each array leaf of `tree` against its sharding in `shardings` (a pytree prefix);
-    True when something was reported."""
-    found = False
-    for sharding, leaf, path in _pairs(shardings, tree, ""):
-        found |= _check(interp, sharding, leaf, f"{what}{path}", node, ctx, rules)
-    return found
-
-
-def _pairs(shardings: Value, tree: Value, path: str) -> Iterator[tuple[Spec | Sharding, ArrayType, str]]:
-    """(sharding, array, path) for each array leaf of `tree` a sharding of `shardings` covers.
-
-    A sharding covers the whole subtree it stands for; None covers nothing; a structure that
-    does not match (JAX refuses it, with its own message) or is unknown covers nothing here.
-    """
-    if isinstance(shardings, Spec | Sharding):
-        yield from ((shardings, leaf, path + sub) for leaf, sub in _leaves(tree, ""))
-    elif isinstance(shardings, Seq) and isinstance(tree, Seq) and len(shardings.items) == len(tree.items):
-        for index, (sub, item) in enumerate(zip(shardings.items, tree.items, strict=True)):
-            yield from _pairs(sub, item, f"{path}[{index}]")
-    elif isinstance(shardings, Dict) and isinstance(tree, Dict):
-        items = _keyed(tree)
-        for key, sub in _keyed(shardings).items():
-            if key in items:
-                yield from _pairs(sub, items[key], f"{path}[{key!r}]")
-
-
-def _leaves(tree: Value, path: str) -> Iterator[tuple[ArrayType, str]]:
-    if isinstance(tree, Seq):
-        for index, item in enumerate(tree.items):
-            yield from _leaves(item, f"{path}[{index}]")
-    elif isinstance(tree, Dict):
-        for key, item in _keyed(tree).items():
-            yield from _leaves(item, f"{path}[{key!r}]")
-    else:
-        leaf = array(tree)
-        if leaf is not None:
-            yield leaf, path
-
-
-def _keyed(tree: Dict) -> dict[str, Value]:
-    return {key: item for key, item in ((as_str(k), v) for k, v in tree.items) if key is not None}
-
-
-def _check(interp: Interpreter, sharding: Spec | Sharding, value: ArrayType, what: str, node: ast.AST,
-           ctx: Context, rules: _Rules) -> bool:
-    if isinstance(sharding, Sharding):
-        spec, mesh = sharding.spec, mesh_axes(sharding.mesh)
-    else:
-        # A bare spec is read against the mesh JAX has in context where the value meets it.
-        spec, mesh = sharding, mesh_axes(ctx.mesh)
-    problems = spec_problems(spec.spec, value, mesh, what)
-    # A NamedSharding's own faults were reported where it was built; a bare spec's show here.
-    faults = report_spec_faults(interp, problems, spec, node) if isinstance(sharding, Spec) else False
-    written = spec_node(interp, spec)
-    notes = [("the PartitionSpec is written here", written)] if written is not None and written is not node else []
-    placed = [p for p in problems if p.code == Code.AXIS_OUT_OF_RANGE
-              and (rules.rank is True or (rules.rank == "named" and _named_beyond(spec.spec, value)))]
-    if not placed and rules.divisible:
-        # A spec longer than the value was written for another value: JAX stops at its length.
-        placed = [p for p in problems if p.code == Code.MESH_INDIVISIBLE]
-    for problem in placed:
-        interp.reporter.add(node, problem.code, problem.message, notes)
-    return faults or bool(placed)
 
 
 # ---------------------------------------------------------------- jit
@@ -407,7 +316,7 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
         arg_labels = labels(call)
         for number, (index, entry) in enumerate(zip(dynamic, entries, strict=False)):
             what = f"argument {arg_labels[index]} of {name} (in_shardings[{number}])"
-            placed_here = _place(interp, entry, call.args[index], what, call.arg_nodes[index], ctx, _Rules())
+            placed_here = place(interp, entry, call.args[index], what, call.arg_nodes[index], ctx, Rules())
             if not placed_here:
                 placed_here = _committed(interp, entry, call.args[index], what, call.arg_nodes[index], ctx)
             refused |= placed_here
@@ -419,7 +328,7 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
     if refused:
         return forget(result)
     if jitted.out_shardings is not None:
-        if _place(interp, jitted.out_shardings, result, f"the result of {name}", call.node, ctx, _Rules()):
+        if place(interp, jitted.out_shardings, result, f"the result of {name}", call.node, ctx, Rules()):
             return forget(result)
         return typed_tree(jitted.out_shardings, result, ctx, commit=True)
     # Without out_shardings the compiler places the result over Auto axes: not known.
@@ -456,7 +365,7 @@ def _committed(interp: Interpreter, sharding: Value, tree: Value, what: str, nod
     # Only module-level code certainly runs eagerly: there the placement over Auto axes is
     # known too (a function's body may also run under a trace its analysis does not see).
     eager = all(frame.function is None for frame in interp.frames)
-    for entry, leaf, path in _pairs(sharding, tree, ""):
+    for entry, leaf, path in pairs(sharding, tree, ""):
         wanted = explicit_mismatch(leaf, entry, ctx, eager=eager)
         if wanted is None or leaf.sharding is None:
             continue

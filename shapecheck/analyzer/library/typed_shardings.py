@@ -12,18 +12,21 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
-from math import prod
 from typing import TYPE_CHECKING, Final, TypeAlias
 
+from shapecheck.algebra import indexing
 from shapecheck.algebra import sharding_types as st
+from shapecheck.algebra.indexing import IndexItem
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.partition_spec import UnknownEntry
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import array, axes, code_of, dimension_numbers, flag, labels
 from shapecheck.analyzer.library.partition_specs import resolved
+from shapecheck.analyzer.library.placements import reshard_checks
 from shapecheck.analyzer.values import Const, Dict, Mesh, Seq, Sharding, Spec, Value, as_int, as_str
 from shapecheck.codes import Code
+from shapecheck.dims import Dim
 from shapecheck.types import ArrayType, MeshShape
 from shapecheck.types import Sharding as TypeSharding
 
@@ -523,12 +526,66 @@ def _sort(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> 
 
 
 def _roll(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    """`jnp.roll` slices the dim in two and joins them: a split dim keeps its split where its
+    axes divide both pieces (the shift, and the rest), and is refused where they do not."""
     value = call.arg("a")
-    index = as_int(call.arg("axis")) if call.given("axis") else None
-    if not isinstance(value, ArrayType) or value.sharding is None or index is None or value.rank is None \
-            or not -value.rank <= index < value.rank:
+    if not isinstance(value, ArrayType) or value.sharding is None or value.rank is None:
         return st.UNKNOWN
-    return st.Typed(value.sharding) if value.sharding.dims[index % value.rank] == () else st.UNKNOWN
+    index = as_int(call.arg("axis")) if call.given("axis") and call.arg("axis") != Const(None) else \
+        0 if value.rank == 1 else None  # axis=None rolls the flattened array
+    shift, size = as_int(call.arg("shift")), None
+    if index is None or not -value.rank <= index < value.rank or shift is None:
+        return st.UNKNOWN
+    index %= value.rank
+    entry, size = value.sharding.dims[index], value.dims[index]
+    if entry == ():
+        return st.Typed(value.sharding)
+    if entry is None or not isinstance(size, int) or size == 0:
+        return st.UNKNOWN
+    moved = shift % size
+    for taken in ((moved, size - moved) if moved else ()):
+        kept = st.sliced(value, index, taken, f"`{code_of(call.node)}`")
+        if kept.sharding is None:
+            return kept
+    return st.Typed(value.sharding)
+
+
+def _slices(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    """`lax.slice`, `lax.dynamic_slice` and their one-axis forms: each split dim keeps its split
+    where its axes divide what the slice takes, and is refused where they do not."""
+    value = call.arg("operand")
+    if not isinstance(value, ArrayType) or value.sharding is None or value.rank is None or out.rank != value.rank:
+        return st.UNKNOWN
+    for dim, entry in enumerate(value.sharding.dims):
+        if entry is None:
+            return st.UNKNOWN
+        if entry:
+            kept = st.sliced(value, dim, out.dims[dim], f"`{code_of(call.node)}`")
+            if kept.sharding is None:
+                return kept
+    return st.Typed(value.sharding)
+
+
+def _index_in_dim(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    """`lax.index_in_dim`: a slice of one element, its dim dropped where keepdims is false."""
+    value = call.arg("operand")
+    if not isinstance(value, ArrayType) or value.sharding is None or value.rank is None:
+        return st.UNKNOWN
+    if out.rank == value.rank:
+        return _slices(interp, call, ctx, out)
+    index = as_int(call.arg("axis")) if call.given("axis") else 0
+    if index is None or not -value.rank <= index < value.rank:
+        return st.UNKNOWN
+    index %= value.rank
+    entry = value.sharding.dims[index]
+    if entry is None:
+        return st.UNKNOWN
+    if entry:
+        kept = st.sliced(value, index, 1, f"`{code_of(call.node)}`")
+        if kept.sharding is None:
+            return kept
+    dims = value.sharding.dims
+    return st.Typed(TypeSharding(dims[:index] + dims[index + 1:], value.sharding.mesh))
 
 
 # ---------------------------------------------------------------- layout
@@ -677,22 +734,24 @@ def _one_hot(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) 
 def _subscript(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
     node = call.node
     base = call.arg("value")
-    if not isinstance(node, ast.Subscript) or not isinstance(base, ArrayType):
+    if not isinstance(node, ast.Subscript) or not isinstance(base, ArrayType) or call.index is None:
         return st.UNKNOWN
-    return _gathered(node, base, out, f"indexing `{code_of(node.value)}`", code_of(node.value), ctx.traced)
+    return _gathered(call.index, base, out, f"indexing `{code_of(node.value)}`", code_of(node.value), ctx.traced)
 
 
 def _at_get(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
-    """`x.at[idx].get(out_sharding=)`: as `x[idx]`, or typed as out_sharding says."""
-    given = _out_sharding(interp, call, ctx, len(out.dims), "`.at[...].get`")
-    if given is not False:
-        return st.Typed(given if isinstance(given, TypeSharding) else None)
+    """`x.at[idx].get(out_sharding=)`: as `x[idx]`, or typed as out_sharding says. Under a trace
+    a static index is sliced first (`lax.slice`), whatever out_sharding says (JAX 0.10.2)."""
     subscript = _at_subscript(call)
     base = call.arg("a")
-    if subscript is None or not isinstance(base, ArrayType):
-        return st.UNKNOWN
-    receiver = subscript.value.value if isinstance(subscript.value, ast.Attribute) else subscript.value
-    return _gathered(subscript, base, out, f"`{code_of(subscript)}.get()`", code_of(receiver))
+    gathered = st.UNKNOWN
+    if subscript is not None and isinstance(base, ArrayType) and call.index is not None:
+        receiver = subscript.value.value if isinstance(subscript.value, ast.Attribute) else subscript.value
+        gathered = _gathered(call.index, base, out, f"`{code_of(subscript)}.get()`", code_of(receiver), ctx.traced)
+    given = _out_sharding(interp, call, ctx, len(out.dims), "`.at[...].get`")
+    if given is False or (ctx.traced and gathered.problems):
+        return gathered
+    return st.Typed(given if isinstance(given, TypeSharding) else None)
 
 
 def _at_update(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
@@ -704,20 +763,18 @@ def _at_update(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType
     subscript = _at_subscript(call)
     base = call.arg("a")
     if subscript is None or not isinstance(base, ArrayType) or base.sharding is None or base.rank is None \
-            or len(out.dims) != base.rank:
+            or len(out.dims) != base.rank or call.index is None:
         return st.UNKNOWN
-    indexed = _indexed(subscript, base)
+    indexed = _indexed(call.index, base)
     if indexed is None or any(kind == "new" for kind, _ in indexed):
         return st.UNKNOWN
-    sizes = dict(base.sharding.mesh) if base.sharding.mesh is not None else {}
-    for position, (kind, part) in enumerate(indexed):
+    for position, (kind, taken) in enumerate(indexed):
         # A slice of a split dim that its axes cannot split evenly: JAX's ValueError (the
         # update's own sharding), raised before the scatter's ShardingTypeError.
         entry = base.sharding.dims[position]
         if kind == "slice" and entry != ():
-            length = _slice_length(part, base.dims[position])
-            parts = [sizes.get(axis) for axis in entry or ()]
-            if entry is None or length is None or None in parts or length % prod(p for p in parts if p is not None):
+            count = st.ways(base.sharding.mesh, entry) if entry is not None else None
+            if count is None or taken is None or taken % count:
                 return st.UNKNOWN
     for position, (kind, _) in enumerate(indexed):
         entry = base.sharding.dims[position]
@@ -735,7 +792,8 @@ def _at_update(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType
                 f"give it out_sharding={base.sharding.spec_text()}", axes=entry),))
     values = array(call.arg("values")) if call.given("values") else None
     if values is not None and values.dims:
-        wanted = [entry for (kind, _), entry in zip(indexed, base.sharding.dims, strict=True) if kind != "int"]
+        wanted = [entry for (kind, _), entry in zip(indexed, base.sharding.dims, strict=True)
+                  if kind not in ("int", "dyn")]
         mismatch = st.update_mismatch(values, wanted, f"`{code_of(call.arg_node('values'))}`",
                                       code_of(call.node) if isinstance(call.node, ast.Call) else "the update")
         if isinstance(mismatch, Problem):
@@ -753,82 +811,72 @@ def _at_subscript(call: CallArgs) -> ast.Subscript | None:
     return None
 
 
-def _index_kinds(node: ast.Subscript, base: ArrayType) -> list[str] | None:
-    """What the index does to each dim, in order: ":" (the whole dim), "slice", "int", or "new"
-    (a new size-1 dim); None where it is not read (an array index, a bound not written)."""
-    indexed = _indexed(node, base)
-    return None if indexed is None else [kind for kind, _ in indexed]
-
-
-def _slice_length(part: ast.Slice | None, size: object) -> int | None:
-    """How many elements a slice with literal bounds takes from a dim of this size."""
-    if part is None or not isinstance(size, int):
+def _indexed(index: Sequence[IndexItem], base: ArrayType) -> list[tuple[str, int | None]] | None:
+    """What the index does to each of the base's dims, in order, with new dims where it makes
+    them: ":" (the whole dim), "slice" (with how many elements it takes), "int" (a Python int),
+    "dyn" (a 0-d integer array: one element, dynamically), "new" (a new dim of 1). None where an
+    item is not read (an array of indices, a mask, a bound not known)."""
+    if base.rank is None or base.ellipsis is not None:
         return None
-    bounds = [None if bound is None else _literal_int(bound) for bound in (part.lower, part.upper, part.step)]
-    if any(bound is None and written is not None for bound, written in zip(bounds, (part.lower, part.upper, part.step),
-                                                                             strict=True)):
+    marks = [n for n, item in enumerate(index) if isinstance(item, indexing.Ellipsis_)]
+    if len(marks) > 1:
         return None
-    return len(range(size)[slice(*bounds)]) if bounds[2] != 0 else None
-
-
-def _indexed(node: ast.Subscript, base: ArrayType) -> list[tuple[str, ast.Slice | None]] | None:
-    """`_index_kinds`, each with its slice where the kind is "slice"."""
-    if base.rank is None:
-        return None
-    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    kinds: list[str] = []
-    slices: dict[int, ast.Slice] = {}
-    dim = 0  # the base's dim this part indexes (before any `...`)
-    for part in parts:
-        if isinstance(part, ast.Slice) and "..." not in kinds and dim < base.rank \
-                and _full(part, base.dims[dim]):
-            kinds.append(":")  # `x[:8]` of a dim of 8: the whole dim
-            dim += 1
-            continue
-        if not (isinstance(part, ast.Constant) and part.value in (None, Ellipsis)):
-            dim += 1
-        if isinstance(part, ast.Constant) and part.value is Ellipsis:
-            kinds.append("...")
-        elif isinstance(part, ast.Constant) and part.value is None:
-            kinds.append("new")
-        elif isinstance(part, ast.Slice) and part.lower is None and part.upper is None and part.step is None:
-            kinds.append(":")
-        elif isinstance(part, ast.Slice):
-            if any(bound is not None and _literal_int(bound) is None for bound in (part.lower, part.upper, part.step)):
-                return None  # `x[:n]`: whether it takes the whole dim is not known
-            slices[len(kinds)] = part
-            kinds.append("slice")
-        elif _literal_int(part) is not None:
-            kinds.append("int")
-        else:
-            return None
-    if kinds.count("...") > 1:
-        return None
-    used = sum(1 for k in kinds if k in (":", "slice", "int"))
+    before, after = (index[:marks[0]], index[marks[0] + 1:]) if marks else (index, ())
+    used = sum(1 for item in (*before, *after) if not isinstance(item, indexing.NewAxis))
     if used > base.rank:
         return None
-    paired: list[tuple[str, ast.Slice | None]] = [(kind, slices.get(n)) for n, kind in enumerate(kinds)]
-    if "..." in kinds:
-        at = kinds.index("...")
-        paired[at:at + 1] = [(":", None)] * (base.rank - used)
-    paired += [(":", None)] * (base.rank - sum(1 for kind, _ in paired if kind in (":", "slice", "int")))
-    return paired
+    # The items after `...` index the last dims.
+    head = _items_read(before, base.dims)
+    tail = _items_read(after, base.dims[base.rank - sum(1 for i in after if not isinstance(i, indexing.NewAxis)):])
+    if head is None or tail is None:
+        return None
+    return head + [(":", None)] * (base.rank - used) + tail
 
 
-def _gathered(node: ast.Subscript, base: ArrayType, out: ArrayType, what: str, receiver: str,
+def _items_read(items: Sequence[IndexItem], dims: Sequence[Dim]) -> list[tuple[str, int | None]] | None:
+    kinds: list[tuple[str, int | None]] = []
+    dim = 0
+    for item in items:
+        if isinstance(item, indexing.NewAxis):
+            kinds.append(("new", None))
+            continue
+        size = dims[dim]
+        dim += 1
+        if isinstance(item, bool):
+            return None
+        if isinstance(item, int):
+            kinds.append(("int", None))
+        elif isinstance(item, indexing.Slice):
+            if item.unknown or item.step == 0:
+                return None
+            if item.step in (None, 1) and item.start in (None, 0) and (
+                    item.stop is None or (isinstance(size, int) and item.stop >= size)):
+                kinds.append((":", None))  # `x[:8]` of a dim of 8: the whole dim
+            else:
+                taken = len(range(size)[item.start:item.stop:item.step]) if isinstance(size, int) else None
+                kinds.append(("slice", taken))
+        elif isinstance(item, indexing.ArrayIndex) and not item.mask and item.index.rank == 0:
+            kinds.append(("dyn", None))
+        else:
+            return None
+    return kinds
+
+
+def _gathered(index: Sequence[IndexItem], base: ArrayType, out: ArrayType, what: str, receiver: str,
               traced: bool = False) -> st.Typed:
     """`x[idx]`: the whole dims keep their split, the new ones are unsplit, the indexed ones are
-    dropped; indexing a split dim is refused (JAX cannot tell how to split the gather). Under a
-    trace (`traced`) a slice of literal bounds is `lax.slice`, which keeps the split where the
-    axes divide what it takes, and is refused where they do not (JAX 0.10.2)."""
+    dropped. Indexing a split dim eagerly is a gather JAX refuses (it cannot tell how to split
+    the result). Under a trace (`traced`) a static index is `lax.slice`, and a 0-d integer
+    array a `dynamic_slice`, eagerly too: they keep the split where the axes divide what they
+    take (one element, for an index), and are refused where they do not (JAX 0.10.2)."""
     if base.sharding is None or out.rank is None:
         return st.UNKNOWN
-    kinds = _index_kinds(node, base)
+    kinds = _indexed(index, base)
     if kinds is None:
         return st.UNKNOWN
     entries: list[tuple[str, ...] | None] = []
     position = 0
-    for kind in kinds:
+    for kind, taken in kinds:
         if kind == "new":
             entries.append(())
             continue
@@ -838,12 +886,12 @@ def _gathered(node: ast.Subscript, base: ArrayType, out: ArrayType, what: str, r
             entries.append(entry)
         elif entry is None:
             return st.UNKNOWN
-        elif entry and kind == "slice" and traced:
-            kept = st.sliced(base, position - 1, out.dims[len(entries)] if len(entries) < len(out.dims) else None,
-                             what)
+        elif entry and (kind == "dyn" or (traced and kind in ("slice", "int"))):
+            kept = st.sliced(base, position - 1, 1 if kind != "slice" else taken, what)
             if kept.sharding is None:
                 return kept
-            entries.append(entry)
+            if kind == "slice":
+                entries.append(entry)
         elif entry:
             fixed = list(base.sharding.dims)
             fixed[position - 1] = ()
@@ -860,33 +908,13 @@ def _gathered(node: ast.Subscript, base: ArrayType, out: ArrayType, what: str, r
     return st.Typed(TypeSharding(tuple(entries), base.sharding.mesh))
 
 
-def _full(part: ast.Slice, size: object) -> bool:
-    """Whether a slice with literal bounds certainly takes the whole dim of this size."""
-    if part.step is not None and _literal_int(part.step) != 1:
-        return False
-    lower = 0 if part.lower is None else _literal_int(part.lower)
-    upper = _literal_int(part.upper) if part.upper is not None else None
-    if lower != 0:
-        return False
-    if part.upper is None:
-        return True
-    return isinstance(size, int) and upper is not None and upper >= size
-
-
-def _literal_int(node: ast.expr) -> int | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _literal_int(node.operand)
-        return -inner if inner is not None else None
-    return None
-
-
 # ---------------------------------------------------------------- constructors
 
 
 def _constructor(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
     if out.rank is None:
+        return st.UNKNOWN
+    if _refused_placement(interp, call, ctx, out):
         return st.UNKNOWN
     given = _out_sharding(interp, call, ctx, out.rank, _name(call))
     if given is not False:
@@ -895,6 +923,8 @@ def _constructor(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayTy
 
 
 def _like(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    if _refused_placement(interp, call, ctx, out):
+        return st.UNKNOWN
     given = _out_sharding(interp, call, ctx, out.rank or 0, _name(call))
     if given is not False:
         return st.Typed(given if isinstance(given, TypeSharding) else None)
@@ -902,6 +932,25 @@ def _like(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> 
     if call.given("shape") or not isinstance(source, ArrayType):
         return st.UNKNOWN
     return st.Typed(source.sharding)
+
+
+def _refused_placement(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> bool:
+    """A constructor's `out_sharding=` is checked against the array it makes as `reshard`
+    checks its spec (JAX places it so): SC205 for a dim its axes cannot split evenly, SC206
+    for an axis not in the mesh. True when reported."""
+    if "out_sharding" not in call.kwargs:
+        return False
+    return reshard_checks(interp, resolved(interp, call.kwargs["out_sharding"]), out, f"{_name(call)}'s result",
+                          call.kwarg_nodes.get("out_sharding", call.node), ctx)
+
+
+def _drawn(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
+    """A sampler with bounds: made as a constructor makes its array, unless a bound is an array
+    (its split broadcasts into the draw's)."""
+    bounds = [call.arg(bound) for bound in ("minval", "maxval") if call.given(bound)]
+    if any(isinstance(bound, ArrayType) and bound.dims for bound in bounds):
+        return st.UNKNOWN
+    return _constructor(interp, call, ctx, out)
 
 
 def _as_array(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
@@ -951,6 +1000,12 @@ RULES: Final[dict[str, Rule | str]] = {
     "layout_api.stack": _stack,
     "layout_api.broadcast_to": _broadcast_to,
     "layout_api.pad": _pad,
+    "slicing_api.static_slice": _slices,
+    "slicing_api.dynamic_slice": _slices,
+    "slicing_api.static_slice_in_dim": _slices,
+    "slicing_api.slice_in_dim": _slices,
+    "slicing_api.static_index_in_dim": _index_in_dim,
+    "slicing_api.index_in_dim": _index_in_dim,
     "indexing_api.where": _where,
     "numpy_constructors.zeros": _constructor,
     "numpy_constructors.arange": _constructor,
@@ -960,7 +1015,9 @@ RULES: Final[dict[str, Rule | str]] = {
     "numpy_constructors.array": _as_array,
     "numpy_constructors.asarray": _as_array,
     "numpy_constructors.copy": _as_array,
-    "random_api.random": _constructor,
+    "random_api.sampler": _constructor,
+    "random_api.uniform": _drawn,
+    "random_api.randint": _drawn,
     "sharding_api.device_put": KEEP,
     "sharding_api.with_sharding_constraint": KEEP,
     "sharding_api.reshard": KEEP,
