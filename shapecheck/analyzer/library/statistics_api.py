@@ -53,14 +53,15 @@ def covariance(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
 
 @REGISTRY.handles(f"{JNP}.histogram", signature="a, bins=10, range=None, weights=None, density=None")
 def histogram(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    """`(counts, edges)`."""
+    """`(counts, edges)`; `weights` of a's shape (SC101)."""
     a = array(call.arg("a"))
     given = call.arg("bins") if call.given("bins") else Const(10)
     bins: Dim | ArrayType = given if isinstance(given, ArrayType) else as_dim(given)
-    if a is None or bins is None or passed(call, "weights"):
+    weights = array(call.arg("weights")) if passed(call, "weights") else None
+    if a is None or bins is None or (passed(call, "weights") and weights is None):
         return None
-    counts, edges = statistics.histogram(a, bins)
-    found = finished(interp, call, counts)
+    counts, edges = statistics.histogram(a, bins, weights)
+    found = finished(interp, call, counts, [call.arg_node("a"), call.arg_node("weights")])
     return Seq((found, edges)) if isinstance(found, ArrayType) and edges is not None else None
 
 

@@ -1,17 +1,18 @@
 """jax.scipy.stats's univariate distributions: each density, mass, distribution and quantile
 function (`norm.logpdf`, `poisson.logpmf`, `gamma.cdf`, ...) broadcasts its value and every
-parameter, positional or named, and computes in floating point."""
+parameter, positional or named, and computes in floating point. And multivariate_normal's
+densities, whose values are vectors (`algebra.statistics.multivariate_normal`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from shapecheck.algebra import broadcast
+from shapecheck.algebra import broadcast, statistics
 from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.promotion import inexact, promoted
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.common import array, code_of, finished
+from shapecheck.analyzer.library.common import array, code_of, finished, passed
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Value
@@ -83,3 +84,21 @@ def univariate(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
     dtype = inexact(promoted(known))
     found = finished(interp, call, outcome)
     return found.with_dtype(dtype.dtype) if isinstance(found, ArrayType) else None
+
+
+@REGISTRY.handles(f"{STATS}.multivariate_normal.logpdf", signature="x, mean, cov, allow_singular=None")
+@REGISTRY.handles(f"{STATS}.multivariate_normal.pdf", signature="x, mean, cov")
+def multivariate_normal(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """One density per vector of `x - mean` (its last dim), against `cov`: a 0-d variance or
+    `(..., n, n)` matrices for mean's last dim n (SC106, SC104), batches broadcast (SC101)."""
+    names = ("x", "mean", "cov")
+    operands = [array(call.arg(name)) for name in names]
+    if call.signature is not None and call.signature.accepts("allow_singular") and passed(call, "allow_singular"):
+        return None  # JAX's NotImplementedError: not a shape's
+    x, mean, cov = operands
+    if x is None or mean is None or cov is None:
+        return None
+    nodes = [call.arg_node(name) for name in names]
+    outcome = statistics.multivariate_normal(x, mean, cov, f"multivariate_normal.{call.short_name}",
+                                             [f"`{code_of(node)}`" for node in nodes])
+    return finished(interp, call, outcome, nodes)
