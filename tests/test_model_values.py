@@ -28,6 +28,47 @@ import optax
 
 # name -> (program, the shape `out` has, or None where the program is wrong)
 PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
+    "a classmethod builds with cls": ("""
+        class State(NamedTuple):
+            w: jax.Array
+            b: jax.Array
+
+            @classmethod
+            def create(cls, d_in, d_out):
+                return cls(jnp.ones((d_in, d_out)), jnp.zeros(d_out))
+
+        state = State.create(4, 8)
+        out = jnp.ones((3, 4)) @ state.w + state.b
+        """, (3, 8)),
+    "a classmethod read from an instance, and a staticmethod": ("""
+        @dataclasses.dataclass
+        class Config:
+            d_model: int
+            n_heads: int
+
+            @classmethod
+            def small(cls):
+                return cls(d_model=64, n_heads=4)
+
+            @staticmethod
+            def split(x, heads):
+                return x.reshape(x.shape[0], heads, -1)
+
+        cfg = Config.small()
+        other = cfg.small()
+        out = Config.split(jnp.ones((2, other.d_model)), cfg.n_heads)
+        """, (2, 4, 16)),
+    "a record rebuilt by an instance's classmethod": ("""
+        class Ball(NamedTuple):
+            positions: jax.Array
+
+            @classmethod
+            def create(cls, positions):
+                return cls(positions=positions)
+
+        ball = Ball(jnp.zeros((0,))).create(jnp.zeros((10, 3)))
+        out = ball.positions @ jnp.ones((4, 2))  # bug
+        """, None),
     "a dict filled key by key": ("""
         params = {}
         params["w1"] = jnp.ones((4, 8))

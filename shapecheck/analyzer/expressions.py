@@ -26,6 +26,7 @@ from shapecheck.analyzer.values import (
     BoundFunction,
     BoundMethod,
     Class,
+    ClassMethod,
     Const,
     ContainerMethod,
     Dict,
@@ -38,6 +39,7 @@ from shapecheck.analyzer.values import (
     Property,
     Qual,
     Seq,
+    StaticMethod,
     Value,
     join,
 )
@@ -196,9 +198,17 @@ class Expressions(InterpreterState):
                 return BoundFunction(base, found)  # a method: the instance is its first argument
             if isinstance(found, Property) and not base.has(attr):
                 return self.call_function(found.getter, CallArgs(node, [base], [node.value]), ctx)
+            if isinstance(found, ClassMethod) and not base.has(attr):
+                return BoundFunction(base.cls, found.function)
+            if isinstance(found, StaticMethod) and not base.has(attr):
+                return found.function
             return found if found is not None or base.has(attr) else objects.library_method(base, attr)
         if isinstance(base, Class):
             found = base.attribute(attr)
+            if isinstance(found, ClassMethod):
+                return BoundFunction(base, found.function)
+            if isinstance(found, StaticMethod):
+                return found.function
             return found if found is not None else objects.library_class_method(base, attr)
         if isinstance(base, Property) and attr in ("getter", "setter", "deleter"):
             return Partial(Qual(f"builtins.property.{attr}"), (base,))  # `@head_dim.setter`

@@ -266,7 +266,7 @@ class Invocation(InterpreterState):
         result = self.call_function(method.function, bound, ctx)
         holder = call.node.func if isinstance(call.node, ast.Call) else None
         if (isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name)
-                and objects.stored_attributes(method.function)):
+                and isinstance(method.receiver, Instance) and objects.stored_attributes(method.function)):
             after = self.last_receiver
             scope.bind(holder.value.id, after if isinstance(after, Instance) else None)
         return result

@@ -10,6 +10,7 @@ _MISSING = object()
 _BUILTINS = {name: Qual(f"builtins.{name}") for name in (
     "len", "range", "tuple", "list", "int", "float", "dict", "zip", "enumerate", "print",
     "isinstance", "sum", "max", "min", "abs", "reversed", "sorted", "bool", "str", "property", "ord",
+    "classmethod", "staticmethod",
 )}
 
 

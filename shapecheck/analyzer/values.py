@@ -283,6 +283,21 @@ class BoundFunction(PythonObject):
 
 
 @dataclass(frozen=True, slots=True)
+class ClassMethod(PythonObject):
+    """`@classmethod` in a class body: read from the class or an instance, the class is its
+    first argument (`Config.from_dict(d)`, `State.create(...)` building with `cls(...)`)."""
+
+    function: Function
+
+
+@dataclass(frozen=True, slots=True)
+class StaticMethod(PythonObject):
+    """`@staticmethod` in a class body: read from the class or an instance, the function alone."""
+
+    function: Function
+
+
+@dataclass(frozen=True, slots=True)
 class Property(PythonObject):
     """`@property` (or `functools.cached_property`) in a class body: reading the attribute of an
     instance calls `getter` with it (`cfg.head_dim` of a config class)."""
@@ -420,7 +435,7 @@ class Variables(PythonObject):
 Value: TypeAlias = (
     ArrayType | Const | Seq | Dict | ContainerMethod | Qual | BoundMethod | Function | Partial | Xmap | Vmap
     | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Class | Instance | BoundFunction | Lazy | Module | SymSize
-    | Spec | Sharding | Jitted | ShardMap | Layer | Variables | Property | None
+    | Spec | Sharding | Jitted | ShardMap | Layer | Variables | Property | ClassMethod | StaticMethod | None
 )
 """None is the unknown value: nothing is certain about it, so nothing is reported."""
 

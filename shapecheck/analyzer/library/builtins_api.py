@@ -12,7 +12,18 @@ from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Devices, Dict, Function, Property, Seq, Value, as_int
+from shapecheck.analyzer.values import (
+    ClassMethod,
+    Const,
+    Devices,
+    Dict,
+    Function,
+    Property,
+    Seq,
+    StaticMethod,
+    Value,
+    as_int,
+)
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -180,6 +191,20 @@ def property_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     is read (a config's derived sizes are often properties)."""
     getter = call.arg("fget")
     return Property(getter) if isinstance(getter, Function) else None
+
+
+@REGISTRY.handles("builtins.classmethod", signature="f, /")
+def classmethod_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`@classmethod def create(cls, ...)`: the class is its first argument (alternative
+    constructors of configs and states build with `cls(...)`)."""
+    function = call.arg("f")
+    return ClassMethod(function) if isinstance(function, Function) else None
+
+
+@REGISTRY.handles("builtins.staticmethod", signature="f, /")
+def staticmethod_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    function = call.arg("f")
+    return StaticMethod(function) if isinstance(function, Function) else None
 
 
 @REGISTRY.handles("builtins.property.setter", "builtins.property.deleter", signature="prop, function, /")

@@ -9,6 +9,7 @@ from typing import Final
 # canonical name -> the library module that handles it
 FUNCTIONS: Final[dict[str, str]] = {
     "beartype.beartype": "transforms",
+    "builtins.classmethod": "builtins_api",
     "builtins.dict": "builtins_api",
     "builtins.enumerate": "builtins_api",
     "builtins.int": "builtins_api",
@@ -25,6 +26,7 @@ FUNCTIONS: Final[dict[str, str]] = {
     "builtins.property.setter": "builtins_api",
     "builtins.range": "builtins_api",
     "builtins.reversed": "builtins_api",
+    "builtins.staticmethod": "builtins_api",
     "builtins.tuple": "builtins_api",
     "builtins.zip": "builtins_api",
     "dataclasses.replace": "trees_api",
