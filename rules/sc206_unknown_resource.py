@@ -89,6 +89,23 @@ PARTIAL_MANUAL = dedent("""\
                           axis_names={"data"})(x)
 """)
 
+# No mesh at all: a bare spec where no `jax.set_mesh` is in effect has nothing to be read
+# against (JAX: "Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to
+# device_put", "Using PartitionSpec when you are not under a mesh context is not allowed").
+NO_MESH = dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = jax.make_mesh((4, 2), ("data", "model"))
+    x = jnp.ones((8, 16))
+    fixed = jax.device_put(x, NamedSharding(mesh, P("data")))
+    with jax.set_mesh(mesh):
+        also_fixed = jax.device_put(x, P("data"))
+    wrong = jax.device_put(x, P("data"))
+    zeros = jnp.zeros((8, 16), out_sharding=P("data"))
+""")
+
 RULE = Rule(
     code=Code.UNKNOWN_RESOURCE,
     name="unknown-resource",
@@ -100,7 +117,11 @@ RULE = Rule(
         "a `PartitionSpec` of a `shard_map`'s in_specs or out_specs names, against its mesh, "
         "and of a `NamedSharding` or a bare spec under `jax.set_mesh` (`device_put`, "
         "`with_sharding_constraint`, jit's `in_shardings`/`out_shardings`). A `shard_map` with "
-        "`axis_names` may name only those (its manual axes) in its specs."
+        "`axis_names` may name only those (its manual axes) in its specs. Where no mesh is set at "
+        "all (module-level code outside `jax.set_mesh`, and what it calls), a bare spec is refused "
+        "whatever it names: `device_put`, `reshard`, `with_sharding_constraint`, jit's shardings "
+        "and any `out_sharding=`. A module that calls something that may set a mesh the checker "
+        "cannot follow (`setup_mesh()`) is not reported so."
     ),
     why=(
         "`axis_resources={'batch': 'data'}` under a mesh with axes ('x', 'y') refers to a "
@@ -114,5 +135,6 @@ RULE = Rule(
         Example(source=SHARD_MAP, expected=((9, "SC206"),)),
         Example(source=SHARDING, expected=((7, "SC206"), (9, "SC206"))),
         Example(source=PARTIAL_MANUAL, expected=((8, "SC206"),)),
+        Example(source=NO_MESH, expected=((10, "SC206"), (11, "SC206"))),
     ),
 )

@@ -52,6 +52,19 @@ MORE = Example(source=dedent("""\
         zeros = jnp.zeros((8, 16), out_sharding=P(None, 'Y'))
 """), expected=((9, "SC209"), (15, "SC209"), (16, "SC209")))
 
+# With no mesh set, a NamedSharding of Explicit axes is refused by with_sharding_constraint,
+# even one the value has (JAX 0.10: jax.make_mesh's axes are Explicit by default).
+NO_MESH = Example(source=dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = jax.make_mesh((2, 4), ('X', 'Y'))
+    x = jax.device_put(jnp.ones((8, 16)), NamedSharding(mesh, P('X', 'Y')))
+    kept = jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P()))
+    same = jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P('X', 'Y')))
+"""), expected=((8, "SC209"),))
+
 RULE = Rule(
     code=Code.AXIS_TYPE_MISUSE,
     name="axis-type-misuse",
@@ -60,7 +73,8 @@ RULE = Rule(
         "`jax.sharding.reshard` and `out_sharding=` (of `jnp.dot`, `einsum`, `reshape`, the "
         "constructors and `jax.random`) name only Explicit axes; `with_sharding_constraint` names "
         "only Auto axes, and on a mesh whose axes are all Explicit it only asserts the sharding the "
-        "value already has."
+        "value already has; where no mesh is set, a NamedSharding naming an Explicit axis is "
+        "refused even where it matches."
     ),
     why=(
         "JAX raises a ValueError (\"PartitionSpec passed to reshard cannot contain axis names "
@@ -71,5 +85,5 @@ RULE = Rule(
     ),
     wrong=Example(source=WRONG, expected=((9, "SC209"),)),
     fixed=Example(source=FIXED),
-    more=(MORE,),
+    more=(MORE, NO_MESH),
 )

@@ -14,7 +14,7 @@ def test_every_field_that_changes_a_summary_is_in_its_key() -> None:
     base = Context()
     changed = {"bound": frozenset({"i"}), "outer_unknown": True, "any_name": True, "sizes": (("i", 2),),
                "resources": (("i", ("x",)),), "hidden": frozenset({"i"}), "manual": frozenset({"x"}), "mesh": Mesh((("x", 2),)),
-               "unmapped": True, "checked": ("x",), "traced": True}
+               "unmapped": True, "checked": ("x",), "traced": True, "meshless": True}
     assert {f.name for f in fields(Context) if f.compare} - {"depth"} == set(changed)
     for name, value in changed.items():
         assert Context(**{name: value}).key() != base.key(), name

@@ -158,11 +158,23 @@ def test_bare_specs_are_read_against_the_mesh_of_set_mesh() -> None:
 
 
 def test_without_a_known_mesh_a_bare_spec_names_no_missing_axis() -> None:
+    # A function analysed on its own: its caller may have set any mesh.
+    assert codes("""\
+        def place():
+            a = jax.device_put(jnp.ones((8, 6)), P('batch'))
+            b = jax.device_put(jnp.ones((6, 8)), P('data'))
+            c = jax.device_put(jnp.ones((8, 6)), P('batch', None, None))
+        """) == [(4, "SC106")]
+
+
+def test_with_no_mesh_set_a_bare_spec_is_refused_whatever_it_names() -> None:
+    # Module-level code outside any `jax.set_mesh`: JAX's ValueError "Please set a mesh via
+    # `jax.set_mesh` if a PartitionSpec is passed to device_put", before any spec rule.
     assert codes("""\
         a = jax.device_put(jnp.ones((8, 6)), P('batch'))
         b = jax.device_put(jnp.ones((6, 8)), P('data'))
         c = jax.device_put(jnp.ones((8, 6)), P('batch', None, None))
-        """) == [(3, "SC106")]
+        """) == [(1, "SC206"), (2, "SC206"), (3, "SC206")]
 
 
 def test_a_bare_spec_is_read_against_the_mesh_where_the_jitted_function_is_called() -> None:
@@ -174,7 +186,7 @@ def test_a_bare_spec_is_read_against_the_mesh_where_the_jitted_function_is_calle
         with jax.set_mesh(mesh):
             g = jax.jit(lambda v: v * 2, in_shardings=P('batch'))
         z = g(jnp.ones((8, 6)))
-        """) == [(1, "SC206")]
+        """) == [(1, "SC206"), (6, "SC206")]  # line 6: called where no mesh is set at all
 
 
 # ---------------------------------------------------------------- with_sharding_constraint and reshard

@@ -37,6 +37,10 @@ class Context:
     resources: tuple[tuple[str, tuple[str, ...]], ...] = ()
     resource_notes: tuple[tuple[str, ast.AST], ...] = field(default=(), compare=False, hash=False)
     mesh: Mesh | None = None
+    meshless: bool = False
+    """No mesh is set here by the code the interpreter followed (module-level code and what it
+    calls, outside any `with`): a bare PartitionSpec has no mesh to be read against. Reports
+    that rest on it also ask `Interpreter.sets_mesh_unseen`."""
     hidden: frozenset[str] = frozenset()  # vmap axes: invisible to annotations
     depth: int = field(default=0, metadata={"key": False})  # a summary holds at any depth
     manual: frozenset[str] = frozenset()  # a shard_map body's manual mesh axes (among `hidden`)
@@ -55,7 +59,7 @@ class Context:
         return dict(self.sizes).get(axis)
 
     def with_mesh(self, mesh: Mesh | None) -> Context:
-        return replace(self, mesh=mesh)
+        return replace(self, mesh=mesh, meshless=False)
 
     def enter_map(
         self, names: dict[str, Dim], resources: dict[str, tuple[str, ...]] | None = None,

@@ -28,7 +28,7 @@ from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.state import Frame
 from shapecheck.analyzer.statements import Statements
 from shapecheck.analyzer.values import Class, Function, Lazy, Value
-from shapecheck.analyzer.walk import map_axis_names, subscripts, unmapped_functions
+from shapecheck.analyzer.walk import map_axis_names, may_set_mesh, subscripts, unmapped_functions
 from shapecheck.codes import Code
 from shapecheck.literal import Kind, Lit
 from shapecheck.types import ArrayType
@@ -45,7 +45,7 @@ class Interpreter(Statements, Expressions, Invocation):
         for statement in self.module.body:
             if isinstance(statement, ast.ClassDef):
                 self.scope.bind(statement.name, Class(statement.name))
-        ctx = Context(bound=frozenset())
+        ctx = Context(bound=frozenset(), meshless=True)
         self.frames.append(Frame(None))
         if self.recorder is not None:  # the language server's: the last run's statements replayed
             self.recorder.run_module(self.module.body, ctx)
@@ -82,8 +82,20 @@ class Interpreter(Statements, Expressions, Invocation):
             self.recorder.derived("unmapped_functions", self._unmapped)
         return self._unmapped
 
+    def sets_mesh_unseen(self) -> bool:
+        """Whether a statement of this module calls something that may set a mesh the checker
+        does not follow (`jax.set_mesh(m)` of an unknown `m`, a `setup_mesh()` imported): a
+        walk of the module, done once a report that no mesh is set asks."""
+        if self._sets_mesh is None:
+            self._sets_mesh = may_set_mesh(self.module)
+        if self.recorder is not None and self.recorder.active:
+            self.recorder.derived("sets_mesh_unseen", self._sets_mesh)
+        return self._sets_mesh
+
     def derived(self, name: str) -> object:
         """A module-wide answer by name (`summaries` compares those a summary asked for)."""
+        if name == "sets_mesh_unseen":
+            return self.sets_mesh_unseen()
         return self.map_axis_names() if name == "map_axis_names" else self.unmapped_functions()
 
     def _has_symbols(self, function: Function) -> bool:

@@ -116,6 +116,7 @@ class InterpreterState:
         self._made: list[weakref.ref[Scope]] = [weakref.ref(self.scope)]
         self._map_axis_names: frozenset[str] | None = None
         self._unmapped: frozenset[ast.AST] | None = None
+        self._sets_mesh: bool | None = None
         self._through: dict[int, bool] = {}  # loop node id -> whether its body always runs through
         self._rebinds: dict[int, frozenset[str]] = {}  # loop node id -> the names its body may rebind
         self._annotations: dict[int, ArrayType | Invalid | None] = {}
@@ -194,6 +195,8 @@ class InterpreterState:
         def keep_type(self, node: ast.AST, shown: ArrayType, placement: Placement | None) -> None: ...
 
         def derived(self, name: str) -> object: ...
+
+        def sets_mesh_unseen(self) -> bool: ...
 
         def check_cooccurrence(self, result: Value, inputs: Iterable[Value], node: ast.AST,
                                ctx: Context) -> None: ...

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from shapecheck.algebra.conformance import conform, substitute, unknown_where
@@ -225,7 +226,8 @@ class Statements(InterpreterState):
         return found
 
     def exec_with(self, node: ast.With | ast.AsyncWith, scope: Scope, ctx: Context) -> bool:
-        inner = ctx
+        # Any context manager may set a mesh (a mesh the checker cannot read, a helper's).
+        inner = replace(ctx, meshless=False) if ctx.meshless else ctx
         expects_error = False
         for item in node.items:
             expects_error = expects_error or raises.expects_error(item.context_expr)

@@ -254,6 +254,28 @@ def map_axis_names(module: ast.Module, binders: frozenset[str]) -> frozenset[str
     return frozenset(names)
 
 
+# What makes or reads a mesh without setting one: a call of these is not a setter.
+_MESH_READERS = frozenset({"make_mesh", "Mesh", "AbstractMesh", "create_device_mesh", "create_hybrid_device_mesh",
+                           "get_abstract_mesh", "get_mesh", "get_concrete_mesh"})
+
+
+def may_set_mesh(module: ast.Module) -> bool:
+    """Whether a statement of `module` calls, for its effect alone, something named for a mesh
+    (`jax.set_mesh(mesh)`, `setup_mesh()`): it may set a mesh for what follows, where the
+    interpreter cannot tell."""
+    for statement in statements(module, into_defs=True):
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            name = _callee(statement.value.func)
+            if "mesh" in name.lower() and name not in _MESH_READERS:
+                return True
+        elif isinstance(statement, ast.Assign) and any(isinstance(t, ast.Attribute) for t in statement.targets):
+            # The old global setter, `maps.thread_resources.env = ResourceEnv(...)`.
+            written = " ".join(ast.unparse(t) for t in statement.targets).lower()
+            if "mesh" in written or "resources" in written:
+                return True
+    return False
+
+
 def _callee(func: ast.expr) -> str:
     if isinstance(func, ast.Name):
         return func.id

@@ -106,3 +106,33 @@ def _named_beyond(spec: PartitionSpec, value: ArrayType) -> bool:
     """Whether an entry of `spec` past `value`'s rank names a mesh axis."""
     rank = value.rank
     return rank is not None and any(isinstance(entry, tuple) and entry for entry in spec.dims[rank:])
+
+
+def spec_without_mesh(interp: Interpreter, shardings: Value, ctx: Context, node: ast.AST, what: str) -> bool:
+    """SC206 where a bare PartitionSpec (in `shardings`, a pytree of them) meets code that no
+    mesh is set for (`ctx.meshless`, and no call in the module that may set one unseen): JAX
+    reads a bare spec against the mesh of `jax.set_mesh` and refuses it without one, whatever
+    axes it names (`P()` too). True when reported."""
+    if not ctx.meshless:
+        return False
+    spec = _first_spec(shardings)
+    if spec is None or interp.sets_mesh_unseen():
+        return False
+    shown = spec.spec.shown
+    interp.reporter.add(node, Code.UNKNOWN_RESOURCE, (
+        f"{what} is given the bare PartitionSpec {shown}, but no mesh is set here: JAX reads a PartitionSpec "
+        f"against the mesh of `jax.set_mesh` and refuses it without one; run this under "
+        f"`with jax.set_mesh(mesh):`, or give jax.NamedSharding(mesh, {shown})"))
+    return True
+
+
+def _first_spec(shardings: Value) -> Spec | None:
+    if isinstance(shardings, Spec):
+        return shardings
+    items = shardings.items if isinstance(shardings, Seq) else \
+        tuple(item for _, item in shardings.items) if isinstance(shardings, Dict) else ()
+    for item in items:
+        found = _first_spec(item)
+        if found is not None:
+            return found
+    return None

@@ -36,13 +36,20 @@ from shapecheck.analyzer.library.partition_specs import (
     report_spec_faults,
     resolved,
 )
-from shapecheck.analyzer.library.placements import Rules, pairs, place, reshard_checks
+from shapecheck.analyzer.library.placements import (
+    Rules,
+    pairs,
+    place,
+    reshard_checks,
+    spec_without_mesh,
+)
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.library.typed_shardings import (
     explicit_mismatch,
     forget,
     placed,
     placement,
+    spec_entries,
     typed_tree,
     unplaced,
 )
@@ -120,6 +127,8 @@ def named_sharding(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
 def device_put(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     x = call.arg("x")
     device = resolved(interp, call.arg("device"))
+    if spec_without_mesh(interp, device, ctx, call.node, "jax.device_put"):
+        return forget(_arrays(x))
     refused = place(interp, device, x, _label(call, "x"), call.node, ctx, Rules())
     if not call.given("device") or device == Const(None):
         return _arrays(x)  # stays where it is, typed as it was
@@ -145,10 +154,31 @@ def with_sharding_constraint(interp: Interpreter, call: CallArgs, ctx: Context, 
     # only module-level code certainly runs eagerly, where JAX refuses it.
     eager = all(frame.function is None for frame in interp.frames)
     shardings = resolved(interp, call.arg("shardings"))
+    if spec_without_mesh(interp, shardings, ctx, call.node, "jax.lax.with_sharding_constraint") \
+            or _explicit_without_mesh(interp, shardings, ctx, call):
+        return forget(x)
     refused = place(interp, shardings, x, _label(call, "x"), call.node, ctx, Rules(divisible=eager))
     if not refused and isinstance(x, ArrayType) and not ctx.manual:
         return _constrain(interp, shardings, x, call, ctx)
     return forget(x)
+
+
+def _explicit_without_mesh(interp: Interpreter, shardings: Value, ctx: Context, call: CallArgs) -> bool:
+    """SC209: a NamedSharding naming an Explicit axis of its mesh, given to
+    with_sharding_constraint where no mesh is set (only under `jax.set_mesh` does JAX read it
+    as an assertion of the value's sharding)."""
+    if not ctx.meshless or not isinstance(shardings, Sharding) or shardings.mesh is None:
+        return False
+    types = shardings.mesh.axis_types
+    named = [axis for entry in spec_entries(shardings.spec) for axis in entry or () if types.get(axis) == EXPLICIT]
+    if not named or interp.sets_mesh_unseen():
+        return False
+    interp.reporter.add(call.node, Code.AXIS_TYPE_MISUSE, (
+        f"with_sharding_constraint is given a NamedSharding {shardings.spec.spec.shown} that names Explicit mesh "
+        f"axis {named[0]!r}, with no mesh set: JAX takes only Auto axes there; on Explicit axes place values with "
+        f"jax.sharding.reshard, or run this under `with jax.set_mesh(mesh):`, where the constraint asserts the "
+        f"value's sharding"))
+    return True
 
 
 def _constrain(interp: Interpreter, shardings: Value, x: ArrayType, call: CallArgs, ctx: Context) -> ArrayType:
@@ -165,6 +195,10 @@ def _constrain(interp: Interpreter, shardings: Value, x: ArrayType, call: CallAr
     if any(kind is None for kind in types.values()) or x.rank is None:
         return x.with_sharding(None)
     if types and all(kind == EXPLICIT for kind in types.values()):
+        if ctx.mesh is None:
+            # The assertion is the context mesh's (`jax.set_mesh`); with none set, a spec that
+            # names no Explicit axis leaves the value as it is (one that names one is SC209).
+            return x if ctx.meshless else x.with_sharding(None)
         wanted = from_spec(entries, x.rank, types, mesh.axes)
         if wanted is not None and x.sharding is not None and wanted.known and x.sharding.known \
                 and wanted.dims != x.sharding.dims:
@@ -185,6 +219,8 @@ def _constrain(interp: Interpreter, shardings: Value, x: ArrayType, call: CallAr
 def reshard(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     xs = call.arg("xs")
     out = resolved(interp, call.arg("out_shardings"))
+    if spec_without_mesh(interp, out, ctx, call.node, "jax.sharding.reshard"):
+        return forget(xs)
     if reshard_checks(interp, out, xs, _label(call, "xs"), call.node, ctx):
         return forget(xs)
     if isinstance(xs, ArrayType) and xs.rank is not None:
@@ -299,6 +335,10 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
     refused = False
     args = list(call.args)
     # jit refuses keyword arguments when in_shardings is given (its own error, not a shape's).
+    for option, given in (("in_shardings", jitted.in_shardings), ("out_shardings", jitted.out_shardings)):
+        if given is not None and spec_without_mesh(interp, given, ctx, call.node, f"{name}'s {option}"):
+            return forget(interp.call(jitted.fun, call, ctx.enter_jit(("this jax.jit binds no axis name", jitted.node)),
+                                      scope))
     if jitted.in_shardings is not None and jitted.static is not None and not call.kwargs:
         dynamic = [index for index in range(len(call.args)) if index not in jitted.static]
         entries: list[Value]

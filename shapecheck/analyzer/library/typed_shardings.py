@@ -23,7 +23,7 @@ from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import array, axes, code_of, dimension_numbers, flag, labels
 from shapecheck.analyzer.library.partition_specs import resolved
-from shapecheck.analyzer.library.placements import reshard_checks
+from shapecheck.analyzer.library.placements import reshard_checks, spec_without_mesh
 from shapecheck.analyzer.values import Const, Dict, Mesh, Seq, Sharding, Spec, Value, as_int, as_str
 from shapecheck.codes import Code
 from shapecheck.dims import Dim
@@ -289,6 +289,9 @@ def _out_sharding(interp: Interpreter, call: CallArgs, ctx: Context, rank: int, 
         return False
     if value == Const(None):
         return False
+    if spec_without_mesh(interp, resolved(interp, value), ctx, call.kwarg_nodes.get("out_sharding", call.node),
+                         f"{what}'s out_sharding="):
+        return None
     return placed(interp, value, ctx, rank, what, call.kwarg_nodes.get("out_sharding", call.node))
 
 
@@ -940,6 +943,9 @@ def _refused_placement(interp: Interpreter, call: CallArgs, ctx: Context, out: A
     for an axis not in the mesh. True when reported."""
     if "out_sharding" not in call.kwargs:
         return False
+    if spec_without_mesh(interp, resolved(interp, call.kwargs["out_sharding"]), ctx,
+                         call.kwarg_nodes.get("out_sharding", call.node), f"{_name(call)}'s out_sharding="):
+        return True
     return reshard_checks(interp, resolved(interp, call.kwargs["out_sharding"]), out, f"{_name(call)}'s result",
                           call.kwarg_nodes.get("out_sharding", call.node), ctx)
 
