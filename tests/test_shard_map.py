@@ -504,8 +504,11 @@ def test_collective_parameters_are_checked_against_the_block() -> None:
         ok = run(lambda v: jax.lax.all_gather(v, 'y', axis=-1, tiled=True))
         ok2 = run(lambda v: jax.lax.psum_scatter(v, 'x', scatter_dimension=0, tiled=True))
         ok3 = run(lambda v: jax.lax.all_to_all(v, 'x', 1, 0, tiled=True))
+        k = run(lambda v: jax.lax.ppermute(v, 'x', [(0, 1), (1, 1)]))
+        m = run(lambda v: jax.lax.ppermute(v, 'x', [(0, 1), (0, 0)]))
+        ok5 = run(lambda v: jax.lax.ppermute(v, 'x', [(0, 0), (1, 1)]))
         """) == {(3, "SC106"), (4, "SC106"), (5, "SC106"), (6, "SC205"), (7, "SC102"), (8, "SC102"),
-                 (9, "SC106"), (10, "SC205"), (12, "SC106")}
+                 (9, "SC106"), (10, "SC205"), (12, "SC106"), (17, "SC106"), (18, "SC106")}
 
 
 def test_spec_trees_are_matched_at_every_depth() -> None:

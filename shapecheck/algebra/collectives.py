@@ -174,7 +174,16 @@ def _divided(dim: Dim, size: Dim) -> Dim:
 
 def ppermute_problems(perm: Sequence[tuple[int, int]], name: str, size: Dim) -> list[Problem]:
     """SC106: a `lax.ppermute` pair naming a member of `name` beyond its `size` (JAX's
-    IndexError when the program is lowered); the first such pair."""
+    IndexError when the program is lowered), or a member sent from, or to, twice (JAX's
+    ValueError: "ppermute sources and destinations must be unique"); the first such pair."""
+    for side, position in (("source", 0), ("destination", 1)):
+        seen: set[int] = set()
+        for pair in perm:
+            if pair[position] in seen:
+                return [Problem(Code.AXIS_OUT_OF_RANGE, f"lax.ppermute: perm pair {tuple(pair)!r} has {side} "
+                                f"{pair[position]} again; each member of axis {name!r} is a {side} at most once "
+                                f"(the sources and the destinations must be unique)", axes=(name,))]
+            seen.add(pair[position])
     if not isinstance(size, int):
         return []
     for pair in perm:
