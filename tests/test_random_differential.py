@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from shapecheck.api import analyze_source
 from tests.differential import agree
 
 pytest.importorskip("jax")
@@ -214,3 +215,33 @@ def test_split_keys_unpack_into_single_keys(key: str) -> None:
     # The idiom of every training loop: the keys unpacked from split are single keys again.
     agree(f"import jax\nkey = {key}\nkey, sub = jax.random.split(key)\na, b, c = jax.random.split(sub, 3)\nout = c\n")
     agree(f"import jax\nkey, *rest = jax.random.split({key}, 4)\nout = jax.random.split(rest[2], (2, 3))\n")
+
+
+@pytest.mark.parametrize("call", [
+    "jax.random.choice(jax.random.PRNGKey(0), 5, 3)",
+    "jax.random.choice(jax.random.PRNGKey(0), jnp.zeros((4,)), 0)",
+])
+def test_choice_takes_its_shape_as_a_sequence(call: str) -> None:
+    agree(f"import jax\nimport jax.numpy as jnp\nout = {call}\n", frozenset({"SC107"}))
+
+
+@pytest.mark.parametrize(("call", "fails"), [
+    ("jax.random.uniform(jax.random.PRNGKey(0), minval=jnp.zeros(5), maxval=jnp.ones(5))", True),
+    ("jax.random.uniform(jax.random.PRNGKey(0), (3, 1), minval=jnp.zeros(5))", True),
+    ("jax.random.uniform(jax.random.PRNGKey(0), (3, 5), minval=jnp.zeros(5))", False),
+    ("jax.random.uniform(jax.random.PRNGKey(0), (5,), maxval=jnp.ones((1,)))", False),
+])
+def test_uniform_bounds_that_widen_the_shape_fail_when_run(call: str, fails: bool) -> None:
+    # jax.eval_shape lets such bounds through (the abstract rule broadcasts them in); running the
+    # draw compiles it, and JAX's verifier refuses the reshape: the oracle here is a real run.
+    import jax
+    import jax.numpy as jnp
+
+    source = f"import jax\nimport jax.numpy as jnp\nout = {call}\n"
+    codes = [d.code for d in analyze_source("t.py", source).diagnostics]
+    assert codes == (["SC101"] if fails else []), codes
+    if fails:
+        with pytest.raises(ValueError, match="verifier"):
+            eval(call, {"jax": jax, "jnp": jnp})
+    else:
+        eval(call, {"jax": jax, "jnp": jnp})

@@ -63,22 +63,33 @@ def sampler(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
 def uniform(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     dtype = dtype_or(call, promotion.default("f"))
     dims = shape(call.arg("shape")) if call.given("shape") else ()
-    return _uniform_bounds(call, ArrayType(dtype, dims)) if dims is not None else None
+    return _uniform_bounds(interp, call, ArrayType(dtype, dims)) if dims is not None else None
 
 
-def _uniform_bounds(call: CallArgs, result: ArrayType) -> ArrayType:
-    """`uniform` returns `max(minval, sample)`: array bounds broadcast into the result's shape
-    (the other samplers require their parameters to broadcast *to* `shape`). JAX refuses some
-    bounds that do not broadcast to `shape` only when the program is compiled: not reported."""
-    given = [call.arg(name) for name in ("minval", "maxval") if call.given(name)]
-    arrays = [b for b in given if isinstance(b, ArrayType)]
-    if any(not isinstance(b, ArrayType | Const) for b in given):
+def _uniform_bounds(interp: Interpreter, call: CallArgs, result: ArrayType) -> Value:
+    """`uniform` returns `max(minval, sample)`: abstractly, array bounds broadcast into the
+    result's shape (`jax.eval_shape` says so), but a bound that widens `shape` fails whenever
+    the draw is compiled, which every run does (JAX's ValueError "Cannot lower jaxpr with
+    verifier errors"): SC101, as the other samplers' parameters must broadcast *to* `shape`."""
+    given = [(name, call.arg(name)) for name in ("minval", "maxval") if call.given(name)]
+    if any(not isinstance(b, ArrayType | Const) for _, b in given):
         # An unknown bound may be an array of any rank: leading dims and 1s become unknown.
         return ArrayType(result.dtype, tuple(None if d == 1 else d for d in result.dims), (), 0)
+    for name, bound in given:
+        if not isinstance(bound, ArrayType) or result.ellipsis is not None or bound.ellipsis is not None:
+            continue
+        widened = algebra_broadcast.broadcast([result, bound])
+        if not widened.problems and widened.type.rank is not None and widened.type.dims != result.dims \
+                and all(isinstance(d, int) for d in widened.type.dims):
+            interp.reporter.add(call.kwarg_nodes.get(name, call.node), Code.BROADCAST_MISMATCH, (
+                f"jax.random.uniform's {name} of shape {format_shape(bound.dims)} does not broadcast to the "
+                f"draw's shape {format_shape(result.dims)} (it would widen it to {format_shape(widened.type.dims)}); "
+                f"JAX fails when it compiles the draw: pass shape={format_shape(widened.type.dims)}"))
+            return None
+    arrays = [b for _, b in given if isinstance(b, ArrayType)]
     if not arrays:
         return result
-    widened = algebra_broadcast.broadcast([result, *arrays]).type
-    return widened.with_dtype(result.dtype)
+    return algebra_broadcast.broadcast([result, *arrays]).type.with_dtype(result.dtype)
 
 
 @REGISTRY.handles(f"{RANDOM}.randint", signature=f"key, shape, minval, maxval, dtype=None, {_SHARDING}")
@@ -188,10 +199,16 @@ def choice(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     if source is None or (not isinstance(a, ArrayType) and as_int(a) is None):
         return None
     given = call.arg("shape")
-    dims = shape(given) if call.given("shape") and as_int(given) is None else () if not call.given("shape") else None
+    if call.given("shape") and as_int(given) is not None:
+        node = call.arg_node("shape")
+        interp.reporter.add(node, Code.SIZE_ARGUMENT_MISMATCH, (
+            f"jax.random.choice takes its shape as a sequence, but `{code_of(node)}` is an int (JAX's TypeError); "
+            f"write shape=({code_of(node)},)"))
+        return None
+    dims = shape(given) if call.given("shape") else ()
     axis = as_int(call.arg("axis")) if call.given("axis") else 0
     if dims is None or axis is None:
-        return None  # an int shape is refused by JAX (a sequence is wanted): not followed
+        return None
     replace = flag(call.arg("replace"), True) if call.given("replace") else True
     p = call.arg("p")
     outcome = sampling.choice(source, dims, replace, p if isinstance(p, ArrayType) else None, axis,
