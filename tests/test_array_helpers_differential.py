@@ -232,3 +232,19 @@ def test_broadcast_to_trivial_and_empty_shapes(a: str, target: str) -> None:
     """The same shape, a scalar, empty dims, and the two refusals an elementwise op would accept."""
     agree(PROGRAM.format(a=a, b="()", dtype="jnp.int32", body=f"out = jnp.broadcast_to(a, {target})"),
           frozenset({"SC101"}))
+
+
+@st.composite
+def broadcast_shapes(draw: st.DrawFn) -> str:
+    """`jnp.broadcast_shapes` / `lax.broadcast_shapes` of drawn shapes, the result used as a
+    shape (`jnp.zeros`) so that the oracle compares it."""
+    given = [_tuple(draw(shapes())) for _ in range(draw(st.integers(1, 3)))]
+    api = draw(st.sampled_from(["jnp", "jax.lax"]))
+    return "import jax\n" + PROGRAM.format(a="()", b="()", dtype="jnp.int32",
+                                           body=f"out = jnp.zeros({api}.broadcast_shapes({', '.join(given)}))")
+
+
+@given(broadcast_shapes())
+@CASES
+def test_broadcast_shapes_agrees_with_jax(program: str) -> None:
+    agree(program, frozenset({"SC101"}))

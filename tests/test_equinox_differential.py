@@ -341,3 +341,43 @@ def unvmapped_batches(draw: st.DrawFn) -> str:
 @cases(40)
 def test_a_batch_given_to_a_layer_of_one_example_agrees_with_equinox(program: str) -> None:
     agree(program, frozenset({"SC101", "SC104"}))
+
+
+@st.composite
+def transposed_convolutions(draw: st.DrawFn) -> str:
+    """equinox's transposed convolutions of drawn kernels, strides, output paddings, dilations,
+    paddings (an int, a pair per dim, 'SAME', 'SAME_LOWER', 'VALID') and groups, on inputs whose
+    channels match or not, one example or vmapped over a batch."""
+    spatial = draw(st.integers(1, 3))
+    groups = draw(st.sampled_from([1, 1, 2]))
+    a, b = groups * draw(st.integers(1, 3)), groups * draw(st.integers(1, 3))
+    stride = draw(st.integers(1, 3))
+    options = f", stride={stride}, output_padding={draw(st.integers(0, stride - 1))}"
+    if draw(st.booleans()):
+        options += f", dilation={draw(st.integers(1, 2))}"
+    padding = draw(st.sampled_from(["0", "1", "'SAME'", "'SAME_LOWER'", "'VALID'", "pairs"]))
+    if padding == "pairs":
+        padding = "(" + "".join(f"({draw(st.integers(0, 2))}, {draw(st.integers(0, 2))}), "
+                                for _ in range(spatial)) + ")"
+    options += f", padding={padding}, groups={groups}"
+    model = f"eqx.nn.ConvTranspose{spatial}d({a}, {b}, {draw(st.integers(1, 3))}{options}, key=keys[0])"
+    channels = a if draw(st.integers(0, 4)) else draw(st.integers(1, 6))
+    shape = [channels, *(draw(st.integers(1, 5)) for _ in range(spatial))]
+    batched = draw(st.booleans())
+    call = "jax.vmap(model)(x)" if batched else "model(x)"
+    dims = [2, *shape] if batched else shape
+    return PROGRAM.format(model=model, call=f"x = jnp.zeros({shape_literal(dims)})\nout = {call}\nout = out + 0")
+
+
+@given(transposed_convolutions())
+@cases(60)
+def test_transposed_convolutions_agree_with_equinox(program: str) -> None:
+    # SC002: a padding that removes more than the (dilated) input holds, as lax's own rule says.
+    agree(program, frozenset({"SC002", "SC104", "SC105", "SC107"}))
+
+
+def test_a_transposed_convolution_upsamples_and_checks_its_channels() -> None:
+    agree(PROGRAM.format(model="eqx.nn.ConvTranspose2d(32, 16, 2, stride=2, key=keys[0])",
+                         call="out = model(jnp.ones((32, 8, 8)))"))
+    agree(PROGRAM.format(model="eqx.nn.ConvTranspose2d(32, 16, 2, stride=2, key=keys[0])",
+                         call="out = model(jnp.ones((24, 8, 8)))"), frozenset({"SC104", "SC105"}))

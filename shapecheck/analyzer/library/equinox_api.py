@@ -76,11 +76,15 @@ LAYERS = LayerRules()  # how each layer class is called; collected by `layer_cal
 EQX_NN: Final = "equinox.nn"
 _CONV_OPTIONS: Final = "stride=1, padding=0, dilation=1, groups=1, use_bias=True, padding_mode='ZEROS', dtype=None, *, key"
 _SPATIAL: Final = {f"{EQX_NN}.Conv1d": 1, f"{EQX_NN}.Conv2d": 2, f"{EQX_NN}.Conv3d": 3}
+_TRANSPOSED: Final = {f"{EQX_NN}.ConvTranspose1d": 1, f"{EQX_NN}.ConvTranspose2d": 2, f"{EQX_NN}.ConvTranspose3d": 3}
+_CONVOLUTIONS: Final = {**_SPATIAL, **_TRANSPOSED}
 
 REGISTRY.handles(f"{EQX_NN}.Linear", signature="in_features, out_features, use_bias=True, dtype=None, *, key")(build)
 REGISTRY.handles(f"{EQX_NN}.MLP", signature="in_size, out_size, width_size, depth, activation=None, "
                                            "final_activation=None, use_bias=True, use_final_bias=True, dtype=None, *, key")(build)
 REGISTRY.handles(*_SPATIAL, signature=f"in_channels, out_channels, kernel_size, {_CONV_OPTIONS}")(build)
+REGISTRY.handles(*_TRANSPOSED, signature=f"in_channels, out_channels, kernel_size, stride=1, output_padding=0, "
+                                         f"{_CONV_OPTIONS.partition(', ')[2]}")(build)
 REGISTRY.handles(f"{EQX_NN}.LayerNorm", signature="shape=None, eps=1e-05, use_weight=True, use_bias=True, dtype=None, "
                                                  "*, elementwise_affine=None")(build)
 REGISTRY.handles(f"{EQX_NN}.Embedding", signature="num_embeddings=None, embedding_size=None, weight=None, dtype=None, "
@@ -169,6 +173,62 @@ def conv(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Val
         return None
     outcome = convolution.conv_general_dilated(
         lhs, rhs, strides, padding, rhs_dilation=dilation, feature_group_count=groups,
+        what=f"equinox.nn.{name}({shown(in_channels)}, {shown(out_channels)}, {shown_window(kernel)})")
+    result = finish(interp, outcome, call, [call.arg_node("x")] * 2)
+    if outcome.problems or result.rank is None:
+        return None
+    return ArrayType(x.dtype, result.dims[1:], x.named, None, x.named_open)
+
+
+@LAYERS.rule(*_TRANSPOSED, signature="x, *, key=None")
+def conv_transpose(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
+    """`x` is `(in_channels, *spatial)`: equinox runs `lax.conv_general_dilated` with the input
+    dilated by the stride and the padding transposed (`(k - 1) * dilation - p`, the output
+    padding added at the end); 'SAME' pads to give `n * stride`."""
+    x = call.arg("x")
+    spatial = _TRANSPOSED[layer.name]
+    if not isinstance(x, ArrayType) or x.rank != spatial + 1:
+        return None  # another rank: equinox raises a ValueError, not reported
+    kernel = window(layer.setting("kernel_size"), spatial)
+    ones = (1,) * spatial
+    strides = window(layer.setting("stride"), spatial) if layer.given("stride") else ones
+    dilation = window(layer.setting("dilation"), spatial) if layer.given("dilation") else ones
+    extra = window(layer.setting("output_padding"), spatial) if layer.given("output_padding") else (0,) * spatial
+    given = layer.setting("padding") if layer.given("padding") else Const(0)
+    mode = as_str(layer.setting("padding_mode")) if layer.given("padding_mode") else "ZEROS"
+    groups = as_dim(layer.setting("groups")) if layer.given("groups") else 1
+    in_channels, out_channels = as_dim(layer.setting("in_channels")), as_dim(layer.setting("out_channels"))
+    if kernel is None or strides is None or dilation is None or extra is None or mode is None \
+            or mode.upper() != "ZEROS" or not isinstance(groups, int) or groups <= 0:
+        return None
+    sizes = [kernel, strides, dilation, extra]
+    if not all(isinstance(n, int) for window_ in sizes for n in window_):
+        return None
+    k, s, d, a = ([int(n) for n in window_] for window_ in sizes)  # type: ignore[arg-type]
+    text = as_str(given)
+    pairs: list[tuple[int, int]] = []
+    for i in range(spatial):
+        if text is not None and text.upper() in ("SAME", "SAME_LOWER"):
+            total = d[i] * (k[i] - 1) - s[i] + a[i] + 1
+            a[i], total = (-total, 0) if total < 0 else (0, total)
+            low = (total + (text.upper() == "SAME_LOWER")) // 2
+            pairs.append((low, total - low))
+        elif text is not None and text.upper() == "VALID":
+            pairs.append((0, 0))
+        else:
+            read = padding_of(given, spatial) if text is None else None
+            pair = read[i] if isinstance(read, tuple) else None
+            if pair is None or not all(isinstance(p, int) for p in pair):
+                return None
+            pairs.append((int(pair[0]), int(pair[1])))  # type: ignore[arg-type]
+    padding = tuple((d[i] * (k[i] - 1) - lo, d[i] * (k[i] - 1) - hi + a[i]) for i, (lo, hi) in enumerate(pairs))
+    lhs = ArrayType(x.dtype, (1, *x.dims), x.named, None, x.named_open)
+    rhs = ArrayType(weights_dtype(layer), (out_channels, per_group_of(in_channels, groups), *kernel))
+    name = layer.name.rpartition(".")[2]
+    if reported(interp, call, lax_rules.dtypes([x, rhs], f"equinox.nn.{name}", ["its input", "its weight"])):
+        return None
+    outcome = convolution.conv_general_dilated(
+        lhs, rhs, ones, padding, lhs_dilation=strides, rhs_dilation=dilation, feature_group_count=groups,
         what=f"equinox.nn.{name}({shown(in_channels)}, {shown(out_channels)}, {shown_window(kernel)})")
     result = finish(interp, outcome, call, [call.arg_node("x")] * 2)
     if outcome.problems or result.rank is None:
@@ -422,7 +482,7 @@ def _parameters(layer: Layer) -> Parameters:
         shape = (as_dim(raw),) if isinstance(raw, Const) and raw.is_int else \
             tuple(as_dim(item) for item in raw.items) if isinstance(raw, Seq) else None
         return {"weight": made_if(layer, "use_weight", shape), "bias": made_if(layer, "use_bias", shape)}
-    spatial = _SPATIAL[layer.name]
+    spatial = _CONVOLUTIONS[layer.name]
     kernel = window(layer.setting("kernel_size"), spatial)
     in_channels, out_channels = as_dim(layer.setting("in_channels")), as_dim(layer.setting("out_channels"))
     groups = as_dim(layer.setting("groups")) if layer.given("groups") else 1
@@ -430,7 +490,7 @@ def _parameters(layer: Layer) -> Parameters:
             "bias": made_if(layer, "use_bias", (out_channels, *(1,) * spatial))}
 
 
-_PARAMETERS: Final = (f"{EQX_NN}.Linear", f"{EQX_NN}.LayerNorm", *_SPATIAL)
+_PARAMETERS: Final = (f"{EQX_NN}.Linear", f"{EQX_NN}.LayerNorm", *_CONVOLUTIONS)
 REGISTRY.handles(*(f"attr:{kind}.weight" for kind in (*_PARAMETERS, f"{EQX_NN}.Embedding")),
                  signature="layer")(parameter_reader("weight", _parameters, lambda layer, name: weights_dtype(layer)))
 REGISTRY.handles(*(f"attr:{kind}.bias" for kind in _PARAMETERS),

@@ -25,7 +25,7 @@ from shapecheck.analyzer.library.common import (
     shape,
 )
 from shapecheck.analyzer.library.registry import Registry
-from shapecheck.analyzer.qualnames import JNP
+from shapecheck.analyzer.qualnames import JNP, LAX
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     AxisSize,
@@ -267,6 +267,23 @@ def broadcast_arrays(interp: Interpreter, call: CallArgs, ctx: Context, scope: S
     arrays = [value for value in values if value is not None]
     return _pieces(interp, algebra_broadcast.broadcast_arrays(arrays, labels(call, len(arrays))), call,
                    is_list=True)
+
+
+@REGISTRY.handles(f"{JNP}.broadcast_shapes", f"{LAX}.broadcast_shapes", signature="*shapes")
+def broadcast_shapes(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The shape the given shapes broadcast to, a tuple of ints; SC101 where they do not."""
+    given = call.rest()
+    if call.opaque or (not given and call.name.startswith(LAX)):
+        return None  # lax's refuses no shape at all (an AssertionError)
+    shapes = [shape(value) for value in given]
+    if any(dims is None for dims in shapes):
+        return None
+    outcome = algebra_broadcast.broadcast([ArrayType(None, dims) for dims in shapes if dims is not None],
+                                          [f"`{code_of(node)}`" for node in call.arg_nodes])
+    interp.reporter.problems(outcome.problems, call.node)
+    if outcome.problems or outcome.type.ellipsis is not None:
+        return None
+    return Seq(tuple(Const(dim) if isinstance(dim, int) else None for dim in outcome.type.dims))
 
 
 @REGISTRY.handles(f"{JNP}.hstack", f"{JNP}.vstack", f"{JNP}.dstack", signature="tup, dtype=None")
