@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -227,3 +228,21 @@ def test_deep_expressions_in_blocks_and_decorators_are_left_out(monkeypatch: pyt
     parsed = parsing.parse_module(source, ast.parse(source))
     deep_line = next(number for number, line in enumerate(source.splitlines(), 1) if "f(f(f(" in line)
     assert parsed.elided and {span.line for span in parsed.elided} == {deep_line}
+
+
+def test_a_failed_broadcast_passed_on_is_reported_once_and_crashes_nothing() -> None:
+    # The value of a failed broadcast has a size in conflict: every consumer takes it as unknown
+    # (vmap's size check once blamed an argument that had no conflict of its own: IndexError).
+    from shapecheck.api import analyze_source
+
+    source = textwrap.dedent("""\
+        import jax, jax.numpy as jnp
+        b = jnp.ones((8, 4)) + jnp.ones((8, 3))
+        jax.vmap(lambda t: t)(b)
+        jax.vmap(lambda t, u: t + u)(b, jnp.ones((8, 4)))
+        jax.pmap(lambda t: t)(b)
+        jax.lax.scan(lambda c, x: (c, x), 0.0, b)
+        jax.vmap(jax.vmap(lambda t: t))(b)
+        jax.lax.fori_loop(0, 3, lambda i, c: c, b)
+        """)
+    assert [(d.span.line, d.code) for d in analyze_source("t.py", source).diagnostics] == [(2, "SC101")]

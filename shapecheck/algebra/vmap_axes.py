@@ -157,10 +157,12 @@ def map_in_axes(
         # argument blamed is unknown there (its shape there is the mistake).
         body = [item if isinstance(item, Kept) else _resize(item, axis) for item in body]
         kw_body = [_resize(item, axis) for item in kw_body]
-        blamed = conflicts[0].operands[0]
-        if blamed < len(body):
+        # No conflict of its own where an argument's size is already a conflict (the value
+        # of a failed broadcast): reported where it was made.
+        blamed = conflicts[0].operands[0] if conflicts else None
+        if blamed is not None and blamed < len(body):
             body[blamed] = None
-        else:
+        elif blamed is not None:
             kw_body[blamed - len(body)] = None
     return MappedArgs(tuple(body), size, tuple(problems), tuple(kw_body))
 
