@@ -58,6 +58,29 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         other = cfg.small()
         out = Config.split(jnp.ones((2, other.d_model)), cfg.n_heads)
         """, (2, 4, 16)),
+    "haiku parameters with noise added by tree_map": ("""
+        import haiku as hk
+
+        net = hk.without_apply_rng(hk.transform(lambda x: hk.Linear(4)(x)))
+        params = net.init(jax.random.PRNGKey(0), jnp.zeros((2, 10)))
+        noisy = jax.tree_util.tree_map(lambda p: p + 0.01, params)
+        out = net.apply(noisy, jnp.zeros((2, 10)))
+        """, (2, 4)),
+    "a jitted function's __wrapped__ is the function": ("""
+        @jax.jit
+        def logits(x, wte):
+            return x @ wte.T
+
+        raw = logits.__wrapped__
+        out = raw(jnp.ones((4, 32)), jnp.ones((50, 32)))
+        """, (4, 50)),
+    "a wrong call of a jitted function's __wrapped__": ("""
+        @jax.jit
+        def logits(x, wte):
+            return x @ wte.T  # bug
+
+        out = logits.__wrapped__(jnp.ones((4, 32)), jnp.ones((50, 31)))
+        """, None),
     "a record rebuilt by an instance's classmethod": ("""
         class Ball(NamedTuple):
             positions: jax.Array
@@ -618,3 +641,38 @@ def test_keys_formatted_in_a_loop_fill_a_dict() -> None:
         """)
     result = analyze_source("model.py", text)
     assert [d.span.line for d in result.diagnostics] == _bug_lines(text)
+
+
+# A model's parameters through jax.tree.map (an SGD step, noise) are still what `init` made:
+# `apply` on inputs of another shape is refused (the library raises inside the model, so the
+# traceback's last line is the model's, not the call's: outside PROGRAMS).
+MAPPED_PARAMETERS = {
+    "flax variables after an SGD step": """
+        import flax.linen as nn
+
+        model = nn.Dense(3)
+        variables = model.init(jax.random.PRNGKey(0), jnp.zeros((1, 10)))
+        grads = jax.grad(lambda v: model.apply(v, jnp.zeros((1, 10))).sum())(variables)
+        variables = jax.tree.map(lambda p, g: p - 0.1 * g, variables, grads)
+        out = model.apply(variables, jnp.zeros((1, 15)))
+        """,
+    "haiku parameters after a tree_map": """
+        import haiku as hk
+
+        net = hk.without_apply_rng(hk.transform(lambda x: hk.Linear(1)(x)))
+        params = net.init(jax.random.PRNGKey(0), jnp.zeros(10))
+        params = jax.tree_util.tree_map(lambda p: p - 0.1, params)
+        out = net.apply(params, jnp.zeros(15))
+        """,
+}
+
+
+@pytest.mark.parametrize("name", list(MAPPED_PARAMETERS))
+def test_mapped_parameters_are_checked_at_apply(name: str) -> None:
+    text = _program(MAPPED_PARAMETERS[name])
+    last = len(text.rstrip().splitlines())
+    assert [(d.span.line, d.code) for d in analyze_source("model.py", text).diagnostics] == [(last, "SC103")]
+    from flax.errors import ScopeParamShapeError
+
+    with pytest.raises((ValueError, ScopeParamShapeError), match="shape"):
+        exec(compile(text, "model.py", "exec", dont_inherit=True), {"__name__": "model"})

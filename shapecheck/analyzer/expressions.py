@@ -32,6 +32,7 @@ from shapecheck.analyzer.values import (
     Dict,
     Function,
     Instance,
+    Jitted,
     Layer,
     Lazy,
     Module,
@@ -188,6 +189,10 @@ class Expressions(InterpreterState):
             return Lazy(f"{base.module}.{base.attr}", attr)
         if isinstance(base, Module):
             return base.scope.bindings.get(attr)
+        if attr == "__wrapped__" and isinstance(base, Function | Jitted):
+            # What `jax.jit` (and `functools.wraps`) wrapped: the function itself, as a jit
+            # without shardings is here.
+            return base.fun if isinstance(base, Jitted) else base
         if isinstance(base, Seq | Dict) and attr in containers.METHODS:
             return ContainerMethod(base, attr)
         if isinstance(base, Instance):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from shapecheck.algebra.axis_mapping import ValueTree
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library import model_params
 from shapecheck.analyzer.library.common import argnums, flag, forwarded
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.library.trees import to_value, value_tree
@@ -153,12 +154,20 @@ def grad_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         return None
     named = value.named if isinstance(value, ArrayType) else None
     grads = [_gradient(value_tree(args[i]), named) for i in numbers]
-    gradient = to_value(grads[0], args[numbers[0]]) if single else \
-        Seq(tuple(to_value(g, args[i]) for g, i in zip(grads, numbers, strict=True)))
+    gradient = _gradient_value(grads[0], args[numbers[0]]) if single else \
+        Seq(tuple(_gradient_value(g, args[i]) for g, i in zip(grads, numbers, strict=True)))
     aux = result.items[1] if has_aux and isinstance(result, Seq) and len(result.items) > 1 else None
     if with_value:
         return Seq(((Seq((value, aux)) if has_aux else value), gradient))
     return Seq((gradient, aux)) if has_aux else gradient
+
+
+def _gradient_value(tree: ValueTree, arg: Value) -> Value:
+    """The gradient with respect to `arg`, as a value: a model's variables (what `init` made,
+    or `{'params': ...}` of them) have gradients of their own structure and shapes."""
+    if model_params.given(arg) is not None:
+        return arg
+    return to_value(tree, arg)
 
 
 def _gradient(tree: ValueTree, named: tuple[tuple[str, Dim], ...] | None) -> ValueTree:

@@ -22,7 +22,7 @@ from shapecheck.analyzer.library import pytrees
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.qualnames import DATACLASSES_REPLACE, TREE_MAP
 from shapecheck.analyzer.scope import Scope
-from shapecheck.analyzer.values import Const, Function, Instance, Seq, Value
+from shapecheck.analyzer.values import Const, Function, Instance, Seq, Value, Variables
 from shapecheck.codes import Code
 from shapecheck.types import ArrayType
 
@@ -70,6 +70,8 @@ def _map(trees: list[Value], leaf: Callable[[list[Value]], Value], problems: lis
     first = trees[0]
     if first is None:
         return None  # unknown stays unknown
+    if isinstance(first, Variables):
+        return _map_variables(first, trees[1:], leaf)
     found = pytrees.node(first)  # Python's None is a node without members
     if found is None:
         return leaf(trees) if _is_leaf(first) else None
@@ -92,6 +94,20 @@ def _map(trees: list[Value], leaf: Callable[[list[Value]], Value], problems: lis
                for index, member in enumerate(members)]
     return pytrees.rebuilt(first, [_map(column, leaf, problems, shape.member(path, key), what)
                                    for key, column in zip(shape.keys, columns, strict=True)])
+
+
+def _map_variables(first: Variables, others: list[Value], leaf: Callable[[list[Value]], Value]) -> Variables:
+    """A model's variables mapped leaf by leaf (an SGD step, noise added to the parameters):
+    the same parameters, each of the shape `leaf` gives where it is known, else of its own.
+    `apply` alone reads variables back, and refuses parameters of any other shape (that check
+    is the one that matters: a map that changed a shape is refused there as well)."""
+    held = [dict((key, shape) for key, _, shape in other.params) if isinstance(other, Variables) else {}
+            for other in others]
+    params = []
+    for key, what, shape in first.params:
+        result = leaf([shape, *(members.get(key) for members in held)]) if shape is not None else None
+        params.append((key, what, result if isinstance(result, ArrayType) else shape))
+    return Variables(tuple(params), first.node)
 
 
 def _is_leaf(value: Value) -> bool:
