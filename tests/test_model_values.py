@@ -66,6 +66,27 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         noisy = jax.tree_util.tree_map(lambda p: p + 0.01, params)
         out = net.apply(noisy, jnp.zeros((2, 10)))
         """, (2, 4)),
+    "an equinox model called through filter_jit": ("""
+        import equinox as eqx
+
+        class Readout(eqx.Module):
+            linear: eqx.nn.Linear
+
+            def __init__(self, key):
+                self.linear = eqx.nn.Linear(6, 2, key=key)
+
+            def __call__(self, x):
+                return jax.vmap(self.linear)(x)
+
+        model = Readout(jax.random.PRNGKey(0))
+        out = eqx.filter_jit(model)(jnp.zeros((3, 6)))
+        """, (3, 2)),
+    "a layer jitted whole, given the wrong features": ("""
+        import equinox as eqx
+
+        layer = eqx.nn.Linear(6, 2, key=jax.random.PRNGKey(0))
+        out = jax.jit(layer)(jnp.zeros(24))  # bug
+        """, None),
     "a jitted function's __wrapped__ is the function": ("""
         @jax.jit
         def logits(x, wte):

@@ -66,11 +66,14 @@ from shapecheck.analyzer.qualnames import (
 )
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
+    BoundFunction,
     Const,
     DefNode,
     Dict,
     Function,
+    Instance,
     Jitted,
+    Layer,
     Mesh,
     Partial,
     Qual,
@@ -275,11 +278,16 @@ JIT_OPTIONS: Final = ("in_shardings=None, out_shardings=None, static_argnums=Non
                        "backend=None, inline=False, compiler_options=None")
 
 
+# What jit wraps and the interpreter can call: a function, a map, a bound method, a model
+# (an equinox module or a layer, `eqx.filter_jit(model)(x)`).
+_CALLABLE: Final = (Function, Partial, Xmap, Vmap, Jitted, Qual, ShardMap, BoundFunction, Instance, Layer)
+
+
 @REGISTRY.handles(JIT, signature=f"fun, /, *, {JIT_OPTIONS}", takes_functions=True, binds_names=True)
 @REGISTRY.handles(PJIT, signature=f"fun, {JIT_OPTIONS}", takes_functions=True, binds_names=True)
 def jit(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     fun = call.arg("fun")
-    if not isinstance(fun, Function | Partial | Xmap | Vmap | Jitted | Qual | ShardMap):
+    if not isinstance(fun, _CALLABLE):
         return None
     in_shardings = resolved(interp, call.arg("in_shardings"))
     out_shardings = resolved(interp, call.arg("out_shardings"))
@@ -293,7 +301,7 @@ def jit(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
 def filter_jit(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """equinox's jit: every argument that is not an array is static, and no sharding is given."""
     fun = call.arg("fun")
-    if not isinstance(fun, Function | Partial | Xmap | Vmap | Jitted | Qual | ShardMap):
+    if not isinstance(fun, _CALLABLE):
         return None
     return Jitted(fun, None, None, None, call.node)
 
