@@ -18,8 +18,17 @@ from shapecheck.algebra.outcome import Problem
 from shapecheck.algebra.promotion import default
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library import model_params
-from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded, passed, refused, shape
+from shapecheck.analyzer.library import initializers, model_params
+from shapecheck.analyzer.library.common import (
+    code_of,
+    dtype_arg,
+    finish,
+    forwarded,
+    passed,
+    refused,
+    shape,
+)
+from shapecheck.analyzer.library.initializers import INITIALIZERS
 from shapecheck.analyzer.library.layers_api import (
     LayerRules,
     attend,
@@ -72,7 +81,6 @@ LAYERS = LayerRules()  # how each layer class is called; collected by `layer_cal
 
 LINEN: Final = "flax.linen"
 MODULE: Final = f"{LINEN}.Module"
-INITIALIZERS: Final = "jax.nn.initializers"  # flax.linen.initializers is an alias (qualnames)
 _OPTIONS: Final = "dtype=None, param_dtype=None, **options"
 
 
@@ -421,7 +429,15 @@ def initialize(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) 
 
 @LAYERS.rule(*each(INITIALIZERS, *_FACTORIES), signature="key, shape, dtype=None")
 def initializer(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Context) -> Value:
-    return _initialized(call)
+    made = _initialized(call)
+    log = interp.params_log
+    # Called directly, or by `self.param` in an `init` (an `apply` reads the parameter instead).
+    if isinstance(made, ArrayType) and (log is None or log.initializers_run):
+        problem = initializers.rank_problem(layer, made.dims, f"the array of `{code_of(call.node)}`")
+        if problem is not None:
+            interp.reporter.problems([problem], call.node)
+            return None
+    return made
 
 
 def _initialized(call: CallArgs) -> Value:
@@ -483,7 +499,7 @@ def apply(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Va
 def init(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """The variables as `apply` reads them back (`model_params`): the parameters the run
     created, by where; their tree is not modelled."""
-    with model_params.logged(interp) as log:
+    with model_params.logged(interp, initializers_run=True) as log:
         result = _run(interp, call, ctx, scope)
     variables = model_params.made(log, call.node) if not call.given("mutable") else None
     if call.name.endswith("init_with_output") and not call.given("mutable"):

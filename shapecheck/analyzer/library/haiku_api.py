@@ -97,7 +97,7 @@ def init(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
     if spec is None:
         return None
     function, _, with_state = spec
-    with model_params.logged(interp, initializing=True) as log:
+    with model_params.logged(interp, initializing=True, initializers_run=True) as log:
         interp.call(function, forwarded(call, call.rest()), ctx, scope)
     params = model_params.made(log, call.node)
     return Seq((params, None)) if with_state else params

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from shapecheck.analyzer.calls import CallArgs
+from shapecheck.analyzer.library import initializers
 from shapecheck.analyzer.values import Const, Dict, Layer, ParamKey, Value, Variables, as_str
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, format_shape
@@ -45,6 +46,7 @@ class ParamLog:
 
     events: list[Event] = field(default_factory=list)
     initializing: bool = False  # a haiku `init`, whose scans unroll their first step
+    initializers_run: bool = False  # an `init`: the layers' initializers fill the parameters
 
     def add(self, site: ast.AST, name: str, what: str, value: Value) -> None:
         self.events.append((site, name, what, value if isinstance(value, ArrayType) else None))
@@ -61,11 +63,11 @@ class ParamLog:
 
 
 @contextmanager
-def logged(interp: Interpreter, *, initializing: bool = False) -> Iterator[ParamLog]:
+def logged(interp: Interpreter, *, initializing: bool = False, initializers_run: bool = False) -> Iterator[ParamLog]:
     """Log the parameters created until the block ends (a module run inside another's logs into
     its own, and the outer log goes on after it); `initializing`: the run is a haiku `init`."""
     outer = interp.params_log
-    log = interp.params_log = ParamLog(initializing=initializing)
+    log = interp.params_log = ParamLog(initializing=initializing, initializers_run=initializers_run)
     try:
         yield log
     finally:
@@ -87,6 +89,13 @@ def layer_created(interp: Interpreter, layer: Layer, library: str, params: dict[
         return
     where = f"{library}.{layer.name.rpartition('.')[2]} (line {getattr(layer.node, 'lineno', '?')})"
     for name, dims in params.items():
+        if dims is not None and interp.params_log.initializers_run and library == "nn":
+            # The layer's initializer for it (`bias_init`) runs at `init`. (haiku's take
+            # `(shape, dtype)`: one of jax.nn's there fails otherwise.)
+            problem = initializers.rank_problem(layer.setting(f"{name}_init"), dims,
+                                                f"parameter `{prefix}{name}` of {where}")
+            if problem is not None:
+                interp.reporter.problems([problem], layer.node)
         if dims is not None:
             created(interp, layer.node, f"{prefix}{name}", f"parameter `{prefix}{name}` of {where}",
                     ArrayType("f32", dims))
