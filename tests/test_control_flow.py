@@ -112,6 +112,17 @@ CASES: list[tuple[str, str, list[tuple[int, str]], type[BaseException] | None]] 
             return (h, n + x), h
         c, ys = lax.scan(step, (jnp.zeros(3), 0), xs)
         """, [(3, "SC103")], TypeError),
+    ("scan_namedtuple_class_changes", """\
+        import collections
+        A = collections.namedtuple('A', ['h', 'c'])
+        B = collections.namedtuple('B', 'h c')
+        c, ys = lax.scan(lambda c, x: (B(c.h + x, c.c), x), A(jnp.zeros(3), jnp.zeros(3)), xs)
+        """, [(4, "SC103")], TypeError),
+    ("scan_namedtuple_kept", """\
+        from typing import NamedTuple
+        A = NamedTuple('A', [('h', jax.Array), ('c', jax.Array)])
+        c, ys = lax.scan(lambda c, x: (A(c.h + x, c.c), x), A(jnp.zeros(3), jnp.zeros(3)), xs)
+        """, [], None),
     ("scan_body_returns_three", "c, ys = lax.scan(lambda c, x: (c, x, x), 0.0, xs)", [(1, "SC103")], TypeError),
     ("scan_body_returns_carry_only", "c = lax.scan(lambda c, x: c, 0.0, xs)", [(1, "SC103")], TypeError),
     # ---- scan: xs and length

@@ -13,6 +13,7 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
+    Class,
     ClassMethod,
     Const,
     Devices,
@@ -23,6 +24,7 @@ from shapecheck.analyzer.values import (
     StaticMethod,
     Value,
     as_int,
+    as_str,
 )
 from shapecheck.types import ArrayType
 
@@ -191,6 +193,31 @@ def property_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     is read (a config's derived sizes are often properties)."""
     getter = call.arg("fget")
     return Property(getter) if isinstance(getter, Function) else None
+
+
+@REGISTRY.handles("collections.namedtuple", signature="typename, field_names, *, rename=False, defaults=None, "
+                                                    "module=None")
+@REGISTRY.handles("typing.NamedTuple", "typing_extensions.NamedTuple", signature="typename, fields=None, /")
+def namedtuple(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`collections.namedtuple("State", ["h", "c"])` (or `"h c"`), `NamedTuple("State", [("h",
+    T), ...])`: a record class, a pytree node of its own kind (a loop carry rebuilt as another
+    namedtuple class is refused by JAX as another structure)."""
+    name = as_str(call.arg("typename"))
+    given = call.arg("field_names") if call.short_name == "namedtuple" else call.arg("fields")
+    text = as_str(given)
+    if text is not None:
+        fields: list[str | None] = list(text.replace(",", " ").split())
+    elif isinstance(given, Seq):
+        fields = [as_str(item.items[0]) if isinstance(item, Seq) and item.items else as_str(item)
+                  for item in given.items]
+    else:
+        return None
+    renames = call.short_name == "namedtuple" and call.given("rename")
+    if name is None or call.opaque or renames or any(field is None for field in fields) \
+            or len(set(fields)) != len(fields):
+        return None
+    # Defaults (and a field's default read back) are not followed: a field left out is unknown.
+    return Class(name, record="namedtuple", fields=tuple(field for field in fields if field is not None))
 
 
 @REGISTRY.handles("builtins.classmethod", signature="f, /")

@@ -29,6 +29,7 @@ FUNCTIONS: Final[dict[str, str]] = {
     "builtins.staticmethod": "builtins_api",
     "builtins.tuple": "builtins_api",
     "builtins.zip": "builtins_api",
+    "collections.namedtuple": "builtins_api",
     "dataclasses.replace": "trees_api",
     "einops.einsum": "einops_api",
     "einops.pack": "einops_api",
@@ -1044,6 +1045,8 @@ FUNCTIONS: Final[dict[str, str]] = {
     "shapecheck.runtime.checked": "transforms",
     "shapecheck.runtime.checked.checked": "transforms",
     "typeguard.typechecked": "transforms",
+    "typing.NamedTuple": "builtins_api",
+    "typing_extensions.NamedTuple": "builtins_api",
 }
 
 # method or attribute key -> the library module that handles it
