@@ -74,6 +74,29 @@ CACHE = dedent("""\
     window = lax.dynamic_slice(cache, (0, 100, 0), (4, 256, 64))
 """)
 
+# A Python int passed to a jitted function is a tracer in its body: where JAX needs a concrete
+# size (a shape, a count, an axis, a slice bound, `range`), mark the argument static.
+TRACED = dedent("""\
+    from functools import partial
+
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def pad_to(x, n):
+        return jnp.concatenate([x, jnp.zeros(n - x.shape[0])]), jnp.zeros(n)
+
+
+    @partial(jax.jit, static_argnums=(1,))
+    def padded(x, n):
+        return jnp.concatenate([x, jnp.zeros(n - x.shape[0])])
+
+
+    a = pad_to(jnp.ones(3), 8)
+    b = padded(jnp.ones(3), 8)
+""")
+
 RULE = Rule(
     code=Code.SIZE_ARGUMENT_MISMATCH,
     name="size-argument-mismatch",
@@ -94,7 +117,10 @@ RULE = Rule(
         "`lax.select_n`'s two cases for a boolean predicate, `jnp.convolve` and `correlate` of "
         "non-empty arrays, `jnp.interp`'s `xp` and `fp` of one length, `jnp.select`'s one choice "
         "per condition, `jnp.cross`'s vectors of 2 or 3, `jax.nn.glu`'s even axis, and "
-        "`lax.associative_scan`'s leaves of one length."
+        "`lax.associative_scan`'s leaves of one length. Also a Python int passed to a jitted function as "
+        "a non-static argument (a tracer in its body) where JAX needs a concrete value: a shape, "
+        "`num_classes`, `num_segments`, `length`, `num`, `k`, an axis, a count of `repeat` or `tile`, "
+        "a slice bound, `range` and `int` (not followed through arithmetic on it)."
     ),
     why=(
         "Each is a ValueError when the program runs, after the data pipeline has started: a fused "
@@ -105,6 +131,7 @@ RULE = Rule(
     fixed=Example(source=FIXED),
     more=(
         Example(source=SPLIT_INDICES, expected=((4, "SC107"),)),
+        Example(source=TRACED, expected=((9, "SC107"),)),
         Example(source=PAD_WIDTH, expected=((4, "SC107"),)),
         Example(source=TOP_K, expected=((5, "SC107"),)),
         Example(source=SAMPLING, expected=((6, "SC107"), (7, "SC107"))),

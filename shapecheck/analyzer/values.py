@@ -48,6 +48,13 @@ class Const:
 
 
 @dataclass(frozen=True, slots=True)
+class TracedInt(Const):
+    """A Python int passed to a jitted function as a non-static argument: JAX traces it (a 0-d
+    int32 tracer). It computes as the int it holds (what it becomes is not the question), but
+    JAX refuses it where it needs a concrete size: a shape, a slice bound, `range`."""
+
+
+@dataclass(frozen=True, slots=True)
 class Seq:
     """A tuple or list literal the program built; `lit` keeps its syntax for spec parsing."""
 
@@ -416,6 +423,18 @@ class Layer(PythonObject):
         return self.given(name) and self.setting(name) != Const(None)
 
 
+@dataclass(frozen=True, slots=True)
+class Stacked(PythonObject):
+    """A module built under a map (an ensemble: `nnx.vmap` or `eqx.filter_vmap` of a function
+    that builds a layer), or nnx's `Rngs` split for one: `member` with a dim of `size` inserted
+    at `axis` of each of its arrays (the map's out_axes). A map along that axis gives its body
+    `member` (`library.ensembles`); anything else sees an unknown value."""
+
+    member: Value
+    size: Dim  # None: unknown
+    axis: int  # where each array has the stacked dim; never negative
+
+
 ParamKey: TypeAlias = tuple[int, str, int]
 """A parameter by where a module creates it: the node id of the layer or `self.param` call, the
 parameter's name, and how many with that node and name came before it in the same run."""
@@ -435,7 +454,7 @@ class Variables(PythonObject):
 Value: TypeAlias = (
     ArrayType | Const | Seq | Dict | ContainerMethod | Qual | BoundMethod | Function | Partial | Xmap | Vmap
     | Devices | Mesh | DType | MeshContext | AxisSize | AtIndexer | Class | Instance | BoundFunction | Lazy | Module | SymSize
-    | Spec | Sharding | Jitted | ShardMap | Layer | Variables | Property | ClassMethod | StaticMethod | None
+    | Spec | Sharding | Jitted | ShardMap | Layer | Variables | Property | ClassMethod | StaticMethod | Stacked | None
 )
 """None is the unknown value: nothing is certain about it, so nothing is reported."""
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from shapecheck.analyzer import containers
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.library.registry import Registry, traced_size
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Class,
@@ -22,10 +22,12 @@ from shapecheck.analyzer.values import (
     Property,
     Seq,
     StaticMethod,
+    TracedInt,
     Value,
     as_int,
     as_str,
 )
+from shapecheck.codes import Code
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -56,6 +58,8 @@ def length(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
 # `range(stop)` or `range(start, stop[, step])`: the bounds are read as they come.
 @REGISTRY.handles("builtins.range", signature="*bounds")
 def range_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if _traced_argument(interp, call, "range", "bounds"):
+        return None  # JAX's TracerIntegerConversionError
     bounds = [as_int(arg) for arg in call.rest()]
     if not bounds or any(b is None for b in bounds) or call.kwargs or (bounds[-1] == 0 and len(bounds) == 3):
         return None
@@ -63,6 +67,15 @@ def range_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> V
     if len(values) > _MAX_RANGE:
         return None
     return Seq(tuple(Const(v) for v in values), True)
+
+
+def _traced_argument(interp: Interpreter, call: CallArgs, what: str, parameter: str) -> bool:
+    """SC107 where a builtin that needs a Python int is given a traced jit argument."""
+    for value, node in zip(call.args, call.arg_nodes, strict=False):
+        if isinstance(value, TracedInt):
+            interp.reporter.add(node, Code.SIZE_ARGUMENT_MISMATCH, traced_size(what, node, parameter))
+            return True
+    return False
 
 
 @REGISTRY.handles("builtins.tuple", "builtins.list", signature="iterable=(), /")
@@ -120,6 +133,8 @@ def reversed_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
 
 @REGISTRY.handles("builtins.int", signature="x=0, /, base=10")
 def int_(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    if _traced_argument(interp, call, "int", "argument"):
+        return None  # JAX's ConcretizationTypeError
     given = call.arg("x")
     if isinstance(given, Const) and isinstance(given.value, float) and math.isfinite(given.value) \
             and not call.given("base"):

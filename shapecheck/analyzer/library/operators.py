@@ -13,7 +13,7 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.folding import number_operation
 from shapecheck.analyzer.library import model_params
 from shapecheck.analyzer.library.common import array, code_of, finish, labels
-from shapecheck.analyzer.library.registry import Registry
+from shapecheck.analyzer.library.registry import Registry, traced_size
 from shapecheck.analyzer.qualnames import canonical
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
@@ -23,11 +23,13 @@ from shapecheck.analyzer.values import (
     Dict,
     Qual,
     Seq,
+    TracedInt,
     Value,
     Variables,
     as_int,
     as_str,
 )
+from shapecheck.codes import Code
 from shapecheck.dtypes import KINDS, NUMPY_OF, narrowed
 from shapecheck.types import ArrayType
 
@@ -128,6 +130,12 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         if isinstance(part, ast.Slice):
             bounds = [interp.eval(bound, scope, ctx) if bound is not None else Const(None)
                       for bound in (part.lower, part.upper, part.step)]
+            traced = next((n for b, n in zip(bounds, (part.lower, part.upper, part.step), strict=True)
+                           if isinstance(b, TracedInt) and n is not None), None)
+            if traced is not None and isinstance(base, ArrayType | AtIndexer):
+                # JAX's IndexError: "Array slice indices must have static start/stop/step".
+                interp.reporter.add(traced, Code.SIZE_ARGUMENT_MISMATCH, traced_size("a slice", traced, "bound"))
+                return None
             known = all(isinstance(b, Const) and (b.value is None or b.is_int) for b in bounds)
             ints = [as_int(b) for b in bounds]
             items.append(indexing.Slice(ints[0], ints[1], ints[2], unknown=not known))

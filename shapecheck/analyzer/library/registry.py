@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from shapecheck.analyzer.calls import CallArgs, Handler, Signature
-from shapecheck.analyzer.values import Const, Seq
+from shapecheck.analyzer.values import Const, Seq, TracedInt
 from shapecheck.analyzer.walk import code
 from shapecheck.codes import Code
 
@@ -88,15 +89,23 @@ def each(module: str, *names: str) -> tuple[str, ...]:
 # "Shapes must be 1D sequences of concrete values of integer type"), whatever else it does.
 _SHAPES = ("shape", "newshape")
 
+# The parameters JAX needs concrete (Python values, not tracers): sizes, counts, axes. A jit
+# argument given there is refused (TypeError, ConcretizationTypeError).
+_CONCRETE = ("shape", "newshape", "slice_sizes", "num_classes", "num_segments", "length", "total_repeat_length",
+             "num", "N", "M", "k", "indices_or_sections", "reps", "repeats", "axis", "pad_width")
+
 
 def _binding(handler: Handler, signature: Signature) -> Handler:
     # Every result is typed with its sharding by the handler's rule (`typed_shardings`).
     key = f"{handler.__module__.rpartition('.')[2]}.{handler.__qualname__}"
     shapes = tuple(name for name in _SHAPES if name in signature.places)
+    concrete = tuple(name for name in _CONCRETE if name in signature.places)
 
     def bound(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
         call.signature = signature
         if shapes and _float_size(interp, call, shapes):
+            return None
+        if concrete and _traced(interp, call, concrete):
             return None
         reported = len(interp.reporter.findings)
         result = handler(interp, call, ctx, scope)
@@ -108,6 +117,41 @@ def _binding(handler: Handler, signature: Signature) -> Handler:
     bound.__qualname__ = handler.__qualname__
     bound.__doc__ = handler.__doc__
     return bound
+
+
+def traced_size(what: str, node: ast.AST, parameter: str) -> str:
+    """The message where JAX needs a concrete value but is given a jit argument (a tracer)."""
+    return (f"{what}: `{code(node, 40)}` comes from an argument of a jitted function, which JAX traces, but its "
+            f"{parameter} must be a concrete Python value (JAX: ConcretizationTypeError, or 'Shapes must be 1D "
+            "sequences of concrete values'); mark that argument static (static_argnums= or static_argnames=), "
+            "or compute the value from an array's .shape")
+
+
+def holds_traced(value: object, depth: int = 2) -> bool:
+    """Whether `value`, or an item of it (pairs of pairs: pad widths), is a traced jit argument."""
+    if isinstance(value, TracedInt):
+        return True
+    return depth > 0 and isinstance(value, Seq) and any(holds_traced(item, depth - 1) for item in value.items)
+
+
+def _traced(interp: Interpreter, call: CallArgs, names: tuple[str, ...]) -> bool:
+    """SC107 at an argument JAX needs concrete that holds a traced jit argument; True where so."""
+    assert call.signature is not None
+    for name in names:
+        if name == call.signature.variadic:
+            start = len(call.signature.positional)
+            given = list(zip(call.args[start:], call.arg_nodes[start:], strict=False))
+        elif call.given(name):
+            given = [(call.arg(name), call.arg_node(name))]
+        else:
+            continue
+        if name == "repeats" and call.given("total_repeat_length"):
+            continue  # traced repeats are what total_repeat_length is for
+        for value, node in given:
+            if holds_traced(value):
+                interp.reporter.add(node, Code.SIZE_ARGUMENT_MISMATCH, traced_size(call.short_name, node, name))
+                return True
+    return False
 
 
 def _float_size(interp: Interpreter, call: CallArgs, names: tuple[str, ...]) -> bool:

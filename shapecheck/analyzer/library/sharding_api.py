@@ -81,6 +81,7 @@ from shapecheck.analyzer.values import (
     Sharding,
     ShardMap,
     Spec,
+    TracedInt,
     Value,
     Vmap,
     Xmap,
@@ -341,7 +342,9 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
         return interp.call(jitted.fun, call, ctx.enter_jit(("this jax.jit binds no axis name", jitted.node)), scope)
     name = _name(jitted.fun)
     refused = False
-    args = list(call.args)
+    # A Python int given as a non-static argument is traced in the body (a 0-d int32 tracer).
+    args = [TracedInt(arg.value) if jitted.static is not None and index not in jitted.static
+            and type(arg) is Const and arg.is_int else arg for index, arg in enumerate(call.args)]
     # jit refuses keyword arguments when in_shardings is given (its own error, not a shape's).
     for option, given in (("in_shardings", jitted.in_shardings), ("out_shardings", jitted.out_shardings)):
         if given is not None and spec_without_mesh(interp, given, ctx, call.node, f"{name}'s {option}"):
@@ -370,7 +373,7 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
             refused |= placed_here
             # The body sees each argument as in_shardings places it (an uncommitted one is
             # moved there; a committed one must already be so).
-            args[index] = _entering(call.args[index], typed_tree(entry, call.args[index], ctx))
+            args[index] = _entering(args[index], typed_tree(entry, args[index], ctx))
     result = interp.call(jitted.fun, replace(call, args=args), ctx.enter_jit(("this jax.jit binds no axis name", jitted.node)), scope)
     # JAX stops at the first argument it refuses: the result is never computed.
     if refused:
