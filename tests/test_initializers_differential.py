@@ -80,5 +80,5 @@ def test_jax_agrees(name: str) -> None:
     if line is None:
         exec(program, {"__name__": "t"})
     else:
-        with pytest.raises(ValueError, match="dimensional|2D shape|3D, 4D or 5D"):
+        with pytest.raises(ValueError, match=r"dimensional|2D shape|3D, 4D or 5D"):
             exec(program, {"__name__": "t"})

@@ -66,6 +66,34 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         noisy = jax.tree_util.tree_map(lambda p: p + 0.01, params)
         out = net.apply(noisy, jnp.zeros((2, 10)))
         """, (2, 4)),
+    "a closure called again after its captured value changed shape": ("""
+        def scale_by(zs):
+            def inner(x):
+                return x * zs
+            return inner(1.0)
+
+        a = scale_by(jnp.ones(4))
+        b = scale_by(jnp.ones(5))
+        out = b + jnp.ones(5)
+        """, (5,)),
+    "a gram matrix by vmap of vmap, for two pairs of point sets": ("""
+        def gram(xs, zs):
+            return jax.vmap(lambda x: jax.vmap(lambda z: jnp.dot(x, z))(zs))(xs)
+
+        X, Xs = jnp.ones((20, 2)), jnp.ones((7, 2))
+        K = gram(X, X)
+        Ks = gram(X, Xs)
+        out = Ks @ jnp.ones(7)
+        """, (20,)),
+    "a gram matrix for new points used the wrong way round": ("""
+        def gram(xs, zs):
+            return jax.vmap(lambda x: jax.vmap(lambda z: jnp.dot(x, z))(zs))(xs)
+
+        X, Xs = jnp.ones((20, 2)), jnp.ones((7, 2))
+        K = gram(X, X)
+        Ks = gram(X, Xs)
+        out = Ks @ jnp.ones(20)  # bug
+        """, None),
     "an equinox model called through filter_jit": ("""
         import equinox as eqx
 
