@@ -36,6 +36,7 @@ MODULES: tuple[str, ...] = (
     "statistics_api", "stats_api", "image_api", "flax_training_api",
     "optax_updates_api", "haiku_api", "flax_nnx_api", "recurrent_layers", "flax_lifted",
     "haiku_recurrent", "equinox_pooling", "nnx_transforms", "signal_api", "ndimage_api", "scipy_solvers_api",
+    "flatten_util_api",
 )
 """Every library module with a registry (a test fails for one left out)."""
 

@@ -7,18 +7,21 @@ SC103: `model_params`). `hk.without_apply_rng` drops apply's `rng`; `hk.transfor
 adds a state to both (not followed). Inside, `hk.Linear`, `hk.nets.MLP`, `hk.Conv1D`/`2D`/`3D`,
 `hk.Flatten`, `hk.Sequential`, `hk.LayerNorm`, `hk.BatchNorm`, `hk.Embed`, `hk.MultiHeadAttention`,
 `hk.get_parameter` and `hk.get_state` give their shapes as haiku computes them; a layer on a
-scalar is refused as haiku refuses it. `hk.vmap` is `jax.vmap` inside a transform.
+scalar is refused as haiku refuses it. `hk.vmap` is `jax.vmap` inside a transform;
+`hk.BatchApply(f, num_dims)` calls `f` with its arguments' leading dims merged into one, and
+splits its outputs' first dim back.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from dataclasses import replace
+from typing import TYPE_CHECKING, Final, Literal
 
-from shapecheck.algebra import convolution, layers
+from shapecheck.algebra import convolution, layers, reshape
 from shapecheck.algebra.outcome import Problem
 from shapecheck.analyzer.calls import CallArgs, Signature
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library import model_params, vmap_api
+from shapecheck.analyzer.library import model_params, pytrees, vmap_api
 from shapecheck.analyzer.library.common import dtype_arg, finish, forwarded, passed, refused, shape
 from shapecheck.analyzer.library.layers_api import LayerRules, build, chained, per_group_of
 from shapecheck.analyzer.library.registry import Registry
@@ -27,6 +30,7 @@ from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import (
     Class,
     Const,
+    Dict,
     Instance,
     Layer,
     Partial,
@@ -166,6 +170,106 @@ def vmapped(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
             Code.INVALID_AXIS_SPEC, "hk.vmap passes its function only positional arguments (a TypeError); pass "
             f"{', '.join(f'`{name}`' for name in call.keywords())} by position"))
     return interp.call(mapped, forwarded(call, call.rest()), ctx, scope)
+
+
+# -- BatchApply -------------------------------------------------------------------------------
+
+# `hk.BatchApply(f, num_dims)` is a partial application of this name (no program can write it),
+# called with the arguments.
+_BATCH_APPLIED: Final = f"{HK}.BatchApply()"
+
+
+@REGISTRY.handles(f"{HK}.BatchApply", takes_functions=True, signature="f, num_dims=2")
+def batch_apply(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`hk.BatchApply(f, num_dims)`: `f` on its arguments with their leading `num_dims` dims as
+    one, called through `batch_applied`. A `num_dims` below 1 is not followed (0 makes haiku
+    reshape by a float size, a TypeError; a negative one counts from the end)."""
+    dims = as_int(call.arg("num_dims")) if call.given("num_dims") else 2
+    if call.opaque or dims is None or dims < 1:
+        return None
+    return Partial(Qual(_BATCH_APPLIED), (call.arg("f"), Const(dims)))
+
+
+@REGISTRY.handles(_BATCH_APPLIED, signature="f, num_dims, /, *args, **kwargs")
+def batch_applied(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """haiku merges the leading `num_dims` dims of every argument leaf of that many dims or
+    more (others pass as they are), calls `f`, and splits the leading dim of every output leaf
+    into the leading dims of the first such argument leaf (positional ones first, then the
+    keywords sorted): a reshape, refused where the sizes differ (SC105). With no such leaf,
+    haiku's ValueError (SC106)."""
+    count = as_int(call.arg("num_dims"))
+    if call.opaque or count is None:
+        return None
+    args, keywords = call.rest(), call.keywords()
+    example = _example(Seq((*args, Dict(tuple((Const(name), value) for name, value in keywords.items())))), count)
+    if example is False:
+        return refused(interp, call, Problem(
+            Code.AXIS_OUT_OF_RANGE, f"hk.BatchApply merges the leading {count} dims of its arguments, but none has "
+            f"{count} dims or more (haiku's ValueError: \"BatchApply requires at least one input with ndim >= "
+            f"{count}.\"); pass an array of {count} dims or more, or lower num_dims"))
+    merged = CallArgs(call.node, [_merged(arg, count) for arg in args], call.arg_nodes[len(call.args) - len(args):],
+                      {name: _merged(value, count) for name, value in keywords.items()},
+                      {name: node for name, node in call.kwarg_nodes.items() if name in keywords})
+    out = interp.call(call.arg("f"), merged, ctx, scope)
+    if example is None:
+        return None
+    problems: list[Problem] = []
+    result = _split(out, example.dims[:count], problems)
+    if problems:
+        return refused(interp, call, problems[0])
+    return result
+
+
+def _example(tree: Value, count: int) -> ArrayType | Literal[False] | None:
+    """The first leaf of `count` dims or more, whose leading dims the outputs get; None where an
+    earlier leaf (or the tree) is not known, False where every leaf has fewer."""
+    found = pytrees.node(tree)
+    if found is not None:
+        for member in found[1]:
+            inner = _example(member, count)
+            if inner is not False:
+                return inner
+        return False
+    leaf = pytrees.leaf(tree)
+    if leaf is None or leaf.ellipsis is not None:
+        return None
+    return leaf if len(leaf.dims) >= count else False
+
+
+def _merged(value: Value, count: int) -> Value:
+    """`value` with each array leaf of `count` dims or more reshaped to one leading dim for them
+    (haiku's `merge_leading_dims`); a leaf of unknown rank becomes unknown."""
+    found = pytrees.node(value)
+    if found is not None:
+        return pytrees.rebuilt(value, [_merged(member, count) for member in found[1]])
+    if not isinstance(value, ArrayType):
+        return value  # a Python number has no dims to merge; others are not arrays
+    if value.ellipsis is not None:
+        return None
+    if len(value.dims) < count:
+        return value
+    lead = value.dims[0] if count == 1 else product(value.dims[:count])
+    return value.with_dims((lead, *value.dims[count:]))
+
+
+def _split(value: Value, lead: tuple[Dim, ...], problems: list[Problem]) -> Value:
+    """`value` with each array leaf's leading dim split into `lead` (haiku's `split_leading_dim`,
+    a reshape); a Python number there has no shape (haiku's AttributeError): unknown."""
+    found = pytrees.node(value)
+    if found is not None:
+        return pytrees.rebuilt(value, [_split(member, lead, problems) for member in found[1]])
+    if not isinstance(value, ArrayType):
+        return None
+    if value.ellipsis == 0:
+        return value.with_dims(lead, len(lead))  # its dims after the first: not known
+    if value.ellipsis is not None:
+        return value.with_dims((*lead, *value.dims[1:]), value.ellipsis - 1 + len(lead))
+    outcome = reshape.reshape(value, (*lead, *value.dims[1:]))
+    problems.extend(replace(problem, message=problem.message.replace(
+        "reshape:", f"hk.BatchApply splits the leading dim of its function's output into {format_shape(lead)}:", 1)
+        + "; the function must return arrays whose first dim is the one their leading dims were merged into")
+        for problem in outcome.problems)
+    return outcome.type
 
 
 # -- parameters -------------------------------------------------------------------------------

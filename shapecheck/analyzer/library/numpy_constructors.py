@@ -187,8 +187,8 @@ def _as_array(source: Value, requested: str | Literal[False] | None, plain_numpy
     else:
         typed = _leaf(source)  # `jnp.array(1.0)`: a weak 0-d array
     if isinstance(source, Seq):
-        dims = nested_shape(source)
-        return ArrayType(typed.dtype, dims) if dims is not None else None
+        stacked = _stacked(source)
+        return replace(stacked, dtype=typed.dtype, weak=False) if stacked is not None else None
     if isinstance(source, Const) and isinstance(source.value, int | float):
         return ArrayType(typed.dtype, (), weak=typed.weak)
     return None
@@ -209,18 +209,30 @@ def _leaves(value: Value) -> list[Typed]:
 
 
 def nested_shape(value: Value) -> tuple[Dim, ...] | None:
+    """The positional shape of a number, an array, or nested lists of them (`np.shape([x, y])`)."""
+    stacked = _stacked(value)
+    return stacked.dims if stacked is not None else None
+
+
+def _stacked(value: Value) -> ArrayType | None:
+    """A number, an array, or nested lists and tuples of them as `jnp.array` stacks them (its
+    dtype aside): each list a new leading dim, its items of one shape. Named axes are kept:
+    inside a map, `jnp.array([x, x])` of per-example scalars is mapped as its items are (the
+    union of theirs, as `jnp.stack` gives), not a fixed array. None where any item is unknown
+    or the items cannot be stacked (`_unstackable` reports the outer list's)."""
     if isinstance(value, Seq):
-        inner = [nested_shape(item) for item in value.items]
-        if not inner:
-            return (0,)
-        first = inner[0]
-        if first is None or any(other != first for other in inner[1:]):
+        items = [_stacked(item) for item in value.items]
+        if not items:
+            return ArrayType(None, (0,))
+        known = [item for item in items if item is not None]
+        if len(known) != len(items):
             return None
-        return (len(value.items), *first)
+        outcome = layout.stack(known, 0)
+        return None if outcome.problems or outcome.type.ellipsis is not None else outcome.type
     if isinstance(value, Const) and isinstance(value.value, int | float):
-        return ()
-    if isinstance(value, ArrayType) and value.ellipsis is None and not value.named:
-        return value.dims  # `jnp.array([i, i + 1])` of traced scalars, a list of rows: stacked
+        return ArrayType(None, ())
+    if isinstance(value, ArrayType) and value.ellipsis is None:
+        return value  # `jnp.array([i, i + 1])` of traced scalars, a list of rows: stacked
     return None
 
 
