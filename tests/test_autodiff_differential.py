@@ -190,3 +190,20 @@ def pytree_jacobians(draw: st.DrawFn) -> str:
 @CASES
 def test_pytree_jacobians_agree_with_jax(program: str) -> None:
     agree(program, CODES)
+
+
+@pytest.mark.parametrize("body", [
+    # jax.vjp: the pullback takes a cotangent shaped as the output, gives one per primal.
+    "y, f = jax.vjp(lambda x: W @ x, jnp.ones(6))\nout = f(jnp.ones(4))[0]",
+    "y, f = jax.vjp(lambda x: W @ x, jnp.ones(6))\nout = f(jnp.ones(6))[0]",
+    "y, f = jax.vjp(lambda x, z: (x * 2, z), jnp.ones(6), jnp.ones(2))\nout = f((jnp.ones(6), jnp.ones(2)))[1]",
+    "y, f = jax.vjp(lambda x, z: (x * 2, z), jnp.ones(6), jnp.ones(2))\nout = f((jnp.ones(6),))[0]",
+    "y, f = jax.vjp(jnp.sum, jnp.ones(3))\nout = f(1.0)[0]",
+    "y, f, aux = jax.vjp(lambda x: (W @ x, x), jnp.ones(6), has_aux=True)\nout = f(y)[0] + aux",
+    # jax.linearize: the linear function takes a tangent per primal, shaped as it.
+    "y, f = jax.linearize(jnp.sin, jnp.ones(6))\nout = f(jnp.ones(6)) + y",
+    "y, f = jax.linearize(jnp.sin, jnp.ones(6))\nout = f(jnp.ones(7))",
+    "y, f = jax.linearize(lambda a, b: a @ b, jnp.ones((2, 3)), jnp.ones(3))\nout = f(jnp.ones((2, 3)), jnp.ones(3))",
+])
+def test_vjp_and_linearize_agree_with_jax(body: str) -> None:
+    agree("import jax\nimport jax.numpy as jnp\nW = jnp.ones((4, 6))\n" + body + "\n", frozenset({"SC103"}))

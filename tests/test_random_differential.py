@@ -230,6 +230,8 @@ def test_choice_takes_its_shape_as_a_sequence(call: str) -> None:
     ("jax.random.uniform(jax.random.PRNGKey(0), (3, 1), minval=jnp.zeros(5))", True),
     ("jax.random.uniform(jax.random.PRNGKey(0), (3, 5), minval=jnp.zeros(5))", False),
     ("jax.random.uniform(jax.random.PRNGKey(0), (5,), maxval=jnp.ones((1,)))", False),
+    ("jax.random.uniform(jax.random.PRNGKey(0), (), minval=jnp.zeros((1,)))", False),  # widened by 1s only
+    ("jax.random.uniform(jax.random.PRNGKey(0), (3,), maxval=jnp.ones((2, 1)))", True),
 ])
 def test_uniform_bounds_that_widen_the_shape_fail_when_run(call: str, fails: bool) -> None:
     # jax.eval_shape lets such bounds through (the abstract rule broadcasts them in); running the

@@ -3,6 +3,7 @@ of their parameters, categorical, choice and permutation."""
 
 from __future__ import annotations
 
+from math import prod
 from typing import TYPE_CHECKING, Literal
 
 from shapecheck.algebra import broadcast as algebra_broadcast
@@ -79,8 +80,11 @@ def _uniform_bounds(interp: Interpreter, call: CallArgs, result: ArrayType) -> V
         if not isinstance(bound, ArrayType) or result.ellipsis is not None or bound.ellipsis is not None:
             continue
         widened = algebra_broadcast.broadcast([result, bound])
-        if not widened.problems and widened.type.rank is not None and widened.type.dims != result.dims \
-                and all(isinstance(d, int) for d in widened.type.dims):
+        # A widening by 1s alone holds as many elements, and compiles (flashbax's (1,) bounds
+        # with shape=()); one that multiplies them does not.
+        sizes = [*widened.type.dims, *result.dims]
+        if not widened.problems and widened.type.ellipsis is None and all(isinstance(d, int) for d in sizes) \
+                and prod(widened.type.dims) != prod(result.dims):  # type: ignore[arg-type]
             interp.reporter.add(call.kwarg_nodes.get(name, call.node), Code.BROADCAST_MISMATCH, (
                 f"jax.random.uniform's {name} of shape {format_shape(bound.dims)} does not broadcast to the "
                 f"draw's shape {format_shape(result.dims)} (it would widen it to {format_shape(widened.type.dims)}); "

@@ -8,10 +8,12 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from shapecheck.algebra import control_flow
 from shapecheck.algebra.axis_mapping import ValueTree
+from shapecheck.algebra.control_flow import Tree
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library import model_params
+from shapecheck.analyzer.library import model_params, pytrees
 from shapecheck.analyzer.library.common import argnums, flag, forwarded
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.library.trees import to_value, value_tree
@@ -299,6 +301,109 @@ def jvp(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
         aux = result.items[1] if isinstance(result, Seq) and len(result.items) == 2 else None
         return Seq((value, tangent_out, aux))
     return Seq((value, tangent_out))
+
+
+# `jax.vjp`'s pullback and `jax.linearize`'s linear function are partial applications of these
+# names (no program can write them) to what they must be given a value like.
+_PULLBACK = "jax.vjp()"
+_LINEARIZED = "jax.linearize()"
+
+
+@REGISTRY.handles("jax.vjp", takes_functions=True, signature="fun, *primals, has_aux=False, reduce_axes=()")
+def vjp(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`(fun(*primals), pullback)`, and `fun`'s aux with `has_aux`: the pullback takes one
+    cotangent shaped as the output and gives a tuple of cotangents shaped as the primals."""
+    has_aux = flag(call.arg("has_aux"), False) if call.given("has_aux") else False
+    primals = call.rest()
+    if call.opaque or has_aux is None:
+        return None
+    result = interp.call(call.arg("fun"), CallArgs(call.node, primals, call.arg_nodes[1:1 + len(primals)]), ctx,
+                         scope)
+    value = result.items[0] if has_aux and isinstance(result, Seq) and len(result.items) == 2 else \
+        None if has_aux else result
+    pullback = Partial(Qual(_PULLBACK), (value, Seq(tuple(primals))))
+    if has_aux:
+        return Seq((value, pullback, result.items[1] if isinstance(result, Seq) and len(result.items) == 2 else None))
+    return Seq((value, pullback))
+
+
+@REGISTRY.handles(_PULLBACK, signature="out, primals, /, *cotangents")
+def pullback(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """JAX's ValueError where the cotangent is not as the output (SC103); a tuple of cotangents,
+    one per primal, each of its primal's shape."""
+    primals, given = call.arg("primals"), call.rest()
+    if call.opaque or not isinstance(primals, Seq):
+        return None
+    if len(given) == 1:
+        problem = _unlike(given[0], call.arg("out"), "the VJP function's cotangent", "the function's output")
+        if problem is not None:
+            interp.reporter.add(call.arg_nodes[2], Code.ANNOTATION_MISMATCH, problem)
+            return None
+    elif given:
+        interp.reporter.add(call.node, Code.ANNOTATION_MISMATCH, (
+            f"the VJP function takes one cotangent (a pytree shaped as the output), but is given {len(given)} "
+            "arguments"))
+        return None
+    return Seq(tuple(to_value(_tangent(value_tree(primal)), primal) for primal in primals.items))
+
+
+@REGISTRY.handles("jax.linearize", takes_functions=True, signature="fun, *primals")
+def linearize(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`(fun(*primals), f_jvp)`: `f_jvp` takes a tangent per primal, each of its primal's
+    shape, and gives the output's tangent."""
+    primals = call.rest()
+    if call.opaque:
+        return None
+    value = interp.call(call.arg("fun"), CallArgs(call.node, primals, call.arg_nodes[1:1 + len(primals)]), ctx,
+                        scope)
+    return Seq((value, Partial(Qual(_LINEARIZED), (value, Seq(tuple(primals))))))
+
+
+@REGISTRY.handles(_LINEARIZED, signature="out, primals, /, *tangents")
+def linearized(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """JAX's ValueError or TypeError where the tangents are not one per primal, each of its
+    shape (SC103); the output's tangent."""
+    primals, tangents = call.arg("primals"), call.rest()
+    if call.opaque or not isinstance(primals, Seq):
+        return None
+    if len(tangents) != len(primals.items):
+        interp.reporter.add(call.node, Code.ANNOTATION_MISMATCH, (
+            f"the linearized function takes a tangent for each primal: {len(primals.items)} primals, "
+            f"{len(tangents)} tangents"))
+        return None
+    for number, (tangent, primal) in enumerate(zip(tangents, primals.items, strict=True), 1):
+        problem = _unlike(tangent, primal, f"the linearized function's tangent {number}", "its primal")
+        if problem is not None:
+            interp.reporter.add(call.arg_nodes[2 + number - 1], Code.ANNOTATION_MISMATCH, problem)
+            return None
+    out = call.arg("out")
+    return to_value(_tangent(value_tree(out)), out)
+
+
+def _unlike(given: Value, like: Value, what: str, other: str) -> str | None:
+    """Why `given` is not a value of `like`'s structure and array shapes; None where it is, or
+    where either is not known there."""
+    return _unlike_trees(pytrees.tree(given), pytrees.tree(like), what, other)
+
+
+def _unlike_trees(mine: Tree, theirs: Tree, what: str, other: str) -> str | None:
+    if mine is None or theirs is None:
+        return None
+    if isinstance(mine, ArrayType) and isinstance(theirs, ArrayType):
+        if mine.ellipsis is None and theirs.ellipsis is None and (len(mine.dims) != len(theirs.dims) or any(
+                certainly_differ(a, b) for a, b in zip(mine.dims, theirs.dims, strict=False))):
+            return (f"{what} has shape {format_shape(mine.dims)}, but {other} has shape {format_shape(theirs.dims)}: "
+                    "it must be as that is (JAX: 'unexpected JAX type (e.g. shape/dtype)')")
+        return None
+    if isinstance(mine, ArrayType) or isinstance(theirs, ArrayType) or (mine.kind, mine.keys) != (
+            theirs.kind, theirs.keys):
+        return (f"{what} is {control_flow.describe(mine)}, but {other} is {control_flow.describe(theirs)}: it must "
+                "have that structure (JAX: 'unexpected tree structure')")
+    for a, b in zip(mine.items, theirs.items, strict=True):
+        found = _unlike_trees(a, b, what, other)
+        if found is not None:
+            return found
+    return None
 
 
 def _tangent(tree: ValueTree) -> ValueTree:
