@@ -1,7 +1,9 @@
 """equinox.nn: layers built with their sizes (`eqx.nn.Linear(3, 4, key=k)`) and called on one
 example (unbatched: a batch is `jax.vmap`'s); and `eqx.filter`, `partition` and `combine`, which
 a training step splits a model's arrays from the rest with; and `eqx.filter_vmap`, `jax.vmap` with
-in_axes and out_axes read leaf by leaf (`eqx.if_array`: arrays mapped, other leaves passed whole).
+in_axes and out_axes read leaf by leaf (`eqx.if_array`: arrays mapped, other leaves passed whole):
+a layer built under it is an ensemble, its arrays stacked along out_axes, which a map along
+that axis calls one member at a time (`ensembles`).
 
 An equinox layer's parameters are made when it is built, so a call on an input of another size
 fails in JAX (a contraction of different sizes, SC104) or in equinox (`LayerNorm`'s shape
@@ -19,7 +21,7 @@ from shapecheck.algebra.promotion import Typed, default, dtypes_differ, result_t
 from shapecheck.analyzer import walk
 from shapecheck.analyzer.calls import CallArgs, Signature
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library import vmap_api
+from shapecheck.analyzer.library import ensembles, vmap_api
 from shapecheck.analyzer.library.common import (
     check_bound,
     finish,
@@ -536,6 +538,7 @@ IF_ARRAY: Final = "equinox.if_array"
 # `eqx.filter_vmap(f)` and `eqx.if_array(axis)` are partial applications of these names (no
 # program can write them): calling one reaches its handler with what it holds.
 _FILTER_VMAPPED: Final = f"{FILTER_VMAP}()"
+_FILTER_VMAP_BODY: Final = f"{FILTER_VMAP}().body"  # the function, as `ensembles.unstacking` wraps it
 _IF_ARRAY_CALL: Final = f"{IF_ARRAY}()"
 _IF_ARRAY_0: Final = Partial(Qual(_IF_ARRAY_CALL), (Const(0),))
 _MAP_SIGNATURE: Final = Signature.parse(vmap_api.VMAP_SIGNATURE)
@@ -614,9 +617,13 @@ def filter_vmapped(interp: Interpreter, call: CallArgs, ctx: Context, scope: Sco
                 "and is given no axis_size, so it cannot size the axis its array outputs are mapped along; map an "
                 "array or give axis_size="))
         return out
-    result = vmap_api.map_call(interp, replace(vm, in_axes=resolved), given, ctx, scope,
-                               out_axes=lambda out: _resolved(vm.out_axes, out))
-    return None if vmap_api.holds_layer(result) else result
+    # A module the function builds comes back stacked (an ensemble); one mapped in, unstacked.
+    wrapped, given = ensembles.unstacking(replace(vm, in_axes=resolved), given, ctx, _FILTER_VMAP_BODY)
+    result = vmap_api.map_call(interp, wrapped, given, ctx, scope, out_axes=lambda out: _resolved(vm.out_axes, out))
+    return ensembles.restacked(result, _resolved(vm.out_axes, result))
+
+
+REGISTRY.handles(_FILTER_VMAP_BODY, signature=ensembles.BODY_SIGNATURE)(ensembles.body)
 
 
 def _named_in_axes(interp: Interpreter, call: CallArgs, fun: Value, in_axes: Dict, count: int) -> Value:

@@ -5,16 +5,20 @@
 it binds keyword arguments and defaults to `f`'s positions (`resolve_kwargs`), so in_axes
 speaks of them too, and it matches in_axes against the tuple of arguments as a pytree, so a
 list there is refused (SC002). A module passed with in_axes None is the same module in every
-member; one mapped (its arrays split, or `nnx.StateAxes`) is unknown inside.
+member. A module `f` builds comes back an ensemble, its arrays stacked along out_axes; mapped
+along that axis (an int, or an `nnx.StateAxes` that maps all its state there) it is one member
+inside, its count of members sized with the other mapped arguments (`ensembles`); any other
+module mapped is unknown inside. The keys to build an ensemble with come from an `nnx.Rngs`
+split by `@nnx.split_rngs(splits=n)` or `rngs.fork(split=n)`, or from `axis_size`.
 
 `nnx.scan(f, in_axes=(nnx.Carry, 0), out_axes=(nnx.Carry, 0), length=...)` is `lax.scan` over
 `f`, after the same binding: the argument at `nnx.Carry` (the only one, for `in_axes=nnx.Carry`)
 is the carry, which `f` must return with its type (SC103, as `lax.scan` reports it); those at
-an int are sliced along that axis, their lengths and `length` one count of steps (SC102);
-those at None are passed whole. The result is the carry where out_axes says `nnx.Carry`, and
-what `f` returns stacked along the axis given elsewhere. nnx refuses, when the scan is made,
-axes where one of in_axes and out_axes has a `Carry` and the other none, two of them, one
-nested, or a None in out_axes (SC002).
+an int are sliced along that axis, their lengths and `length` one count of steps (SC102), an
+ensemble (a stack of blocks) one member a step; those at None are passed whole. The result is
+the carry where out_axes says `nnx.Carry`, and what `f` returns stacked along the axis given
+elsewhere. nnx refuses, when the scan is made, axes where one of in_axes and out_axes has a
+`Carry` and the other none, two of them, one nested, or a None in out_axes (SC002).
 
 Only nnx's graph mode with its updates (the default) is followed: `graph=False` is unknown.
 """
@@ -29,8 +33,8 @@ from shapecheck.algebra.outcome import Problem, out_of_range
 from shapecheck.analyzer import walk
 from shapecheck.analyzer.calls import CallArgs, Signature
 from shapecheck.analyzer.context import Context
-from shapecheck.analyzer.library import control_api, vmap_api
-from shapecheck.analyzer.library.common import code_of, forwarded, refused
+from shapecheck.analyzer.library import control_api, ensembles, vmap_api
+from shapecheck.analyzer.library.common import code_of, forwarded, passed, refused
 from shapecheck.analyzer.library.pytrees import map_leaves, tree
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.scope import Scope
@@ -41,11 +45,13 @@ from shapecheck.analyzer.values import (
     Partial,
     Qual,
     Seq,
+    Stacked,
     Value,
     Vmap,
     as_dim,
     as_int,
     as_str,
+    dim_value,
 )
 from shapecheck.codes import Code
 from shapecheck.dims import Dim
@@ -63,6 +69,7 @@ CARRY: Final = f"{NNX}.Carry"
 # `nnx.vmap(f)` and `nnx.scan(f)` are partial applications of these names (no program can
 # write them): calling one reaches its handler with the transform and the call's arguments.
 _VMAPPED: Final = f"{VMAP}()"
+_VMAP_BODY: Final = f"{VMAP}().body"  # the function, as `ensembles.unstacking` wraps it
 _SCANNED: Final = f"{SCAN}()"
 _NNX_OPTIONS: Final = "transform_metadata=None, graph=None, graph_updates=None"
 _MAP_SIGNATURE: Final = Signature.parse(vmap_api.VMAP_SIGNATURE)
@@ -105,8 +112,12 @@ def vmapped(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
         return None
     if entries is not None and entries != len(bound.args):
         return refused(interp, call, _arity("nnx.vmap", vm.in_axes, len(bound.args)))
-    result = interp.call(vm, bound, ctx, scope)
-    return None if vmap_api.holds_layer(result) else result
+    # A module the function builds comes back stacked (an ensemble); one mapped in, unstacked.
+    wrapped, bound = ensembles.unstacking(vm, bound, ctx, _VMAP_BODY)
+    return ensembles.restacked(interp.call(wrapped, bound, ctx, scope), vm.out_axes)
+
+
+REGISTRY.handles(_VMAP_BODY, signature=ensembles.BODY_SIGNATURE)(ensembles.body)
 
 
 # ---------------------------------------------------------------- scan
@@ -146,7 +157,19 @@ def scanned(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> 
     steps: list[Value] = []
     lengths: list[Dim] = []
     leaves: int | None = 0  # the leaves scanned over; None where not known
-    for arg, node, entry in zip(bound.args, bound.arg_nodes, entries, strict=True):
+    raw = ensembles.per_argument(in_axes, len(entries)) or [None] * len(entries)
+    for arg, node, entry, written in zip(bound.args, bound.arg_nodes, entries, raw, strict=True):
+        if isinstance(arg, Stacked) and entry != "carry" and entry is not None:
+            # An ensemble (a stack of layers a vmapped constructor built), scanned along the
+            # axis it is stacked on: one member a step, as many steps as it has members.
+            member = ensembles.unstacked(arg, written)
+            steps.append(member)
+            if member is None:
+                leaves = None
+                continue
+            lengths.append(arg.size)
+            leaves = None if leaves is None else leaves + 1
+            continue
         if not isinstance(entry, int):
             steps.append(arg if entry in ("carry", None) else None)
             leaves = None if entry == "unread" else leaves
@@ -354,6 +377,86 @@ def _leaf_count(value: Value) -> int | None:
         return None
 
     return count(tree(value))
+
+
+# ---------------------------------------------------------------- ensembles' rngs and axes
+
+RNGS: Final = f"{NNX}.Rngs"
+SPLIT_RNGS: Final = f"{NNX}.split_rngs"
+# An `nnx.Rngs` object, known by that name: `rngs.fork` reads as `f"{_AN_RNGS}.fork"`, its
+# streams (`rngs.params()`) as names nothing handles (unknown keys).
+_AN_RNGS: Final = f"{RNGS}()"
+_SPLITTING: Final = f"{SPLIT_RNGS}()"  # `nnx.split_rngs(splits=4)`, waiting for its function
+_SPLIT: Final = f"{SPLIT_RNGS}()()"  # that function, called with its Rngs split
+
+
+@REGISTRY.handles(RNGS, signature="*args, **kwargs")
+def rngs(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`nnx.Rngs(0)`, `nnx.Rngs(params=0, dropout=1)`: an Rngs, which `split_rngs` and `fork`
+    split into an ensemble's worth of keys (`ensembles`)."""
+    return Qual(_AN_RNGS)
+
+
+@REGISTRY.handles(f"{_AN_RNGS}.fork", signature="*, split=None")
+def fork(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`rngs.fork(split=5)`: an Rngs whose keys are stacked 5 along a leading dim (what
+    `nnx.vmap` maps to build 5 members); without `split`, an Rngs like the first. A split by
+    stream (a dict) is unknown."""
+    sizes = _splits(call.arg("split")) if passed(call, "split") else ()
+    return ensembles.stacked(Qual(_AN_RNGS), sizes) if sizes is not None else None
+
+
+@REGISTRY.handles(SPLIT_RNGS, signature="node=None, /, *, splits=None, only=None, squeeze=False, "
+                                        "graph=None, graph_updates=None")
+def split_rngs(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`@nnx.split_rngs(splits=4)`: a decorator whose function gets each Rngs it is passed split
+    4 along a leading dim (for the `nnx.vmap` under it). Its other options (`only` some
+    streams, `squeeze`, tree mode) leave the Rngs unknown; its form as a context manager
+    (`with nnx.split_rngs(rngs, splits=4)`) is not followed."""
+    if call.opaque or call.given("node"):
+        return None
+    plain = not any(passed(call, name) for name in ("only", "graph", "graph_updates")) \
+        and (not call.given("squeeze") or call.arg("squeeze") == Const(False))
+    sizes = _splits(call.arg("splits")) if plain and call.given("splits") else None
+    return Partial(Qual(_SPLITTING), (Seq(tuple(dim_value(size) for size in sizes)) if sizes is not None else None,))
+
+
+@REGISTRY.handles(_SPLITTING, signature="splits, /, f")
+def splitting(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    return Partial(Qual(_SPLIT), (call.arg("splits"), call.arg("f")))
+
+
+@REGISTRY.handles(_SPLIT, signature="splits, f, /, *args, **kwargs")
+def split_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """The function, its Rngs arguments split (unknown where the split is)."""
+    splits = call.arg("splits")
+    sizes = tuple(as_dim(item) for item in splits.items) if isinstance(splits, Seq) else None
+
+    def split(value: Value) -> Value:
+        if value != Qual(_AN_RNGS):
+            return value
+        return ensembles.stacked(value, sizes) if sizes is not None else None
+
+    given = forwarded(call, call.rest())
+    return interp.call(call.arg("f"), CallArgs(
+        given.node, [split(arg) for arg in given.args], given.arg_nodes,
+        {name: split(value) for name, value in given.kwargs.items()}, given.kwarg_nodes), ctx, scope)
+
+
+def _splits(value: Value) -> tuple[Dim, ...] | None:
+    """`splits=4` or `(2, 3)`: the sizes of the leading dims each key is split into; None
+    where not read (or negative: refused by JAX, not a shape followed here)."""
+    items = value.items if isinstance(value, Seq) else (value,)
+    sizes = tuple(as_int(item) for item in items)
+    return sizes if all(size is not None and size >= 0 for size in sizes) else None
+
+
+@REGISTRY.handles(ensembles.STATE_AXES, signature="filter_axes, /")
+def state_axes(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`nnx.StateAxes({...: 0})`, `nnx.StateAxes({nnx.Param: 0})`: an in_axes entry for a module,
+    held as written; a map (`ensembles.axis_of`) reads one that maps all its state along one
+    axis as that axis, and any other as unknown."""
+    return Partial(Qual(ensembles.STATE_AXES), (call.arg("filter_axes"),))
 
 
 # ---------------------------------------------------------------- both
