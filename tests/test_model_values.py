@@ -94,6 +94,26 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         Ks = gram(X, Xs)
         out = Ks @ jnp.ones(20)  # bug
         """, None),
+    "an equinox ensemble mapped by jax.vmap": ("""
+        import equinox as eqx
+
+        @eqx.filter_vmap
+        def make(key):
+            return eqx.nn.Linear(4, 2, key=key)
+
+        ensemble = make(jax.random.split(jax.random.PRNGKey(0), 3))
+        out = jax.vmap(lambda m, x: m(x), in_axes=(0, None))(ensemble, jnp.ones(4))
+        """, (3, 2)),
+    "an equinox ensemble mapped by jax.vmap over inputs of other features": ("""
+        import equinox as eqx
+
+        @eqx.filter_vmap
+        def make(key):
+            return eqx.nn.Linear(4, 2, key=key)
+
+        ensemble = make(jax.random.split(jax.random.PRNGKey(0), 3))
+        out = jax.vmap(lambda m, x: m(x), in_axes=(0, None))(ensemble, jnp.ones(5))  # bug
+        """, None),
     "an equinox model called through filter_jit": ("""
         import equinox as eqx
 

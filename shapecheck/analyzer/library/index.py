@@ -946,6 +946,7 @@ FUNCTIONS: Final[dict[str, str]] = {
     "jax.vjp": "transforms",
     "jax.vjp()": "transforms",
     "jax.vmap": "vmap_api",
+    "jax.vmap().body": "vmap_api",
     "jaxtyping.jaxtyped": "transforms",
     "math.ceil": "math_api",
     "math.exp": "math_api",

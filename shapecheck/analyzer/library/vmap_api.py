@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from shapecheck.algebra.vmap_axes import (
     UNREAD,
@@ -25,6 +25,7 @@ from shapecheck.algebra.vmap_axes import (
 from shapecheck.algebra.vmap_axes import Kind as MapKind
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
+from shapecheck.analyzer.library import ensembles
 from shapecheck.analyzer.library.common import argnums, code_of, labels
 from shapecheck.analyzer.library.registry import Registry
 from shapecheck.analyzer.library.trees import to_value, value_tree
@@ -36,6 +37,7 @@ from shapecheck.analyzer.values import (
     Instance,
     Layer,
     Seq,
+    Stacked,
     Value,
     Vmap,
     as_int,
@@ -117,9 +119,20 @@ def axis_spec(value: Value, interp: Interpreter) -> AxisSpec:
     return UNREAD
 
 
+_VMAP_BODY: Final = "jax.vmap().body"  # the function, as `ensembles.unstacking` wraps it
+
+
 @REGISTRY.calls(Vmap)
 def call_vmap(interp: Interpreter, vm: Vmap, call: CallArgs, ctx: Context, scope: Scope) -> Value:
-    return map_call(interp, vm, call, ctx, scope)
+    if not any(isinstance(arg, Stacked) for arg in call.args):
+        return map_call(interp, vm, call, ctx, scope)
+    # An ensemble (built by nnx.vmap or eqx.filter_vmap) mapped along its stacked axis: the body
+    # gets one member, and a module it builds comes back stacked.
+    wrapped, given = ensembles.unstacking(vm, call, ctx, _VMAP_BODY)
+    return ensembles.restacked(map_call(interp, wrapped, given, ctx, scope), vm.out_axes)
+
+
+REGISTRY.handles(_VMAP_BODY, signature=ensembles.BODY_SIGNATURE)(ensembles.body)
 
 
 def listed_in_axes(interp: Interpreter, in_axes: Value, node: ast.AST, api: str) -> bool:
