@@ -93,6 +93,8 @@ _SHAPES = ("shape", "newshape")
 # argument given there is refused (TypeError, ConcretizationTypeError).
 _CONCRETE = ("shape", "newshape", "slice_sizes", "num_classes", "num_segments", "length", "total_repeat_length",
              "num", "N", "M", "k", "indices_or_sections", "reps", "repeats", "axis", "pad_width")
+# And those of single APIs, whose names elsewhere take tracers (linspace's start and stop).
+_CONCRETE_BY_API = {"jax.numpy.arange": ("start", "stop", "step")}
 
 
 def _binding(handler: Handler, signature: Signature) -> Handler:
@@ -105,7 +107,8 @@ def _binding(handler: Handler, signature: Signature) -> Handler:
         call.signature = signature
         if shapes and _float_size(interp, call, shapes):
             return None
-        if concrete and _traced(interp, call, concrete):
+        if (concrete or call.name in _CONCRETE_BY_API) and _traced(
+                interp, call, (*concrete, *_CONCRETE_BY_API.get(call.name, ()))):
             return None
         reported = len(interp.reporter.findings)
         result = handler(interp, call, ctx, scope)
