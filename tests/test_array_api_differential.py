@@ -413,6 +413,35 @@ def test_segment_reductions(data: st.DataObject) -> None:
     agree(Case(inputs, f"jax.ops.{name}(d, ids, num_segments={num})"))
 
 
+# -- window functions
+
+WINDOWS = ("hanning", "hamming", "blackman", "bartlett", "kaiser")
+
+
+@CASES
+@given(st.data())
+def test_windows(data: st.DataObject) -> None:
+    # M of 0 and 1 (ones), negative (refused), a float (truncated) or a bool; kaiser's beta a
+    # number or an array that broadcasts with the M samples, or not, or is complex.
+    name = data.draw(st.sampled_from(WINDOWS))
+    size = data.draw(st.sampled_from(["0", "1", "2", "5", "-1", "-3", "2.5", "4.0", "True", "x.shape[0]"]))
+    inputs: tuple[Input, ...] = (Input("x", (data.draw(st.integers(0, 4)),)),)
+    if name != "kaiser":
+        agree(Case(inputs, f"jnp.{name}({size})"))
+        return
+    beta = data.draw(st.sampled_from(["2.0", "3", "b", "1j"]))
+    if beta == "b":
+        shape = data.draw(shapes(st.integers(1, 5), ranks=(0, 1, 2)))
+        inputs += (Input("b", shape, data.draw(st.sampled_from(["float32", "int32", "bool", "complex64"]))),)
+    agree(Case(inputs, f"jnp.kaiser({size}, {beta})"))
+
+
+def test_a_traced_window_size_is_reported() -> None:
+    # M must be concrete: a jit argument is refused (JAX's ConcretizationTypeError).
+    program = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(n):\n    return jnp.hanning(n)\n\n\nw = f(3)\n"
+    assert [str(d.code) for d in analyze_source("m.py", program).diagnostics] == ["SC107"]
+
+
 # -- a few fixed cases, the trivially valid ones among them
 
 FIXED = [
@@ -474,6 +503,12 @@ FIXED = [
     Case((Input("x", (3,), "int32"),), "jnp.matmul(2, x)"),
     Case((Input("x", (3,), "int32"),), "jnp.dot(x, 2.0)"),
     Case((Input("x", (2, 3)),), "jnp.dot(2, x)"),
+    # Windows: M of 1 and 0 are ones (kaiser's beta then unread); a negative M is refused.
+    *(Case((), f"jnp.{name}({size})") for name in WINDOWS[:-1] for size in (1, 0, -1)),
+    Case((Input("b", (3,)),), "jnp.kaiser(1, b)"),
+    Case((Input("b", (3,)),), "jnp.kaiser(0, b)"),
+    Case((Input("b", (3,)),), "jnp.kaiser(2, b)"),
+    Case((Input("b", (2, 1)),), "jnp.kaiser(5, b)"),
 ]
 
 

@@ -207,3 +207,80 @@ def test_pytree_jacobians_agree_with_jax(program: str) -> None:
 ])
 def test_vjp_and_linearize_agree_with_jax(body: str) -> None:
     agree("import jax\nimport jax.numpy as jnp\nW = jnp.ones((4, 6))\n" + body + "\n", frozenset({"SC103"}))
+
+
+# What a function differentiated with has_aux=True returns: a pair (a tuple or list of two), or
+# what JAX refuses. Sizes leave out 2: jvp and jacfwd unpack an array of 2 rows into a pair.
+AUX_FORMS = {
+    "pair": "({body}, v)",
+    "list": "[{body}, v]",
+    "bare": "{body}",
+    "single": "({body},)",
+    "triple": "({body}, v, v)",
+    "number": "1.0",
+    "dict": "{{'y': {body}, 'aux': v}}",
+}
+AUX_CALLS = {
+    "grad": "g, a = jax.grad(f, has_aux=True)(x)\nout = g",
+    "value_and_grad": "(y, a), g = jax.value_and_grad(f, has_aux=True)(x)\nout = g",
+    "vjp": "y, pullback, a = jax.vjp(f, x, has_aux=True)\nout = pullback(y)[0]",
+    "jvp": "y, dy, a = jax.jvp(f, (x,), (x,), has_aux=True)\nout = dy",
+    "jacrev": "j, a = jax.jacrev(f, has_aux=True)(x)\nout = j",
+    "jacfwd": "j, a = jax.jacfwd(f, has_aux=True)(x)\nout = j",
+    "hessian": "h, a = jax.hessian(f, has_aux=True)(x)\nout = h",
+}
+
+
+@st.composite
+def aux_programs(draw: st.DrawFn) -> str:
+    transform = draw(st.sampled_from(sorted(AUX_CALLS)))
+    unpacks = transform in ("jvp", "jacfwd")
+    # A dict of two keys unpacks into its keys: refused, but not for want of a pair (not reported).
+    form = draw(st.sampled_from(["pair", "pair", *sorted(set(AUX_FORMS) - ({"dict"} if unpacks else set()))]))
+    x = draw(st.lists(st.sampled_from((1, 3, 4)), max_size=2))
+    body = BODIES[draw(st.sampled_from(sorted(set(BODIES) - {"matvec"})))]
+    returned = AUX_FORMS[form].format(body=body)
+    return "\n".join(["import jax", "import jax.numpy as jnp", "", f"x = jnp.zeros({_tuple(x)})", "",
+                      f"def f(v):\n    return {returned}", "", AUX_CALLS[transform]]) + "\n"
+
+
+@given(aux_programs())
+@CASES
+def test_aux_outputs_agree_with_jax(program: str) -> None:
+    agree(program, frozenset({"SC103"}))
+
+
+@pytest.mark.parametrize(("returned", "call", "reported"), [
+    ("jnp.sum(v)", "jax.grad(f, has_aux=True)(x)", True),  # 'expected ... a two-element tuple'
+    ("jnp.sum(v)", "jax.value_and_grad(f, has_aux=True)(x)", True),
+    ("(jnp.sum(v), v, v)", "jax.grad(f, has_aux=True)(x)", True),
+    ("(jnp.sum(v),)", "jax.vjp(f, x, has_aux=True)", True),
+    ("jnp.sum(v)", "jax.jvp(f, (x,), (x,), has_aux=True)", True),  # 'iteration over a 0-d array'
+    ("v", "jax.jvp(f, (x,), (x,), has_aux=True)", True),  # three rows: 'too many values to unpack'
+    ("(jnp.sum(v), v)", "jax.grad(f, has_aux=True)(x)", False),
+    ("[jnp.sum(v), v]", "jax.vjp(f, x, has_aux=True)", False),
+    # Unknown: nothing is reported (what `g` returns is not followed).
+    ("g(v)", "jax.grad(f, has_aux=True)(x)", False),
+    # An array of two rows unpacks into two: refused where they depend on the input (a tracer
+    # escapes), accepted eagerly where they do not. Not reported.
+    ("jnp.ones((2, 3))", "jax.jvp(f, (x,), (x,), has_aux=True)", False),
+    ("jnp.sum(v)", "jax.grad(f)(x)", False),  # no aux: no pair wanted
+])
+def test_aux_pairs(returned: str, call: str, reported: bool) -> None:
+    program = (f"import jax\nimport jax.numpy as jnp\nfrom mod import g\n\nx = jnp.ones(3)\n\n\ndef f(v):\n"
+               f"    return {returned}\n\n\nr = {call}\n")
+    found = [(d.code, d.span.line) for d in analyze_source("m.py", program).diagnostics]
+    assert found == ([("SC103", 12)] if reported else []), found
+
+
+@pytest.mark.parametrize(("returned", "reported"), [
+    ("jnp.sum(m(x))", True),  # 'iteration over a 0-d array'
+    ("(jnp.sum(m(x)), 1.0, 2.0)", True),  # 'too many values to unpack (expected 2)'
+    ("(jnp.sum(m(x)), 1.0)", False),
+    ("jnp.sum(m(x), axis=0)", False),  # two rows, unpacked into a scalar loss and an aux: accepted
+])
+def test_nnx_gradients_unpack_the_aux_pair(returned: str, reported: bool) -> None:
+    program = (f"import jax.numpy as jnp\nfrom flax import nnx\n\nm = nnx.Linear(3, 2, rngs=nnx.Rngs(0))\n"
+               f"x = jnp.ones((4, 3))\n\n\ndef f(m):\n    return {returned}\n\n\nr = nnx.value_and_grad(f, has_aux=True)(m)\n")
+    found = [(d.code, d.span.line) for d in analyze_source("m.py", program).diagnostics]
+    assert found == ([("SC103", 12)] if reported else []), found

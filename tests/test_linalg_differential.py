@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.differential import agree, cases
+from tests.differential import agree, cases, check
 
 pytest.importorskip("jax")
 
@@ -172,3 +172,59 @@ def more_linalg_programs(draw: st.DrawFn) -> str:
 @CASES
 def test_more_linalg_agrees_with_jax(program: str) -> None:
     agree(program, frozenset({"SC101", "SC104", "SC106"}))
+
+
+BATCH_MATMUL = """\
+import jax.numpy as jnp
+from jax import lax
+
+a = jnp.zeros({a}, {a_dtype})
+b = jnp.zeros({b}, {b_dtype})
+out = lax.batch_matmul(a, b{option})
+"""
+
+
+@st.composite
+def batch_matmul_programs(draw: st.DrawFn) -> str:
+    """`lax.batch_matmul` of stacks that fit (a batch of 1 or none, empty matrices), or whose
+    contracted dims differ, whose batch dims differ (a 1 is not broadcast), whose ranks differ,
+    or of which one is below 2-d."""
+    batch = draw(st.lists(SIZES, max_size=2))
+    m, k, n = draw(st.integers(0, 4)), draw(SIZES), draw(st.integers(0, 4))
+    a, b = [*batch, m, k], [*batch, k, n]
+    kind = draw(st.integers(0, 7))
+    if kind == 1:
+        b = [*batch, k + 1, n]
+    elif kind == 2 and batch:
+        b = [draw(st.sampled_from((1, batch[0] + 1))), *b[1:]]
+    elif kind == 3:
+        b = b[1:] if batch else [1, *b]
+    elif kind == 4:
+        a = draw(st.lists(SIZES, max_size=1))
+    a_dtype, b_dtype = (draw(st.sampled_from(("jnp.float32", "jnp.int32", "jnp.bfloat16"))) for _ in range(2))
+    option = draw(st.sampled_from(("", ", precision=lax.Precision.HIGHEST", ", None")))
+    return BATCH_MATMUL.format(a=_tuple(a), b=_tuple(b), a_dtype=a_dtype, b_dtype=b_dtype, option=option)
+
+
+@given(batch_matmul_programs())
+@CASES
+def test_batch_matmul_agrees_with_jax(program: str) -> None:
+    agree(program, frozenset({"SC101", "SC104", "SC106"}))
+
+
+@pytest.mark.parametrize(("a", "b", "code"), [
+    ((2, 3), (3, 4), None),  # no batch dims: a plain matrix product
+    ((1, 2, 3), (1, 3, 4), None),  # a batch of 1
+    ((0, 2, 3), (0, 3, 4), None),  # a batch of none
+    ((5, 0, 3), (5, 3, 0), None),
+    ((2, 3), (5, 3, 4), "SC101"),  # 'Arguments to batch_matmul must have same ndim, got 2, 3'
+    ((5, 2, 3), (1, 3, 4), "SC101"),  # 'batch dimensions ... to have the same shape, got (5,) and (1,)'
+    ((5, 2, 3), (5, 2, 4), "SC104"),  # 'contracting dimensions to have the same shape, got (3,) and (2,)'
+    ((3,), (3,), "SC106"),  # 'Arguments to batch_matmul must be at least 2D, got 1, 1'
+    ((), (), "SC106"),
+])
+def test_batch_matmul_fixed(a: tuple[int, ...], b: tuple[int, ...], code: str | None) -> None:
+    program = BATCH_MATMUL.format(a=_tuple(list(a)), b=_tuple(list(b)), a_dtype="jnp.float32", b_dtype="jnp.float32",
+                                  option="")
+    agree(program, frozenset({code}) if code else None)
+    assert bool(check(program).codes) == (code is not None)

@@ -1,8 +1,9 @@
-"""Contractions: dot, matmul (`@`), tensordot, vdot."""
+"""Contractions: dot, matmul (`@`), lax.batch_matmul, tensordot, vdot."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from shapecheck.algebra.broadcast import broadcast, union_named
 from shapecheck.algebra.outcome import Outcome, Problem, label, normalize_axis, out_of_range
@@ -88,6 +89,51 @@ def matmul(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> O
     if len(b.dims) > 1:
         dims.append(bd[-1])
     return _combine(a, b, dims, labels, problems)
+
+
+def batch_matmul(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> Outcome:
+    """`lax.batch_matmul(a, b)`: stacks of matrices `(*batch, m, k)` and `(*batch, k, n)` of one
+    rank, at least 2, giving `(*batch, m, n)`. Unlike `matmul` nothing is broadcast or promoted:
+    it is a `dot_general` whose batch dims must be equal, as its contracted dims must."""
+    problems: list[Problem] = []
+    if a.ellipsis is not None or b.ellipsis is not None:
+        return _lax_dtype(_combine(a, b, (), labels, problems, open_rank=True), a, b)
+    for index, t in enumerate((a, b)):
+        if len(t.dims) < 2:
+            problems.append(Problem(
+                Code.AXIS_OUT_OF_RANGE, f"lax.batch_matmul: {label(labels, index)} of shape {t.positional_text()} "
+                "is not a matrix; it takes operands of at least 2 dims (JAX: 'Arguments to batch_matmul must be at "
+                "least 2D'; jnp.matmul takes vectors)", operands=(index,)))
+    if not problems and len(a.dims) != len(b.dims):
+        problems.append(Problem(
+            Code.BROADCAST_MISMATCH, f"lax.batch_matmul: {label(labels, 0)} of shape {a.positional_text()} and "
+            f"{label(labels, 1)} of shape {b.positional_text()} have different ranks; it adds no leading dims (JAX: "
+            "'Arguments to batch_matmul must have same ndim'; jnp.matmul broadcasts)", operands=(0, 1)))
+    if problems:
+        return _lax_dtype(_combine(a, b, (), labels, problems, open_rank=True), a, b)
+    _contract(a.dims[-1], b.dims[-2], labels, "lax.batch_matmul", problems, (a, b))
+    batch: list[Dim] = []
+    for x, y in zip(a.dims[:-2], b.dims[:-2], strict=True):
+        if certainly_differ(x, y):
+            problems.append(Problem(
+                Code.BROADCAST_MISMATCH, f"lax.batch_matmul: batch dims {format_dim(x)} and {format_dim(y)} differ "
+                f"({label(labels, 0)} of shape {a.positional_text()}, {label(labels, 1)} of shape "
+                f"{b.positional_text()}); they must be equal, a 1 is not broadcast (JAX: 'dot_general requires lhs "
+                "batch dimensions and rhs batch dimensions to have the same shape')", sizes=(x, y), operands=(0, 1)))
+            batch.append(CONFLICT)  # reported here; unknown in the result rather than one side's size
+        else:
+            batch.append(unify(x, y))
+    return _lax_dtype(_combine(a, b, (*batch, a.dims[-2], b.dims[-1]), labels, problems), a, b)
+
+
+def _lax_dtype(outcome: Outcome, a: ArrayType, b: ArrayType) -> Outcome:
+    """`outcome` with the dtype `lax.dot_general` gives: the operands' where they have one (weak
+    where both are), else unknown. Its rule for two dtypes is not jax.numpy's promotion (a weak
+    float32 by a bfloat16 gives float32, a float16 by a bfloat16 bfloat16)."""
+    result = outcome.type
+    if a.dtype is not None and a.dtype == b.dtype:
+        return replace(outcome, type=result.with_dtype(a.dtype, a.weak and b.weak))
+    return replace(outcome, type=result.with_dtype(None))
 
 
 def dot(a: ArrayType, b: ArrayType, labels: Sequence[str] | None = None) -> Outcome:

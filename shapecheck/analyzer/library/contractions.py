@@ -1,4 +1,5 @@
-"""Contractions: dot, matmul, vdot, inner, vecdot, matvec, vecmat, tensordot, einsum; and kron."""
+"""Contractions: dot, matmul, vdot, inner, vecdot, matvec, vecmat, tensordot, einsum, lax.dot_general and
+lax.batch_matmul; and kron."""
 
 from __future__ import annotations
 
@@ -136,6 +137,18 @@ def dot_general(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
         [d for i, d in enumerate(rhs.dims) if i not in (*rc, *rb)]
     dtype = lhs.dtype if lhs.dtype == rhs.dtype else None
     return _preferred(call, ArrayType(dtype, tuple(dims)))
+
+
+@REGISTRY.handles("jax.lax.batch_matmul", signature="lhs, rhs, precision=None")
+def batch_matmul(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """Stacks of matrices of one rank and equal batch dims (`linalg.batch_matmul`). It takes no
+    `preferred_element_type` (a TypeError, left to JAX: unknown here), and no Python number
+    (which has no `.ndim`)."""
+    lhs, rhs = call.arg("lhs"), call.arg("rhs")
+    if not isinstance(lhs, ArrayType) or not isinstance(rhs, ArrayType) or set(call.kwargs) - {"lhs", "rhs",
+                                                                                                 "precision"}:
+        return None
+    return finished(interp, call, linalg.batch_matmul(lhs, rhs, labels(call, 2)))
 
 
 @REGISTRY.handles(f"{JNP}.einsum",

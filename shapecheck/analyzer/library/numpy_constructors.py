@@ -1,5 +1,6 @@
-"""jax.numpy constructors: zeros, ones, full, arange, eye, linspace, array, dtype casts; and
-NumPy's random generators (`np.random.default_rng(seed).normal(size=...)`, `np.random.randn`)."""
+"""jax.numpy constructors: zeros, ones, full, arange, eye, linspace, array, dtype casts, window
+functions (hanning, kaiser, ...); and NumPy's random generators
+(`np.random.default_rng(seed).normal(size=...)`, `np.random.randn`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import math
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
-from shapecheck.algebra import layout, promotion, sampling
+from shapecheck.algebra import layout, promotion, sampling, windows
 from shapecheck.algebra.promotion import Typed
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
@@ -126,6 +127,37 @@ def linspace(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
         # `retstep=True`: the samples and the step between them.
         return Seq((result, result.with_dims(()))) if call.arg("retstep") == Const(True) else None
     return result
+
+
+@REGISTRY.handles(*each(JNP, "hanning", "hamming", "blackman", "bartlett"), signature="M")
+@REGISTRY.handles(f"{JNP}.kaiser", signature="M, beta")
+def window(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
+    """`(M,)` of the default float type (`windows.window`). `M` is read as JAX reads it, by
+    `int(M)`; a traced `M` is the registry's SC107 (`M` is a parameter JAX needs concrete)."""
+    size = _window_size(call.arg("M"))
+    if size is None or call.plain_numpy:
+        return None  # NumPy's windows are float64 whatever x64 says: not followed
+    beta: ArrayType | None = None
+    nodes = [call.arg_node("M")]
+    if call.short_name == "kaiser":
+        beta = operand(call.arg("beta"))
+        if beta is None and size > 1:
+            return None  # a beta of unknown shape may broadcast the window to more dims
+        nodes.append(call.arg_node("beta"))
+    outcome = windows.window(f"jnp.{call.short_name}", size, promotion.default("f").dtype, beta,
+                             [f"`{code_of(node)}`" for node in nodes])
+    # A named size mismatch is beta's against the window's (`broadcast`'s operands 0 and 1).
+    interp.reporter.problems(outcome.problems, call.node, [nodes[-1], call.node])
+    return None if outcome.problems else outcome.type
+
+
+def _window_size(value: Value) -> int | None:
+    """`int(M)` where `M` is a known number: a float is truncated toward 0 (`jnp.hanning(2.5)`
+    has 2 samples), a bool is 0 or 1. None for anything else, and for what `int` refuses."""
+    if not isinstance(value, Const) or not isinstance(value.value, int | float) or \
+            (isinstance(value.value, float) and not math.isfinite(value.value)):
+        return None
+    return int(value.value)
 
 
 @REGISTRY.handles(f"{JNP}.array", signature="object, dtype=None, *, copy=True, order='K', ndmin=0, device=None")

@@ -8,7 +8,7 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from shapecheck.algebra import control_flow
+from shapecheck.algebra import autodiff, control_flow
 from shapecheck.algebra.axis_mapping import ValueTree
 from shapecheck.algebra.control_flow import Tree
 from shapecheck.analyzer.calls import CallArgs
@@ -115,8 +115,11 @@ def grad(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Val
         return None
     # An int argnums gives one gradient, a tuple a tuple of them (even of one).
     single = not call.given("argnums") or as_int(call.arg("argnums")) is not None
+    # flax.nnx's gradients (which this handler serves too) unpack the function's output into
+    # two where it has an aux, as jax.jvp does; JAX's demand a tuple or list of two.
+    unpacks = call.name.startswith("flax.nnx.")
     options = (Seq(tuple(Const(n) for n in numbers)), Const(single), Const(has_aux),
-               Const(call.short_name == "value_and_grad"), Const(call.written or call.name))
+               Const(call.short_name == "value_and_grad"), Const(unpacks), Const(call.written or call.name))
     return Partial(Qual(_GRAD_CALL), (call.arg("fun"), *options))
 
 
@@ -129,11 +132,11 @@ def filter_grad(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
     if call.opaque or not call.given("fun") or has_aux is None:
         return None
     options = (Seq((Const(0),)), Const(True), Const(has_aux), Const(call.short_name == "filter_value_and_grad"),
-               Const(call.written or call.name))
+               Const(False), Const(call.written or call.name))
     return Partial(Qual(_GRAD_CALL), (call.arg("fun"), *options))
 
 
-@REGISTRY.handles(_GRAD_CALL, signature="fun, argnums, single, has_aux, with_value, api, /, *args, **kwargs")
+@REGISTRY.handles(_GRAD_CALL, signature="fun, argnums, single, has_aux, with_value, unpacks, api, /, *args, **kwargs")
 def grad_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """A gradient has its argument's shape, and varies over the named axes the value does."""
     if not call.given("with_value"):
@@ -145,6 +148,9 @@ def grad_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     if not numbers or max(numbers) >= len(args) or min(numbers) < 0:
         return None
     result = interp.call(fun, forwarded(call, args), ctx, scope)
+    if has_aux and _not_a_pair(interp, call, as_str(call.arg("api")) or "jax.grad", result,
+                               unpacked=flag(call.arg("unpacks")) is not False):
+        return None
     value = result.items[0] if has_aux and isinstance(result, Seq) and result.items else result
     if has_aux and not isinstance(result, Seq):
         value = None
@@ -162,6 +168,15 @@ def grad_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
     if with_value:
         return Seq(((Seq((value, aux)) if has_aux else value), gradient))
     return Seq((gradient, aux)) if has_aux else gradient
+
+
+def _not_a_pair(interp: Interpreter, call: CallArgs, api: str, result: Value, *, unpacked: bool = False) -> bool:
+    """SC103 at the call where a function differentiated with `has_aux=True` certainly does not
+    return a pair (`autodiff.aux_pair`); True where so. An unknown result is never reported."""
+    problem = autodiff.aux_pair(api, pytrees.tree(result), unpacked=unpacked)
+    if problem is not None:
+        interp.reporter.problems([problem], call.node)
+    return problem is not None
 
 
 def _gradient_value(tree: ValueTree, arg: Value) -> Value:
@@ -200,10 +215,14 @@ def jacobian(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) ->
     if call.opaque or number is None or has_aux is None:
         return None  # a tuple of argnums (a tuple of Jacobians) is not followed
     order = 2 if call.short_name == "hessian" else 1
-    return Partial(Qual(_JACOBIAN_CALL), (call.arg("fun"), Const(number), Const(order), Const(has_aux)))
+    # jacfwd unpacks the function's output into two where it has an aux; jacrev, jacobian and
+    # hessian (jacfwd of a jacrev) go through vjp, which demands a tuple or list of two.
+    unpacks = Const(call.short_name == "jacfwd")
+    return Partial(Qual(_JACOBIAN_CALL), (call.arg("fun"), Const(number), Const(order), Const(has_aux), unpacks,
+                                          Const(call.written or call.name)))
 
 
-@REGISTRY.handles(_JACOBIAN_CALL, signature="fun, argnum, order, has_aux, /, *args, **kwargs")
+@REGISTRY.handles(_JACOBIAN_CALL, signature="fun, argnum, order, has_aux, unpacks, api, /, *args, **kwargs")
 def jacobian_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """The Jacobian of an array-valued function of an array: the value's dims, then the
     argument's (twice for the Hessian); what is not an array on either side is not followed."""
@@ -212,6 +231,9 @@ def jacobian_call(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scop
     if number is None or order is None or has_aux is None or not -len(args) <= number < len(args):
         return None
     result = interp.call(call.arg("fun"), forwarded(call, args), ctx, scope)
+    if has_aux and _not_a_pair(interp, call, as_str(call.arg("api")) or "jax.jacobian", result,
+                               unpacked=flag(call.arg("unpacks")) is not False):
+        return None
     value = result.items[0] if has_aux and isinstance(result, Seq) and len(result.items) == 2 else \
         None if has_aux else result
     argument = args[number]
@@ -294,6 +316,8 @@ def jvp(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
             not any(isinstance(element, ast.Starred) for element in written.elts):
         nodes = list(written.elts)
     result = interp.call(call.arg("fun"), CallArgs(call.node, list(primals.items), nodes), ctx, scope)
+    if has_aux and _not_a_pair(interp, call, call.written or call.name, result, unpacked=True):
+        return None
     value = result.items[0] if has_aux and isinstance(result, Seq) and len(result.items) == 2 else \
         None if has_aux else result
     tangent_out = to_value(_tangent(value_tree(value)), value)
@@ -319,6 +343,8 @@ def vjp(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -> Valu
         return None
     result = interp.call(call.arg("fun"), CallArgs(call.node, primals, call.arg_nodes[1:1 + len(primals)]), ctx,
                          scope)
+    if has_aux and _not_a_pair(interp, call, call.written or call.name, result):
+        return None
     value = result.items[0] if has_aux and isinstance(result, Seq) and len(result.items) == 2 else \
         None if has_aux else result
     pullback = Partial(Qual(_PULLBACK), (value, Seq(tuple(primals))))
