@@ -279,6 +279,9 @@ CASES: dict[str, tuple[str, list[str], str]] = {
         EXPLICIT, [A, "c = jax.jit(lambda x: x.at[0].get(out_sharding=P('Y')))(a)"], "SC208"),
     "at get eagerly, out_sharding given": (EXPLICIT, [A, "c = a.at[0].get(out_sharding=P('Y'))"], "ok"),
     "at set by a computed int": (EXPLICIT, [A, "c = a.at[len('')].set(1.0)"], "SC208"),
+    # An item read back from a container is as it was stored, split included.
+    "a weight read from a dict": (EXPLICIT, [A, W, "c = a @ {'w': w}['w']"], "SC208"),
+    "a weight read from a tuple": (EXPLICIT, [B, W, "c = (w, b)[1] * 2"], "ok"),
     "where with cases split alike": (EXPLICIT, [A, "c = jnp.where(a > 0, a, 0.0)"], "ok"),
     "where with cases split otherwise": (EXPLICIT, [A, B, "c = jnp.where(a > 0, a, b)"], "SC208"),
     "randint out_sharding": (

@@ -66,6 +66,28 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         noisy = jax.tree_util.tree_map(lambda p: p + 0.01, params)
         out = net.apply(noisy, jnp.zeros((2, 10)))
         """, (2, 4)),
+    "a nested item assigned again replaces its value": ("""
+        params = [{"W": jnp.ones((30, 50))}, {"W": jnp.ones((50, 2))}]
+        params[0]["W"] = jnp.ones((50, 30))
+        params[-1]["W"] = params[-1]["W"].T
+        out = (jnp.ones((4, 50)) @ params[0]["W"])[:, :2] + params[-1]["W"] @ jnp.ones(50)
+        """, (4, 2)),
+    "a nested item transposed, then used as before": ("""
+        params = [{"W": jnp.ones((30, 50))}, {"W": jnp.ones((50, 2))}]
+        params[-1]["W"] = params[-1]["W"].T
+        out = jnp.ones((4, 50)) @ params[-1]["W"]  # bug
+        """, None),
+    "an object's dict item assigned in __init__": ("""
+        class Net:
+            def __init__(self):
+                self.layers = {"a": jnp.ones((3, 4))}
+                self.layers["a"] = jnp.ones((4, 5))
+
+            def __call__(self, x):
+                return x @ self.layers["a"]
+
+        out = Net()(jnp.ones((2, 4)))
+        """, (2, 5)),
     "a closure called again after its captured value changed shape": ("""
         def scale_by(zs):
             def inner(x):

@@ -157,7 +157,14 @@ def _stored_attributes(node: FunctionNode) -> frozenset[str]:
     me = positional[0].arg
     found: set[str] = set()
     for inner in ast.walk(node):
-        if (isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Store | ast.Del)
-                and isinstance(inner.value, ast.Name) and inner.value.id == me):
-            found.add(inner.attr)
+        if not isinstance(inner, ast.Attribute | ast.Subscript) or not isinstance(inner.ctx, ast.Store | ast.Del):
+            continue
+        # `self.w = v`, and deeper: `self.cache['k'] = v`, `self.layer.w = v` change `self.cache`
+        # and `self.layer`.
+        current: ast.expr = inner
+        while isinstance(current, ast.Attribute | ast.Subscript):
+            if isinstance(current, ast.Attribute) and isinstance(current.value, ast.Name) and current.value.id == me:
+                found.add(current.attr)
+                break
+            current = current.value
     return frozenset(found)

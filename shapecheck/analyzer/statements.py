@@ -319,19 +319,30 @@ class Statements(InterpreterState):
                 self.assign(element.value if isinstance(element, ast.Starred) else element, item, scope, source)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, None, scope, source)
-        elif isinstance(target, ast.Attribute):
-            # `self.w = v` on an object the interpreter follows binds the name to the object with
-            # that attribute; deeper (`self.layer.w = v`), the outer attribute is no longer known.
-            root, attrs = _attribute_chain(target)
-            holder = scope.lookup(root.id) if root is not None else None
-            if root is not None and isinstance(holder, Instance):
-                scope.bind(root.id, holder.with_field(attrs[0], value if len(attrs) == 1 else None))
-        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-            # `params['w'] = v` updates a dict (or list) the interpreter tracks; with a key it
-            # cannot read, the container is no longer known.
-            container = scope.lookup(target.value.id)
-            if isinstance(container, Seq | Dict):
-                scope.bind(target.value.id, containers.set_item(container, _key(target.slice, scope), value))
+        elif isinstance(target, ast.Attribute | ast.Subscript):
+            # `self.w = v`, `params['w'] = v`, and deeper (`params[-1]['W'] = v`, `self.cache[i] =
+            # v`): each holder on the way gets the new member, and the name at the root is bound
+            # to its new value. A holder the interpreter does not follow (or a key it cannot
+            # read) is no longer known from there up: never the stale value it held.
+            root = _root_name(target)
+            if root is not None and _holder_followed(scope.lookup(root.id)):
+                self._store(target, value, scope)
+
+    def _store(self, target: ast.expr, value: Value, scope: Scope) -> None:
+        if isinstance(target, ast.Name):
+            scope.bind(target.id, value)
+            return
+        updated: Value
+        if isinstance(target, ast.Attribute):
+            holder = _read_path(target.value, scope)
+            updated = holder.with_field(target.attr, value) if isinstance(holder, Instance) else None
+        elif isinstance(target, ast.Subscript):
+            container = _read_path(target.value, scope)
+            updated = containers.set_item(container, _key(target.slice, scope), value) \
+                if isinstance(container, Seq | Dict) else None
+        else:
+            return
+        self._store(target.value, updated, scope)
 
     def _check_unpacked(self, target: ast.expr, value: ArrayType, names: int, starred: bool, source: ast.AST) -> None:
         """`k1, k2, k3 = random.split(key, 4)`: an array unpacks into its rows, as many as there
@@ -381,11 +392,47 @@ def _runs_through(body: Sequence[ast.stmt]) -> bool:
     return True
 
 
+def _root_name(node: ast.expr) -> ast.Name | None:
+    """The name an attribute or subscript chain starts from (`a` of `a.b[0].c`), if any."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node if isinstance(node, ast.Name) else None
+
+
+def _holder_followed(value: Value) -> bool:
+    """Whether the root of an assignment target is something whose members the interpreter
+    tracks (an object of the program's own, a dict, a list): only then is it updated."""
+    return isinstance(value, Instance | Seq | Dict)
+
+
+def _read_path(node: ast.expr, scope: Scope) -> Value:
+    """A target's holder read without evaluating anything: names, fields of objects, items
+    at keys `_key` reads; None (unknown) elsewhere."""
+    if isinstance(node, ast.Name):
+        return scope.lookup(node.id)
+    if isinstance(node, ast.Attribute):
+        holder = _read_path(node.value, scope)
+        return holder.get(node.attr) if isinstance(holder, Instance) and holder.has(node.attr) else None
+    if isinstance(node, ast.Subscript):
+        container = _read_path(node.value, scope)
+        key = _key(node.slice, scope)
+        if isinstance(container, Dict) and isinstance(key, Const):
+            return next((item for k, item in container.items if k == key), None)
+        if isinstance(container, Seq) and isinstance(key, Const) and key.is_int:
+            index = key.value
+            assert isinstance(index, int)
+            return container.items[index] if -len(container.items) <= index < len(container.items) else None
+    return None
+
+
 def _key(node: ast.expr, scope: Scope) -> Value:
     """A subscript's key where it is a constant, a name bound to one, or an f-string of those
     (`params[f'layer_{i}']`): read without evaluating anything."""
     if isinstance(node, ast.Constant):
         return Const(node.value) if isinstance(node.value, int | float | str) or node.value is None else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and type(node.operand.value) is int:
+        return Const(-node.operand.value)  # `params[-1]`
     if isinstance(node, ast.Name):
         found = scope.lookup(node.id)
         return found if isinstance(found, Const) else None

@@ -737,6 +737,8 @@ def _one_hot(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) 
 def _subscript(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> st.Typed:
     node = call.node
     base = call.arg("value")
+    if isinstance(base, Seq | Dict):
+        return st.Typed(out.sharding)  # an item of a container, as it was stored (`params["w"]`)
     if not isinstance(node, ast.Subscript) or not isinstance(base, ArrayType) or call.index is None:
         return st.UNKNOWN
     return _gathered(call.index, base, out, f"indexing `{code_of(node.value)}`", code_of(node.value), ctx.traced)
