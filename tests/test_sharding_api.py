@@ -453,3 +453,16 @@ def test_a_spec_from_another_module_is_reported_where_it_is_used(tmp_path: Path)
     assert not report.errors
     assert [(Path(d.path).name, d.span.line - FIRST + 1, d.code) for d in report.diagnostics] == [
         ("main.py", 3, "SC206")]
+
+
+def test_jit_out_shardings_must_have_the_output_s_structure() -> None:
+    # JAX 0.10.2: "pytree structure error" at the call for a tuple of another length, a tuple
+    # given a list, a tuple given an array; one sharding for all is fine.
+    assert codes("""\
+        repl = NamedSharding(mesh, P())
+        a = jax.jit(lambda w: (w, w.sum(), w.max()), out_shardings=(repl, repl))(jnp.ones(8))
+        b = jax.jit(lambda w: [w, w], out_shardings=(repl, repl))(jnp.ones(8))
+        c = jax.jit(lambda w: w * 2, out_shardings=(repl,))(jnp.ones(8))
+        ok = jax.jit(lambda w: (w, w), out_shardings=repl)(jnp.ones(8))
+        ok2 = jax.jit(lambda w: (w,), out_shardings=(repl,))(jnp.ones(8))
+        """) == [(2, "SC002"), (3, "SC002"), (4, "SC002")]

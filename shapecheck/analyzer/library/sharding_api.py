@@ -379,6 +379,18 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
     if refused:
         return forget(result)
     if jitted.out_shardings is not None:
+        shardings = jitted.out_shardings
+        # A tuple of shardings is matched to the result as a tree: a tuple of as many entries
+        # (JAX's "pytree structure error" at the call; a list is another type there).
+        kind = "tuple" if isinstance(shardings, Seq) and not shardings.is_list else None
+        returned = f"a {'list' if result.is_list else 'tuple'} of {len(result.items)}" if isinstance(result, Seq) \
+            else "an array" if isinstance(result, ArrayType) else None
+        if isinstance(shardings, Seq) and kind is not None and returned is not None and not (
+                isinstance(result, Seq) and not result.is_list and len(result.items) == len(shardings.items)):
+            interp.reporter.add(call.node, Code.INVALID_AXIS_SPEC, (
+                f"out_shardings is a {kind} of {len(shardings.items)} but {name} returns {returned}: out_shardings "
+                "needs the structure of the output (a prefix of its tree), or one sharding for all"))
+            return forget(result)
         if place(interp, jitted.out_shardings, result, f"the result of {name}", call.node, ctx, Rules()):
             return forget(result)
         return typed_tree(jitted.out_shardings, result, ctx, commit=True)
