@@ -99,23 +99,13 @@ class Invocation(InterpreterState):
         caller = caller_of(type(func))
         return caller(cast("Interpreter", self), func, call, ctx, scope) if caller is not None else None
 
-    def _captured(self, function: Function) -> tuple[tuple[str, Value], ...]:
-        """What a closure reads from the scopes of the calls that made it (empty for a function
-        of the module), for its summary's key."""
-        if function.scope is self.scope:
-            return ()
-        names = self._free.get(id(function.node))
-        if names is None:
-            names = self._free[id(function.node)] = _free_names(function.node)
-        found: list[tuple[str, Value]] = []
-        for name in sorted(names):
-            enclosing: Scope | None = function.scope
-            while enclosing is not None and enclosing is not self.scope:
-                if name in enclosing.bindings:
-                    found.append((f"<captured {name}>", enclosing.bindings[name]))
-                    break
-                enclosing = enclosing.parent
-        return tuple(found)
+    def _captured(self, function: Function) -> tuple[object, ...]:
+        """What a closure reads from the scopes of the calls that made it, for its summary's
+        key: those scopes themselves (each call of the function around it makes its own; what it
+        holds there differs from call to call as often as not). Empty for a function of the
+        module. The scope object, not its id: the key keeps it alive, so no later scope takes
+        its id while the cache holds it."""
+        return () if function.scope is self.scope else (function.scope,)
 
     def call_function(self, function: Function, call: CallArgs, ctx: Context, *, alone: bool = False,
                       declared_args: bool = True) -> Value:
@@ -170,8 +160,7 @@ class Invocation(InterpreterState):
         if not isinstance(function.node, ast.Lambda) and function.node.returns is not None:
             read = self.read(function.node.returns, function.scope)
             declared_return = read if isinstance(read, ArrayType) else None
-        # A closure's result depends on what it captured from the calls that made it too: the
-        # values of its free names bound in an enclosing function (not the module).
+        # A closure's result depends on what it captured from the calls that made it too.
         arg_key = (*scope.bindings.items(), *self._captured(function))
         # A haiku `init` scans otherwise than its `apply` (`haiku_recurrent`): analysed apart.
         run = (*ctx.key(), "init") if self.params_log is not None and self.params_log.initializing else ctx.key()
@@ -369,11 +358,6 @@ def _shardings(values: Iterable[Value]) -> Iterator[Sharding | None]:
             yield from _shardings(item for _, item in value.items)
         elif isinstance(value, Instance):
             yield from _shardings(item for _, item in value.fields)
-
-
-def _free_names(node: ast.AST) -> frozenset[str]:
-    """Every name a function reads (nested functions' too): a superset of its free names."""
-    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
 
 def _hashable(items: object) -> object:

@@ -79,7 +79,6 @@ class InterpreterState:
         self.expected_failures: set[int] = set()  # lambdas handed to assert_raises and friends
         self.analysed: set[int] = set()
         self.cache: dict[tuple[object, ...], Value] = {}
-        self._free: dict[int, frozenset[str]] = {}  # names each function reads, by node (`_captured`)
         # The first argument as the function left it (`self` after a method set its attributes),
         # per cache key, and for the call that returned last.
         self.receivers: dict[tuple[object, ...], Value] = {}
