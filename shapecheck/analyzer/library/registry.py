@@ -8,7 +8,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from shapecheck.analyzer.calls import CallArgs, Handler, Signature
-from shapecheck.analyzer.values import Const, Seq, TracedInt
+from shapecheck.analyzer.values import Const, Seq, TracedInt, Value
 from shapecheck.analyzer.walk import code
 from shapecheck.codes import Code
 
@@ -137,20 +137,21 @@ def holds_traced(value: object, depth: int = 2) -> bool:
     return depth > 0 and isinstance(value, Seq) and any(holds_traced(item, depth - 1) for item in value.items)
 
 
+def _given(call: CallArgs, name: str) -> list[tuple[Value, ast.AST]]:
+    """The argument(s) a call gives parameter `name`, with their nodes: each of a variadic's."""
+    assert call.signature is not None
+    if name == call.signature.variadic:
+        start = len(call.signature.positional)
+        return list(zip(call.args[start:], call.arg_nodes[start:], strict=False))
+    return [(call.arg(name), call.arg_node(name))] if call.given(name) else []
+
+
 def _traced(interp: Interpreter, call: CallArgs, names: tuple[str, ...]) -> bool:
     """SC107 at an argument JAX needs concrete that holds a traced jit argument; True where so."""
-    assert call.signature is not None
     for name in names:
-        if name == call.signature.variadic:
-            start = len(call.signature.positional)
-            given = list(zip(call.args[start:], call.arg_nodes[start:], strict=False))
-        elif call.given(name):
-            given = [(call.arg(name), call.arg_node(name))]
-        else:
-            continue
         if name == "repeats" and call.given("total_repeat_length"):
             continue  # traced repeats are what total_repeat_length is for
-        for value, node in given:
+        for value, node in _given(call, name):
             if holds_traced(value):
                 interp.reporter.add(node, Code.SIZE_ARGUMENT_MISMATCH, traced_size(call.short_name, node, name))
                 return True
@@ -159,16 +160,8 @@ def _traced(interp: Interpreter, call: CallArgs, names: tuple[str, ...]) -> bool
 
 def _float_size(interp: Interpreter, call: CallArgs, names: tuple[str, ...]) -> bool:
     """SC107 at a shape argument holding a Python float (`jnp.zeros(n / 2)`); True where so."""
-    assert call.signature is not None
     for name in names:
-        if name == call.signature.variadic:
-            start = len(call.signature.positional)
-            given = list(zip(call.args[start:], call.arg_nodes[start:], strict=False))
-        elif call.given(name):
-            given = [(call.arg(name), call.arg_node(name))]
-        else:
-            continue
-        for value, node in given:
+        for value, node in _given(call, name):
             items = value.items if isinstance(value, Seq) else (value,)
             for item in items:
                 if isinstance(item, Const) and isinstance(item.value, float):
