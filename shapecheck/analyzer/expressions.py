@@ -261,7 +261,7 @@ class Expressions(InterpreterState):
             return value
         if isinstance(value, Const) and isinstance(value.value, int | float) and not isinstance(value.value, bool):
             if op is ast.USub:
-                return Const(-value.value)
+                return type(value)(-value.value)  # a traced int stays traced
             if op is ast.UAdd:
                 return value
         return None

@@ -17,6 +17,7 @@ from shapecheck.analyzer.values import (
     Module,
     Qual,
     Seq,
+    TracedInt,
     Value,
 )
 
@@ -128,7 +129,9 @@ def number_operation(operator: type[ast.operator], left: Value, right: Value) ->
         return None  # complex: `(-8) ** 0.5`
     if isinstance(result, int) and result.bit_length() > _MAX_BITS:
         return None
-    return Const(result)
+    # An int computed from a traced jit argument is traced too (`k * n`, `n - 1`).
+    return TracedInt(result) if isinstance(result, int) and (
+        isinstance(left, TracedInt) or isinstance(right, TracedInt)) else Const(result)
 
 
 def _number(value: Value) -> object:

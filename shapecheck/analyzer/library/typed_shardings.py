@@ -24,7 +24,18 @@ from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.library.common import array, axes, code_of, dimension_numbers, flag, labels
 from shapecheck.analyzer.library.partition_specs import resolved
 from shapecheck.analyzer.library.placements import reshard_checks, spec_without_mesh
-from shapecheck.analyzer.values import Const, Dict, Mesh, Seq, Sharding, Spec, Value, as_int, as_str
+from shapecheck.analyzer.values import (
+    Const,
+    Dict,
+    Mesh,
+    Seq,
+    Sharding,
+    Spec,
+    TracedInt,
+    Value,
+    as_int,
+    as_str,
+)
 from shapecheck.codes import Code
 from shapecheck.dims import Dim
 from shapecheck.types import ArrayType, MeshShape
@@ -536,6 +547,8 @@ def _roll(interp: Interpreter, call: CallArgs, ctx: Context, out: ArrayType) -> 
         return st.UNKNOWN
     index = as_int(call.arg("axis")) if call.given("axis") and call.arg("axis") != Const(None) else \
         0 if value.rank == 1 else None  # axis=None rolls the flattened array
+    if isinstance(call.arg("shift"), TracedInt):
+        return st.Typed(value.sharding)  # a traced shift: JAX's dynamic roll, which keeps the split
     shift, size = as_int(call.arg("shift")), None
     if index is None or not -value.rank <= index < value.rank or shift is None:
         return st.UNKNOWN
@@ -854,12 +867,15 @@ def _items_read(items: Sequence[IndexItem], dims: Sequence[Dim]) -> list[tuple[s
         elif isinstance(item, indexing.Slice):
             if item.unknown or item.step == 0:
                 return None
-            if item.step in (None, 1) and item.start in (None, 0) and (
-                    item.stop is None or (isinstance(size, int) and item.stop >= size)):
-                kinds.append((":", None))  # `x[:8]` of a dim of 8: the whole dim
+            whole = range(size) if isinstance(size, int) else None
+            taken_range = whole[item.start:item.stop:item.step] if whole is not None else None
+            if (item.step in (None, 1) and item.start in (None, 0) and item.stop is None) or (
+                    taken_range is not None and taken_range == whole):
+                kinds.append((":", None))  # `x[:8]`, `x[-8:]` of a dim of 8: the whole dim
+            elif taken_range is not None and whole is not None and len(taken_range) == len(whole) > 1:
+                return None  # `x[::-1]`: the whole dim reversed, which JAX keeps split; not followed
             else:
-                taken = len(range(size)[item.start:item.stop:item.step]) if isinstance(size, int) else None
-                kinds.append(("slice", taken))
+                kinds.append(("slice", len(taken_range) if taken_range is not None else None))
         elif isinstance(item, indexing.ArrayIndex) and not item.mask and item.index.rank == 0:
             kinds.append(("dyn", None))
         else:
