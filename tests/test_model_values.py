@@ -77,6 +77,13 @@ PROGRAMS: dict[str, tuple[str, tuple[int, ...] | None]] = {
         params[-1]["W"] = params[-1]["W"].T
         out = jnp.ones((4, 50)) @ params[-1]["W"]  # bug
         """, None),
+    "an array in a dict changed in place keeps its shape": ("""
+        import numpy as np
+
+        buffers = {"x": np.zeros((4, 3))}
+        buffers["x"][0] = 1.0
+        out = buffers["x"] @ np.ones((3, 2))
+        """, (4, 2)),
     "an object's dict item assigned in __init__": ("""
         class Net:
             def __init__(self):

@@ -338,6 +338,8 @@ class Statements(InterpreterState):
             updated = holder.with_field(target.attr, value) if isinstance(holder, Instance) else None
         elif isinstance(target, ast.Subscript):
             container = _read_path(target.value, scope)
+            if isinstance(container, ArrayType):
+                return  # `buffers['x'][0] = v`: a NumPy array changed in place keeps its type
             updated = containers.set_item(container, _key(target.slice, scope), value) \
                 if isinstance(container, Seq | Dict) else None
         else:
