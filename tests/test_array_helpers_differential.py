@@ -248,3 +248,9 @@ def broadcast_shapes(draw: st.DrawFn) -> str:
 @CASES
 def test_broadcast_shapes_agrees_with_jax(program: str) -> None:
     agree(program, frozenset({"SC101"}))
+
+
+@pytest.mark.parametrize("given", ["", "()", "(1,), (0,)", "(3,), (1, 3)"])
+def test_broadcast_shapes_trivial_and_empty_shapes(given: str) -> None:
+    """No shape at all (jnp's gives `()`), a scalar's, an empty dim, and a size-1 dim."""
+    agree("import jax.numpy as jnp\n" + f"out = jnp.zeros(jnp.broadcast_shapes({given}))\n")

@@ -320,6 +320,44 @@ def _transpose_padding(window: Dim, stride: Dim, padding: str | tuple[Dim, Dim])
     return before, total - before
 
 
+def gradient_padding(kernel: Window, strides: Window, dilation: Window, extra: Window,
+                     padding: Padding) -> tuple[tuple[int, int], ...] | None:
+    """The padding of the convolution a transposed convolution runs on its input dilated by
+    `strides` (equinox's `ConvTranspose`, after the paper of Dumoulin and Visin): `(k - 1) *
+    dilation - p` on each side, the output padding `extra` added at the end. 'SAME' and
+    'SAME_LOWER' pad to give `n * stride` (the extra part lower for the latter), 'VALID' none.
+    None where a size is not a known int."""
+    windows = [_known(window) for window in (kernel, strides, dilation, extra)]
+    if any(window is None for window in windows):
+        return None
+    k, s, d, a = (list(window) for window in windows if window is not None)
+    rank = len(k)
+    if any(len(window) != rank for window in (s, d, a)):
+        return None
+    pairs: list[tuple[int, int]] = []
+    for i in range(rank):
+        if isinstance(padding, str) and padding.upper() in ("SAME", "SAME_LOWER"):
+            total = d[i] * (k[i] - 1) - s[i] + a[i] + 1
+            a[i], total = (-total, 0) if total < 0 else (0, total)
+            low = (total + (padding.upper() == "SAME_LOWER")) // 2
+            pairs.append((low, total - low))
+        elif isinstance(padding, str) and padding.upper() == "VALID":
+            pairs.append((0, 0))
+        else:
+            pair = _known(padding[i]) if isinstance(padding, tuple) and len(padding) == rank else None
+            if pair is None:
+                return None
+            pairs.append((pair[0], pair[1]))
+    return tuple((d[i] * (k[i] - 1) - low, d[i] * (k[i] - 1) - high + a[i]) for i, (low, high) in enumerate(pairs))
+
+
+def _known(window: Window) -> tuple[int, ...] | None:
+    """A window of known ints, else None."""
+    if window is None or not all(isinstance(n, int) for n in window):
+        return None
+    return tuple(n for n in window if isinstance(n, int))
+
+
 def reduce_window(
     operand: ArrayType, window_dimensions: Window, window_strides: Window | Default = DEFAULT,
     padding: Padding = "VALID", base_dilation: Window | Default = DEFAULT,

@@ -19,6 +19,18 @@ MAX_ITEMS = 64
 parameter sets."""
 
 
+def get_item(container: Value, key: Value) -> Value:
+    """`container[key]` for a dict and a known key, or a tuple or list and an int within it;
+    None (unknown) otherwise."""
+    if isinstance(container, Dict) and isinstance(key, Const):
+        return next((item for k, item in container.items if k == key), None)
+    if isinstance(container, Seq) and isinstance(key, Const) and key.is_int:
+        index = key.value
+        assert isinstance(index, int)
+        return container.items[index] if -len(container.items) <= index < len(container.items) else None
+    return None
+
+
 def set_item(container: Value, key: Value, item: Value) -> Value:
     """`container[key] = item`: the container after the assignment (None: no longer known)."""
     if isinstance(container, Dict) and isinstance(key, Const):

@@ -416,14 +416,7 @@ def _read_path(node: ast.expr, scope: Scope) -> Value:
         holder = _read_path(node.value, scope)
         return holder.get(node.attr) if isinstance(holder, Instance) and holder.has(node.attr) else None
     if isinstance(node, ast.Subscript):
-        container = _read_path(node.value, scope)
-        key = _key(node.slice, scope)
-        if isinstance(container, Dict) and isinstance(key, Const):
-            return next((item for k, item in container.items if k == key), None)
-        if isinstance(container, Seq) and isinstance(key, Const) and key.is_int:
-            index = key.value
-            assert isinstance(index, int)
-            return container.items[index] if -len(container.items) <= index < len(container.items) else None
+        return containers.get_item(_read_path(node.value, scope), _key(node.slice, scope))
     return None
 
 

@@ -203,27 +203,11 @@ def conv_transpose(interp: Interpreter, layer: Layer, call: CallArgs, ctx: Conte
     if kernel is None or strides is None or dilation is None or extra is None or mode is None \
             or mode.upper() != "ZEROS" or not isinstance(groups, int) or groups <= 0:
         return None
-    sizes = [kernel, strides, dilation, extra]
-    if not all(isinstance(n, int) for window_ in sizes for n in window_):
-        return None
-    k, s, d, a = ([int(n) for n in window_] for window_ in sizes)  # type: ignore[arg-type]
     text = as_str(given)
-    pairs: list[tuple[int, int]] = []
-    for i in range(spatial):
-        if text is not None and text.upper() in ("SAME", "SAME_LOWER"):
-            total = d[i] * (k[i] - 1) - s[i] + a[i] + 1
-            a[i], total = (-total, 0) if total < 0 else (0, total)
-            low = (total + (text.upper() == "SAME_LOWER")) // 2
-            pairs.append((low, total - low))
-        elif text is not None and text.upper() == "VALID":
-            pairs.append((0, 0))
-        else:
-            read = padding_of(given, spatial) if text is None else None
-            pair = read[i] if isinstance(read, tuple) else None
-            if pair is None or not all(isinstance(p, int) for p in pair):
-                return None
-            pairs.append((int(pair[0]), int(pair[1])))  # type: ignore[arg-type]
-    padding = tuple((d[i] * (k[i] - 1) - lo, d[i] * (k[i] - 1) - hi + a[i]) for i, (lo, hi) in enumerate(pairs))
+    padding = convolution.gradient_padding(kernel, strides, dilation, extra,
+                                           text if text is not None else padding_of(given, spatial))
+    if padding is None:
+        return None
     lhs = ArrayType(x.dtype, (1, *x.dims), x.named, None, x.named_open)
     rhs = ArrayType(weights_dtype(layer), (out_channels, per_group_of(in_channels, groups), *kernel))
     name = layer.name.rpartition(".")[2]

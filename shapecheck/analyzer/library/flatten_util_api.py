@@ -103,18 +103,9 @@ def _single(leaves: list[ArrayType | None]) -> bool | None:
 
 def _leaves(tree: Value) -> list[ArrayType | None] | None:
     """The tree's leaves in JAX's order (one the checker cannot read as an array: None); None
-    where the structure is not known (an unknown value, or a model's parameters, which may
-    hold more than the checker knows of)."""
-    found = pytrees.node(tree)
-    if found is None:
-        return None if tree is None or isinstance(tree, Variables) else [pytrees.leaf(tree)]
-    leaves: list[ArrayType | None] = []
-    for member in found[1]:
-        inner = _leaves(member)
-        if inner is None:
-            return None
-        leaves.extend(inner)
-    return leaves
+    where the structure is not known."""
+    found = pytrees.flattened(tree)
+    return None if found is None else [pytrees.leaf(item) for item in found]
 
 
 @REGISTRY.handles(_UNRAVEL, signature="tree, /, flat")

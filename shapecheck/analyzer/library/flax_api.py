@@ -316,7 +316,18 @@ def _created(interp: Interpreter, layer: Layer, **params: tuple[Dim, ...] | None
         flag = {"bias": "use_bias", "scale": "use_scale"}.get(name)
         return flag is None or not layer.given(flag) or layer.setting(flag) == Const(True)
 
-    model_params.layer_created(interp, layer, "nn", {name: dims for name, dims in params.items() if kept(name)})
+    made = {name: dims for name, dims in params.items() if kept(name)}
+    if interp.params_log.initializers_run:
+        # Each parameter's initializer (`kernel_init`, `bias_init`) runs at `init`.
+        line = getattr(layer.node, "lineno", "?")
+        for name, dims in made.items():
+            if dims is None:
+                continue
+            problem = initializers.rank_problem(layer.setting(f"{name}_init"), dims,
+                                                f"parameter `{name}` of nn.{layer.name.rpartition('.')[2]} (line {line})")
+            if problem is not None:
+                interp.reporter.problems([problem], layer.node)
+    model_params.layer_created(interp, layer, "nn", made)
 
 
 def _sizes(value: Value) -> tuple[Dim, ...] | None:

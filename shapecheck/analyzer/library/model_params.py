@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from shapecheck.analyzer.calls import CallArgs
-from shapecheck.analyzer.library import initializers
 from shapecheck.analyzer.values import Const, Dict, Layer, ParamKey, Value, Variables, as_str
 from shapecheck.codes import Code
 from shapecheck.dims import Dim, format_shape
@@ -89,13 +88,6 @@ def layer_created(interp: Interpreter, layer: Layer, library: str, params: dict[
         return
     where = f"{library}.{layer.name.rpartition('.')[2]} (line {getattr(layer.node, 'lineno', '?')})"
     for name, dims in params.items():
-        if dims is not None and interp.params_log.initializers_run and library == "nn":
-            # The layer's initializer for it (`bias_init`) runs at `init`. (haiku's take
-            # `(shape, dtype)`: one of jax.nn's there fails otherwise.)
-            problem = initializers.rank_problem(layer.setting(f"{name}_init"), dims,
-                                                f"parameter `{prefix}{name}` of {where}")
-            if problem is not None:
-                interp.reporter.problems([problem], layer.node)
         if dims is not None:
             created(interp, layer.node, f"{prefix}{name}", f"parameter `{prefix}{name}` of {where}",
                     ArrayType("f32", dims))

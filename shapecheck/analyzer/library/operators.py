@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from shapecheck.algebra import broadcast as algebra_broadcast
 from shapecheck.algebra import indexing, layout, linalg, promotion
 from shapecheck.algebra.promotion import Typed, function
+from shapecheck.analyzer import containers
 from shapecheck.analyzer.calls import CallArgs
 from shapecheck.analyzer.context import Context
 from shapecheck.analyzer.folding import number_operation
@@ -202,10 +203,8 @@ def subscript(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope) -
         return Devices(None)
     if isinstance(base, Variables) and len(raw) == 1:
         return model_params.collection(base, raw[0])
-    if isinstance(base, Dict) and len(raw) == 1 and isinstance(raw[0], Const):
-        for key, value in base.items:
-            if key == raw[0]:
-                return value
+    if isinstance(base, Dict) and len(raw) == 1:
+        return containers.get_item(base, raw[0])
     return None
 
 

@@ -108,15 +108,19 @@ def _named_beyond(spec: PartitionSpec, value: ArrayType) -> bool:
     return rank is not None and any(isinstance(entry, tuple) and entry for entry in spec.dims[rank:])
 
 
+def no_mesh_set(interp: Interpreter, ctx: Context) -> bool:
+    """Whether certainly no mesh is set where `ctx` holds: none set by the code followed
+    (`Context.meshless`), and no call in the module that may set one the checker cannot see."""
+    return ctx.meshless and not interp.sets_mesh_unseen()
+
+
 def spec_without_mesh(interp: Interpreter, shardings: Value, ctx: Context, node: ast.AST, what: str) -> bool:
     """SC206 where a bare PartitionSpec (in `shardings`, a pytree of them) meets code that no
     mesh is set for (`ctx.meshless`, and no call in the module that may set one unseen): JAX
     reads a bare spec against the mesh of `jax.set_mesh` and refuses it without one, whatever
     axes it names (`P()` too). True when reported."""
-    if not ctx.meshless:
-        return False
-    spec = _first_spec(shardings)
-    if spec is None or interp.sets_mesh_unseen():
+    spec = _first_spec(shardings) if ctx.meshless else None
+    if spec is None or not no_mesh_set(interp, ctx):
         return False
     shown = spec.spec.shown
     interp.reporter.add(node, Code.UNKNOWN_RESOURCE, (

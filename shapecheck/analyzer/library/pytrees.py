@@ -20,6 +20,7 @@ from shapecheck.analyzer.values import (
     Seq,
     SymSize,
     Value,
+    Variables,
     as_int,
     as_str,
 )
@@ -40,6 +41,22 @@ def leaf(value: Value) -> ArrayType | None:
     if isinstance(value, SymSize | AxisSize):
         return scalar("i64")  # an int of unknown value
     return array(value)
+
+
+def flattened(value: Value) -> list[Value] | None:
+    """The leaves of `value` in JAX's flattening order (`jax.tree.leaves`), as they are; None
+    where any member is unknown, or a model's parameters (which may hold more than the checker
+    knows of)."""
+    found = node(value)
+    if found is None:
+        return None if value is None or isinstance(value, Variables) else [value]
+    leaves: list[Value] = []
+    for member in found[1]:
+        inner = flattened(member)
+        if inner is None:
+            return None
+        leaves.extend(inner)
+    return leaves
 
 
 def map_leaves(value: Value, fn: Callable[[ArrayType], Value]) -> Value:

@@ -3,7 +3,6 @@ of their parameters, categorical, choice and permutation."""
 
 from __future__ import annotations
 
-from math import prod
 from typing import TYPE_CHECKING, Literal
 
 from shapecheck.algebra import broadcast as algebra_broadcast
@@ -24,7 +23,7 @@ from shapecheck.analyzer.library.registry import Registry, each
 from shapecheck.analyzer.scope import Scope
 from shapecheck.analyzer.values import Const, Value, as_dim, as_int
 from shapecheck.codes import Code
-from shapecheck.dims import Dim, format_shape
+from shapecheck.dims import Dim, format_shape, product
 from shapecheck.types import ArrayType
 
 if TYPE_CHECKING:
@@ -82,9 +81,9 @@ def _uniform_bounds(interp: Interpreter, call: CallArgs, result: ArrayType) -> V
         widened = algebra_broadcast.broadcast([result, bound])
         # A widening by 1s alone holds as many elements, and compiles (flashbax's (1,) bounds
         # with shape=()); one that multiplies them does not.
-        sizes = [*widened.type.dims, *result.dims]
-        if not widened.problems and widened.type.ellipsis is None and all(isinstance(d, int) for d in sizes) \
-                and prod(widened.type.dims) != prod(result.dims):  # type: ignore[arg-type]
+        before, after = product(result.dims), product(widened.type.dims)
+        if not widened.problems and widened.type.ellipsis is None and before is not None and after is not None \
+                and after != before:
             interp.reporter.add(call.kwarg_nodes.get(name, call.node), Code.BROADCAST_MISMATCH, (
                 f"jax.random.uniform's {name} of shape {format_shape(bound.dims)} does not broadcast to the "
                 f"draw's shape {format_shape(result.dims)} (it would widen it to {format_shape(widened.type.dims)}); "

@@ -38,6 +38,7 @@ from shapecheck.analyzer.library.partition_specs import (
 )
 from shapecheck.analyzer.library.placements import (
     Rules,
+    no_mesh_set,
     pairs,
     place,
     reshard_checks,
@@ -175,7 +176,7 @@ def _explicit_without_mesh(interp: Interpreter, shardings: Value, ctx: Context, 
         return False
     types = shardings.mesh.axis_types
     named = [axis for entry in spec_entries(shardings.spec) for axis in entry or () if types.get(axis) == EXPLICIT]
-    if not named or interp.sets_mesh_unseen():
+    if not named or not no_mesh_set(interp, ctx):
         return False
     interp.reporter.add(call.node, Code.AXIS_TYPE_MISUSE, (
         f"with_sharding_constraint is given a NamedSharding {shardings.spec.spec.shown} that names Explicit mesh "
@@ -338,18 +339,18 @@ def _static(fun: Value, call: CallArgs) -> frozenset[int] | None:
 def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Context, scope: Scope) -> Value:
     """A jitted function's call: the function's result, with its arguments and result checked
     against in_shardings and out_shardings, and typed by them (DESIGN.md section 3b)."""
+    inside = ctx.enter_jit(("this jax.jit binds no axis name", jitted.node))
     if call.opaque:
-        return interp.call(jitted.fun, call, ctx.enter_jit(("this jax.jit binds no axis name", jitted.node)), scope)
+        return interp.call(jitted.fun, call, inside, scope)
     name = _name(jitted.fun)
     refused = False
     # A Python int given as a non-static argument is traced in the body (a 0-d int32 tracer).
     args = [TracedInt(arg.value) if jitted.static is not None and index not in jitted.static
             and type(arg) is Const and arg.is_int else arg for index, arg in enumerate(call.args)]
-    # jit refuses keyword arguments when in_shardings is given (its own error, not a shape's).
     for option, given in (("in_shardings", jitted.in_shardings), ("out_shardings", jitted.out_shardings)):
         if given is not None and spec_without_mesh(interp, given, ctx, call.node, f"{name}'s {option}"):
-            return forget(interp.call(jitted.fun, call, ctx.enter_jit(("this jax.jit binds no axis name", jitted.node)),
-                                      scope))
+            return forget(interp.call(jitted.fun, replace(call, args=args), inside, scope))
+    # jit refuses keyword arguments when in_shardings is given (its own error, not a shape's).
     if jitted.in_shardings is not None and jitted.static is not None and not call.kwargs:
         dynamic = [index for index in range(len(call.args)) if index not in jitted.static]
         entries: list[Value]
@@ -374,7 +375,7 @@ def call_jitted(interp: Interpreter, jitted: Jitted, call: CallArgs, ctx: Contex
             # The body sees each argument as in_shardings places it (an uncommitted one is
             # moved there; a committed one must already be so).
             args[index] = _entering(args[index], typed_tree(entry, args[index], ctx))
-    result = interp.call(jitted.fun, replace(call, args=args), ctx.enter_jit(("this jax.jit binds no axis name", jitted.node)), scope)
+    result = interp.call(jitted.fun, replace(call, args=args), inside, scope)
     # JAX stops at the first argument it refuses: the result is never computed.
     if refused:
         return forget(result)

@@ -123,16 +123,8 @@ def tree_leaves(interp: Interpreter, call: CallArgs, ctx: Context, scope: Scope)
 
 
 def _leaves(tree: Value) -> list[Value] | None:
-    found = pytrees.node(tree)
-    if found is None:
-        return [tree] if _is_leaf(tree) else None
-    leaves: list[Value] = []
-    for member in found[1]:
-        inner = _leaves(member)
-        if inner is None:
-            return None
-        leaves.extend(inner)
-    return leaves
+    found = pytrees.flattened(tree)
+    return found if found is not None and all(_is_leaf(item) for item in found) else None
 
 
 @REGISTRY.handles(DATACLASSES_REPLACE, signature="obj, /, **changes")
